@@ -1,0 +1,136 @@
+//! The contract between the engine and a backend. Kernels receive validated, contiguous,
+//! row-major inputs whose dtypes already match what the op needs; they never see bad input.
+
+use crate::{DType, HostData, Result};
+use std::any::Any;
+use std::sync::Arc;
+
+/// Backend-owned memory for one tensor's values. Dropping it frees (or pools) the memory,
+/// deterministically, when the last [`Buffer`] reference goes.
+pub trait Storage: Any + Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+}
+
+pub type DataId = u64;
+
+/// A refcounted data buffer: tensors made by `reshape`, `clone` and `variable` share one.
+pub struct Buffer {
+    pub id: DataId,
+    pub backend: Arc<dyn Backend>,
+    pub storage: Box<dyn Storage>,
+}
+
+/// A kernel input: storage plus the shape and dtype it holds.
+#[derive(Clone, Copy)]
+pub struct View<'a> {
+    pub storage: &'a dyn Storage,
+    pub shape: &'a [usize],
+    pub dtype: DType,
+}
+
+impl View<'_> {
+    pub fn size(&self) -> usize {
+        crate::shape::size(self.shape)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Square,
+    Sqrt,
+    Exp,
+    Log,
+    Abs,
+    Relu,
+    Sigmoid,
+    Tanh,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    /// Real division (float32 inputs).
+    Div,
+    /// tfjs `floorDiv`: what `div` does on two int32 tensors.
+    FloorDiv,
+    Maximum,
+    Minimum,
+    Pow,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Mean,
+    Max,
+    Min,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgOp {
+    ArgMax,
+    ArgMin,
+}
+
+/// What a backend adds to `tf.memory()`.
+#[derive(Clone, Debug, Default)]
+pub struct BackendMemory {
+    pub unreliable: bool,
+    pub reasons: Vec<String>,
+    /// Extra numeric fields, e.g. `numBytesInGPU`.
+    pub fields: Vec<(&'static str, f64)>,
+}
+
+/// A compute backend. Every kernel returns fresh storage for its output; the engine
+/// registers it. Output dtypes are decided by the engine and stated in each doc comment.
+pub trait Backend: Send + Sync {
+    fn name(&self) -> &'static str;
+
+    /// Copies host values into backend storage.
+    fn upload(&self, data: HostData) -> Result<Box<dyn Storage>>;
+    /// Copies a tensor's values back to the host.
+    fn read(&self, x: View) -> Result<HostData>;
+    fn memory(&self) -> BackendMemory;
+
+    /// `len` copies of `value` (already valid for `dtype`).
+    fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>>;
+    /// Converts to `dtype` as tfjs does (float→int32 truncates, bool is `x != 0`).
+    fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>>;
+    /// Elementwise op; output dtype `out` (x is float32 for the float-only ops).
+    fn unary(&self, op: UnaryOp, x: View, out: DType) -> Result<Box<dyn Storage>>;
+    /// Elementwise op with broadcasting: `a` and `b` have the same dtype and rank as `out_shape`
+    /// (shapes padded with leading 1s); output dtype is `out`.
+    fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType)
+        -> Result<Box<dyn Storage>>;
+    /// Batched matrix product of float32 `a` `[batchA, m|k, k|m]` and `b` `[batchB, k|n, n|k]`,
+    /// where batchA and batchB are equal or one of them is 1 (broadcast). Output
+    /// `[max(batchA, batchB), m, n]`, float32.
+    fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool)
+        -> Result<Box<dyn Storage>>;
+    /// Reduces `x` seen as `[outer, inner]` over `inner`; output `[outer]` of dtype `out`.
+    fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType)
+        -> Result<Box<dyn Storage>>;
+    /// Index of the max/min over the middle axis of `x` seen as `[outer, axis, inner]`;
+    /// output `[outer, inner]`, int32. Ties take the first index.
+    fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize)
+        -> Result<Box<dyn Storage>>;
+    /// Softmax (float32) over the last axis of `x` seen as `[outer, inner]`.
+    fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>>;
+    /// Permutes axes: output axis `i` is input axis `perm[i]`.
+    fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>>;
+    /// The box `[begin, begin + size)` of `x`.
+    fn slice(&self, x: View, begin: &[usize], size: &[usize]) -> Result<Box<dyn Storage>>;
+    /// Concatenates inputs seen as `[outer, inner_i]` along the inner axis (same dtype).
+    fn concat(&self, inputs: &[View], outer: usize) -> Result<Box<dyn Storage>>;
+    /// `x` seen as `[outer, axis, inner]`, int32 `indices` already checked to lie in
+    /// `[0, axis)`; output `[outer, indices.len(), inner]`.
+    fn gather(&self, x: View, indices: View, outer: usize, axis: usize, inner: usize)
+        -> Result<Box<dyn Storage>>;
+    /// int32 `indices` → `[len, depth]` of `on` where the index matches, else `off`
+    /// (out-of-range indices give a row of `off`).
+    fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType)
+        -> Result<Box<dyn Storage>>;
+}

@@ -1,0 +1,99 @@
+use crate::{bail, Result};
+
+/// The element types tidytensor stores. `string` is not supported (yet); asking for it is an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    Float32,
+    Int32,
+    Bool,
+}
+
+impl DType {
+    pub fn parse(name: &str) -> Result<DType> {
+        Ok(match name {
+            "float32" => DType::Float32,
+            "int32" => DType::Int32,
+            "bool" => DType::Bool,
+            "string" => bail!("The 'string' dtype is not supported by tidytensor yet"),
+            "complex64" => bail!("The 'complex64' dtype is not supported by tidytensor yet"),
+            other => bail!("Unknown data type {other}"),
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Float32 => "float32",
+            DType::Int32 => "int32",
+            DType::Bool => "bool",
+        }
+    }
+
+    /// Bytes per element, as tfjs counts them (bool is one byte).
+    pub fn size_of(self) -> usize {
+        match self {
+            DType::Float32 | DType::Int32 => 4,
+            DType::Bool => 1,
+        }
+    }
+
+    /// tfjs `upcastType`: float32 > int32 > bool.
+    pub fn upcast(a: DType, b: DType) -> DType {
+        use DType::*;
+        match (a, b) {
+            (Float32, _) | (_, Float32) => Float32,
+            (Int32, _) | (_, Int32) => Int32,
+            _ => Bool,
+        }
+    }
+}
+
+/// Tensor values in host memory: the unit of upload and readback.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostData {
+    F32(Vec<f32>),
+    I32(Vec<i32>),
+    /// One byte per element, 0 or 1.
+    Bool(Vec<u8>),
+}
+
+impl HostData {
+    pub fn dtype(&self) -> DType {
+        match self {
+            HostData::F32(_) => DType::Float32,
+            HostData::I32(_) => DType::Int32,
+            HostData::Bool(_) => DType::Bool,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            HostData::F32(v) => v.len(),
+            HostData::I32(v) => v.len(),
+            HostData::Bool(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Values of any dtype from f64s, converted the way tfjs stores them
+    /// (int32 truncates toward zero, bool is `x != 0`).
+    pub fn from_f64(dtype: DType, values: impl IntoIterator<Item = f64>) -> HostData {
+        let it = values.into_iter();
+        match dtype {
+            DType::Float32 => HostData::F32(it.map(|v| v as f32).collect()),
+            DType::Int32 => HostData::I32(it.map(|v| v as i32).collect()),
+            DType::Bool => HostData::Bool(it.map(|v| (v != 0.0) as u8).collect()),
+        }
+    }
+
+    /// Every value as f64 (tests and printing).
+    pub fn to_f64(&self) -> Vec<f64> {
+        match self {
+            HostData::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            HostData::I32(v) => v.iter().map(|&x| x as f64).collect(),
+            HostData::Bool(v) => v.iter().map(|&x| x as f64).collect(),
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! The per-thread tensor registry: ids, refcounted buffers, scopes (tidy), keep, dispose,
+//! variables and memory counts, with the semantics of tfjs 4.22's engine.
+
+use crate::backend::{Backend, BackendMemory, Buffer, DataId, Storage, View};
+use crate::{bail, shape, DType, Error, HostData, Result};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+pub type TensorId = u64;
+pub type ScopeId = u64;
+
+/// What the engine knows about one live tensor.
+pub struct TensorInfo {
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+    pub(crate) data: Arc<Buffer>,
+    kept: bool,
+    scope: Option<ScopeId>,
+    variable: Option<Variable>,
+}
+
+struct Variable {
+    name: String,
+    trainable: bool,
+}
+
+struct Scope {
+    id: ScopeId,
+    #[allow(dead_code)] // shown by profilers later; kept so tidy(name, fn) has a place to go
+    name: String,
+    tracked: Vec<TensorId>,
+}
+
+/// `tf.memory()` as the engine counts it.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    pub num_tensors: usize,
+    pub num_data_buffers: usize,
+    pub num_bytes: usize,
+    pub backend: BackendMemory,
+}
+
+/// A tensor's buffer with its shape and dtype, pinned for the length of a kernel call.
+pub(crate) struct Input {
+    pub data: Arc<Buffer>,
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+}
+
+impl Input {
+    pub fn view(&self) -> View<'_> {
+        View { storage: &*self.data.storage, shape: &self.shape, dtype: self.dtype }
+    }
+}
+
+#[derive(Default)]
+pub struct Engine {
+    backends: Vec<Arc<dyn Backend>>,
+    active: Option<usize>,
+    tensors: FxHashMap<TensorId, TensorInfo>,
+    /// Live tensors per data buffer; its length is `numDataBuffers`.
+    buffer_refs: FxHashMap<DataId, usize>,
+    num_bytes: usize,
+    scopes: Vec<Scope>,
+    variables: FxHashMap<String, TensorId>,
+    next_tensor: TensorId,
+    next_data: DataId,
+    next_scope: ScopeId,
+    next_variable: u64,
+}
+
+thread_local! {
+    static ENGINE: RefCell<Engine> = RefCell::new(Engine::default());
+}
+
+/// Runs `f` on this thread's engine (each JavaScript thread has its own).
+pub fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
+    ENGINE.with(|e| f(&mut e.borrow_mut()))
+}
+
+impl Engine {
+    // ---- backends ----
+
+    /// Adds a backend; returns false (and changes nothing) if the name is taken.
+    /// The first backend registered becomes the active one.
+    pub fn register_backend(&mut self, backend: Arc<dyn Backend>) -> bool {
+        if self.backends.iter().any(|b| b.name() == backend.name()) {
+            return false;
+        }
+        self.backends.push(backend);
+        if self.active.is_none() {
+            self.active = Some(self.backends.len() - 1);
+        }
+        true
+    }
+
+    pub fn set_backend(&mut self, name: &str) -> Result<()> {
+        match self.backends.iter().position(|b| b.name() == name) {
+            Some(i) => {
+                self.active = Some(i);
+                Ok(())
+            }
+            None => bail!("Backend name '{name}' not found in registry"),
+        }
+    }
+
+    pub fn backend_names(&self) -> Vec<&'static str> {
+        self.backends.iter().map(|b| b.name()).collect()
+    }
+
+    pub fn backend(&self) -> Result<Arc<dyn Backend>> {
+        match self.active {
+            Some(i) => Ok(self.backends[i].clone()),
+            None => bail!("No backend is registered"),
+        }
+    }
+
+    pub fn backend_name(&self) -> Option<&'static str> {
+        self.active.map(|i| self.backends[i].name())
+    }
+
+    // ---- the registry ----
+
+    pub fn info(&self, id: TensorId) -> Result<&TensorInfo> {
+        self.tensors.get(&id).ok_or_else(disposed)
+    }
+
+    pub fn shape(&self, id: TensorId) -> Result<&[usize]> {
+        Ok(&self.info(id)?.shape)
+    }
+
+    pub fn dtype(&self, id: TensorId) -> Result<DType> {
+        Ok(self.info(id)?.dtype)
+    }
+
+    pub fn is_disposed(&self, id: TensorId) -> bool {
+        !self.tensors.contains_key(&id)
+    }
+
+    /// Pins a tensor's data for a kernel on the active backend, moving it there first when it
+    /// lives on another backend (as tfjs does when a tensor outlives `setBackend`).
+    pub(crate) fn input(&mut self, id: TensorId) -> Result<Input> {
+        let backend = self.backend()?;
+        let info = self.tensors.get(&id).ok_or_else(disposed)?;
+        let (shape, dtype) = (info.shape.clone(), info.dtype);
+        let mut data = info.data.clone();
+        if data.backend.name() != backend.name() {
+            let view = View { storage: &*data.storage, shape: &shape, dtype };
+            let host = data.backend.read(view)?;
+            let moved = Arc::new(Buffer { id: data.id, backend: backend.clone(), storage: backend.upload(host)? });
+            for t in self.tensors.values_mut() {
+                if t.data.id == moved.id {
+                    t.data = moved.clone();
+                }
+            }
+            data = moved;
+        }
+        Ok(Input { data, shape, dtype })
+    }
+
+    /// Registers kernel output as a new tensor on the active backend.
+    pub(crate) fn output(&mut self, storage: Box<dyn Storage>, shape: Vec<usize>, dtype: DType) -> Result<TensorId> {
+        let backend = self.backend()?;
+        self.next_data += 1;
+        let data = Arc::new(Buffer { id: self.next_data, backend, storage });
+        Ok(self.track(data, shape, dtype, None))
+    }
+
+    /// A new tensor over an existing buffer (reshape, clone, variable).
+    pub(crate) fn share(&mut self, data: Arc<Buffer>, shape: Vec<usize>, dtype: DType) -> TensorId {
+        self.track(data, shape, dtype, None)
+    }
+
+    fn track(&mut self, data: Arc<Buffer>, shape: Vec<usize>, dtype: DType, variable: Option<Variable>) -> TensorId {
+        self.next_tensor += 1;
+        let id = self.next_tensor;
+        self.num_bytes += shape::size(&shape) * dtype.size_of();
+        *self.buffer_refs.entry(data.id).or_insert(0) += 1;
+        // Variables are never tracked by scopes.
+        let scope = match (&variable, self.scopes.last_mut()) {
+            (None, Some(s)) => {
+                s.tracked.push(id);
+                Some(s.id)
+            }
+            _ => None,
+        };
+        self.tensors.insert(id, TensorInfo { shape, dtype, data, kept: false, scope, variable });
+        id
+    }
+
+    /// Disposes a tensor; disposing twice (or an unknown id) does nothing.
+    pub fn dispose(&mut self, id: TensorId) {
+        let Some(t) = self.tensors.remove(&id) else { return };
+        self.num_bytes -= shape::size(&t.shape) * t.dtype.size_of();
+        self.release(t.data.id);
+        if let Some(v) = t.variable {
+            self.variables.remove(&v.name);
+        }
+    }
+
+    fn release(&mut self, data: DataId) {
+        if let Some(n) = self.buffer_refs.get_mut(&data) {
+            *n -= 1;
+            if *n == 0 {
+                self.buffer_refs.remove(&data);
+            }
+        }
+    }
+
+    /// Marks a tensor so that no scope ever disposes it.
+    pub fn keep(&mut self, id: TensorId) {
+        if let Some(t) = self.tensors.get_mut(&id) {
+            t.kept = true;
+        }
+    }
+
+    pub fn memory(&self) -> Memory {
+        Memory {
+            num_tensors: self.tensors.len(),
+            num_data_buffers: self.buffer_refs.len(),
+            num_bytes: self.num_bytes,
+            backend: self.backend().map(|b| b.memory()).unwrap_or_default(),
+        }
+    }
+
+    /// Every live tensor id (tests, leak reports).
+    pub fn live_tensors(&self) -> Vec<TensorId> {
+        let mut ids: Vec<_> = self.tensors.keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    // ---- scopes ----
+
+    pub fn start_scope(&mut self, name: &str) -> ScopeId {
+        self.next_scope += 1;
+        self.scopes.push(Scope { id: self.next_scope, name: name.to_string(), tracked: Vec::new() });
+        self.next_scope
+    }
+
+    /// Ends the innermost scope: disposes what it tracked unless kept or in `result`;
+    /// result tensors created in this scope move to the parent scope.
+    pub fn end_scope(&mut self, result: &[TensorId]) {
+        let Some(scope) = self.scopes.pop() else { return };
+        let keep: FxHashSet<TensorId> = result.iter().copied().collect();
+        for id in scope.tracked {
+            let disposable = matches!(self.tensors.get(&id), Some(t) if !t.kept && !keep.contains(&id));
+            if disposable {
+                self.dispose(id);
+            }
+        }
+        let parent = self.scopes.last_mut();
+        let parent_id = parent.as_ref().map(|p| p.id);
+        let mut moved = Vec::new();
+        for &id in result {
+            if let Some(t) = self.tensors.get_mut(&id) {
+                if !t.kept && t.scope == Some(scope.id) {
+                    t.scope = parent_id;
+                    moved.push(id);
+                }
+            }
+        }
+        if let Some(p) = self.scopes.last_mut() {
+            p.tracked.extend(moved);
+        }
+    }
+
+    pub fn scope_depth(&self) -> usize {
+        self.scopes.len()
+    }
+
+    /// Runs `f` in a scope, like `tf.tidy`: on success the ids `f` returns survive, on error
+    /// everything `f` made is disposed and the error is returned.
+    pub fn tidy(&mut self, f: impl FnOnce(&mut Engine) -> Result<Vec<TensorId>>) -> Result<Vec<TensorId>> {
+        self.start_scope("tidy");
+        match f(self) {
+            Ok(ids) => {
+                self.end_scope(&ids);
+                Ok(ids)
+            }
+            Err(e) => {
+                self.end_scope(&[]);
+                Err(e)
+            }
+        }
+    }
+
+    // ---- data ----
+
+    /// Creates a tensor from host values.
+    pub fn tensor(&mut self, data: HostData, shape: &[usize]) -> Result<TensorId> {
+        let n = shape::size(shape);
+        if data.len() != n {
+            bail!(
+                "Based on the provided shape, [{}], the tensor should have {n} values but has {}",
+                shape::fmt(shape).replace(',', ", "),
+                data.len()
+            );
+        }
+        if shape.len() > shape::MAX_RANK {
+            bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
+        }
+        let dtype = data.dtype();
+        let storage = self.backend()?.upload(data)?;
+        self.output(storage, shape.to_vec(), dtype)
+    }
+
+    /// Reads a tensor's values (from whichever backend holds them).
+    pub fn read(&self, id: TensorId) -> Result<HostData> {
+        let t = self.info(id)?;
+        t.data.backend.read(View { storage: &*t.data.storage, shape: &t.shape, dtype: t.dtype })
+    }
+
+    /// The tensor's buffer, shape and dtype, so that a read can outlive `dispose`.
+    pub fn pin(&self, id: TensorId) -> Result<(Arc<Buffer>, Vec<usize>, DType)> {
+        let t = self.info(id)?;
+        Ok((t.data.clone(), t.shape.clone(), t.dtype))
+    }
+
+    // ---- variables ----
+
+    /// `tf.variable`: shares `init`'s buffer (or a cast copy), never tracked by scopes.
+    pub fn variable(&mut self, init: TensorId, trainable: bool, name: Option<&str>, dtype: Option<DType>) -> Result<TensorId> {
+        let (shape, from) = {
+            let t = self.info(init)?;
+            (t.shape.clone(), t.dtype)
+        };
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => {
+                let n = self.next_variable;
+                self.next_variable += 1;
+                n.to_string()
+            }
+        };
+        if self.variables.contains_key(&name) {
+            bail!("Variable with name {name} was already registered");
+        }
+        let dtype = dtype.unwrap_or(from);
+        let data = if dtype == from {
+            self.info(init)?.data.clone()
+        } else {
+            let x = self.input(init)?;
+            let backend = self.backend()?;
+            let storage = backend.cast(x.view(), dtype)?;
+            self.next_data += 1;
+            Arc::new(Buffer { id: self.next_data, backend, storage })
+        };
+        let id = self.track(data, shape, dtype, Some(Variable { name: name.clone(), trainable }));
+        self.variables.insert(name, id);
+        Ok(id)
+    }
+
+    pub fn variable_name(&self, id: TensorId) -> Result<&str> {
+        match &self.info(id)?.variable {
+            Some(v) => Ok(&v.name),
+            None => bail!("Tensor {id} is not a variable"),
+        }
+    }
+
+    pub fn is_trainable(&self, id: TensorId) -> Result<bool> {
+        Ok(self.info(id)?.variable.as_ref().is_some_and(|v| v.trainable))
+    }
+
+    /// `variable.assign(value)`: the variable now shares `value`'s buffer.
+    pub fn assign(&mut self, var: TensorId, value: TensorId) -> Result<()> {
+        let (vshape, vdtype) = {
+            let v = self.info(var)?;
+            if v.variable.is_none() {
+                bail!("assign() can only be called on a variable");
+            }
+            (v.shape.clone(), v.dtype)
+        };
+        let (data, shape, dtype) = self.pin(value)?;
+        if dtype != vdtype {
+            bail!("dtype of the new value ({}) and previous value ({}) must match", dtype.name(), vdtype.name());
+        }
+        if shape != vshape {
+            bail!("shape of the new value ({}) and previous value ({}) must match", shape::fmt(&shape), shape::fmt(&vshape));
+        }
+        *self.buffer_refs.entry(data.id).or_insert(0) += 1;
+        let old = std::mem::replace(&mut self.tensors.get_mut(&var).expect("checked above").data, data);
+        self.release(old.id);
+        Ok(())
+    }
+
+    /// Names and ids of every live variable.
+    pub fn variables(&self) -> Vec<(String, TensorId)> {
+        let mut v: Vec<_> = self.variables.iter().map(|(n, &id)| (n.clone(), id)).collect();
+        v.sort_by_key(|(_, id)| *id);
+        v
+    }
+
+    pub fn dispose_variables(&mut self) {
+        for (_, id) in self.variables() {
+            self.dispose(id);
+        }
+    }
+}
+
+pub(crate) fn disposed() -> Error {
+    Error::new("Tensor is disposed.")
+}

@@ -1,0 +1,17 @@
+//! The tidytensor engine: dtypes, shapes, the tensor registry with tfjs memory semantics
+//! (scopes, keep, dispose, variables), the [`Backend`] trait and the op front-ends that
+//! validate arguments before any kernel runs. It knows no backend and no JavaScript.
+
+mod backend;
+mod dtype;
+mod engine;
+mod error;
+pub mod ops;
+pub mod shape;
+
+pub use backend::{
+    ArgOp, Backend, BackendMemory, BinaryOp, Buffer, DataId, ReduceOp, Storage, UnaryOp, View,
+};
+pub use dtype::{DType, HostData};
+pub use engine::{with_engine, Engine, Memory, ScopeId, TensorId, TensorInfo};
+pub use error::{Error, Result};

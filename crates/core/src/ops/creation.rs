@@ -1,0 +1,130 @@
+use super::require_dtype;
+use crate::{bail, shape, DType, Engine, HostData, Result, TensorId};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+use rand_distr::{Distribution, Normal, Uniform};
+
+/// Random distributions of `tf.randomNormal`, `tf.randomUniform` and `tf.truncatedNormal`.
+#[derive(Clone, Copy, Debug)]
+pub enum Random {
+    Normal { mean: f64, std_dev: f64 },
+    /// Normal, redrawn until within two standard deviations of the mean.
+    TruncatedNormal { mean: f64, std_dev: f64 },
+    Uniform { min: f64, max: f64 },
+}
+
+impl Engine {
+    /// `len(shape)` copies of `value`, converted to `dtype` as tfjs stores it.
+    pub fn fill(&mut self, shape: &[usize], value: f64, dtype: DType) -> Result<TensorId> {
+        let value = match dtype {
+            DType::Float32 => value as f32 as f64,
+            DType::Int32 => value as i32 as f64,
+            DType::Bool => (value != 0.0) as u8 as f64,
+        };
+        if shape.len() > shape::MAX_RANK {
+            bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
+        }
+        let storage = self.backend()?.fill(shape::size(shape), value, dtype)?;
+        self.output(storage, shape.to_vec(), dtype)
+    }
+
+    /// `tf.range(start, stop, step, dtype)`, including tfjs's handling of empty ranges.
+    pub fn range(&mut self, start: f64, stop: f64, step: f64, dtype: DType) -> Result<TensorId> {
+        if step == 0.0 {
+            bail!("Cannot have a step of zero");
+        }
+        if dtype == DType::Bool {
+            bail!("Error in range: bool dtype is not supported");
+        }
+        let empty = start == stop || (start < stop && step < 0.0) || (stop < start && step > 1.0);
+        let n = if empty { 0 } else { ((stop - start).abs() / step).ceil().abs() as usize };
+        let step = if stop < start && step == 1.0 { -1.0 } else { step };
+        self.tensor(HostData::from_f64(dtype, (0..n).map(|i| start + i as f64 * step)), &[n])
+    }
+
+    /// `tf.linspace`: `num` evenly spaced float32 values from `start` to `stop`.
+    pub fn linspace(&mut self, start: f64, stop: f64, num: i64) -> Result<TensorId> {
+        if num <= 0 {
+            bail!("The number of values should be positive.");
+        }
+        let n = num as usize;
+        let step = (stop - start) / (num - 1) as f64;
+        let mut values = Vec::with_capacity(n);
+        let mut v = start as f32;
+        for i in 0..n {
+            if i > 0 {
+                v = (v as f64 + step) as f32;
+            }
+            values.push(v);
+        }
+        self.tensor(HostData::F32(values), &[n])
+    }
+
+    /// `tf.eye(numRows, numColumns, batchShape, dtype)`.
+    pub fn eye(&mut self, rows: i64, cols: Option<i64>, batch: &[i64], dtype: DType) -> Result<TensorId> {
+        let cols = cols.unwrap_or(rows);
+        let mut dims = batch.to_vec();
+        dims.extend([rows, cols]);
+        let dims = shape::from_user(&dims)?;
+        let (r, c) = (rows as usize, cols as usize);
+        let batches = shape::size(&dims[..dims.len() - 2]);
+        let mut values = vec![0.0; batches * r * c];
+        for b in 0..batches {
+            for i in 0..r.min(c) {
+                values[b * r * c + i * c + i] = 1.0;
+            }
+        }
+        self.tensor(HostData::from_f64(dtype, values), &dims)
+    }
+
+    /// `tf.oneHot(indices, depth, onValue, offValue, dtype)`; indices must be int32.
+    pub fn one_hot(&mut self, indices: TensorId, depth: f64, on: f64, off: f64, dtype: DType) -> Result<TensorId> {
+        if depth < 2.0 || depth.fract() != 0.0 {
+            bail!("Error in oneHot: depth must be >=2, but it is {depth}");
+        }
+        let idx = self.input(indices)?;
+        require_dtype("oneHot", "indices", DType::Int32, idx.dtype)?;
+        let depth = depth as usize;
+        let storage = self.backend()?.one_hot(idx.view(), depth, on, off, dtype)?;
+        let mut out_shape = idx.shape.clone();
+        out_shape.push(depth);
+        self.output(storage, out_shape, dtype)
+    }
+
+    /// Random values; `seed` makes them reproducible.
+    pub fn random(&mut self, shape: &[usize], dist: Random, dtype: DType, seed: Option<f64>) -> Result<TensorId> {
+        if dtype == DType::Bool {
+            bail!("Unsupported data type bool");
+        }
+        let mut rng = match seed {
+            Some(s) => StdRng::seed_from_u64(s.to_bits()),
+            None => StdRng::from_os_rng(),
+        };
+        let n = shape::size(shape);
+        let values: Vec<f64> = match dist {
+            Random::Normal { mean, std_dev } | Random::TruncatedNormal { mean, std_dev } => {
+                let normal = Normal::new(mean, std_dev.abs()).map_err(|e| crate::Error(format!("Invalid normal distribution: {e}")))?;
+                let truncated = matches!(dist, Random::TruncatedNormal { .. });
+                (0..n)
+                    .map(|_| loop {
+                        let v = normal.sample(&mut rng);
+                        if !truncated || (v - mean).abs() <= 2.0 * std_dev.abs() {
+                            break v;
+                        }
+                    })
+                    .collect()
+            }
+            Random::Uniform { min, max } => {
+                if !(min <= max) {
+                    bail!("Error in randomUniform: minval ({min}) must be <= maxval ({max})");
+                }
+                if min == max {
+                    vec![min; n]
+                } else {
+                    let u = Uniform::new(min, max).map_err(|e| crate::Error(format!("Invalid uniform distribution: {e}")))?;
+                    (0..n).map(|_| rng.sample(u)).collect()
+                }
+            }
+        };
+        self.tensor(HostData::from_f64(dtype, values), shape)
+    }
+}

@@ -1,0 +1,45 @@
+//! Op front-ends: argument checks, output shapes and dtypes (the tfjs 4.22 rules and error
+//! texts), then one call to the active backend's kernel. A kernel never sees invalid input.
+
+mod creation;
+pub use creation::Random;
+mod elementwise;
+mod layout;
+mod matmul;
+mod reduce;
+
+use crate::engine::Input;
+use crate::{bail, Backend, DType, Result, Storage, View};
+
+/// tfjs's `convertToTensor(..., 'float32')` check.
+pub(crate) fn require_dtype(op: &str, arg: &str, want: DType, got: DType) -> Result<()> {
+    if want != got {
+        bail!(
+            "Argument '{arg}' passed to '{op}' must be {} tensor, but got {} tensor",
+            want.name(),
+            got.name()
+        );
+    }
+    Ok(())
+}
+
+/// Storage for `x` converted to `dtype`: `None` when it already has that dtype.
+pub(crate) fn cast_if(backend: &dyn Backend, x: &Input, dtype: DType) -> Result<Option<Box<dyn Storage>>> {
+    if x.dtype == dtype {
+        Ok(None)
+    } else {
+        backend.cast(x.view(), dtype).map(Some)
+    }
+}
+
+/// A view of `x`, or of its converted copy when there is one.
+pub(crate) fn view_of<'a>(x: &'a Input, converted: &'a Option<Box<dyn Storage>>, shape: &'a [usize], dtype: DType) -> View<'a> {
+    View { storage: converted.as_deref().unwrap_or(&*x.data.storage), shape, dtype }
+}
+
+/// `shape` with leading 1s up to `rank`.
+pub(crate) fn pad_rank(shape: &[usize], rank: usize) -> Vec<usize> {
+    let mut v = vec![1; rank - shape.len()];
+    v.extend_from_slice(shape);
+    v
+}

@@ -1,0 +1,98 @@
+use super::require_dtype;
+use crate::backend::{ArgOp, ReduceOp};
+use crate::{bail, shape, DType, Engine, Result, TensorId};
+
+impl ReduceOp {
+    pub fn op_name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+        }
+    }
+}
+
+impl Engine {
+    /// sum/mean/max/min over `axes` (`None` = all). Output dtypes as in tfjs: sum of bool is
+    /// int32, mean is float32, max/min keep the dtype.
+    pub fn reduce(&mut self, op: ReduceOp, x: TensorId, axes: Option<&[i64]>, keep_dims: bool) -> Result<TensorId> {
+        let (in_shape, dtype) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        let axes = shape::axes(axes, in_shape.len())?;
+        let out = match (op, dtype) {
+            (ReduceOp::Sum, DType::Bool) => DType::Int32,
+            (ReduceOp::Mean, _) => DType::Float32,
+            _ => dtype,
+        };
+        let (moved, outer, inner) = self.move_axes_last(x, &axes)?;
+        let src = moved.unwrap_or(x);
+        let result = (|| {
+            let input = self.input(src)?;
+            let storage = self.backend()?.reduce(op, input.view(), outer, inner, out)?;
+            self.output(storage, reduced_shape(&in_shape, &axes, keep_dims), out)
+        })();
+        if let Some(t) = moved {
+            self.dispose(t);
+        }
+        result
+    }
+
+    /// argMax/argMin along one axis; int32 output without that axis.
+    pub fn arg_reduce(&mut self, op: ArgOp, x: TensorId, axis: i64) -> Result<TensorId> {
+        let in_shape = self.shape(x)?.to_vec();
+        let axes = shape::axes(Some(&[axis]), in_shape.len())?;
+        let Some(&axis) = axes.first() else {
+            // A scalar: its only element is at index 0.
+            return self.fill(&[], 0.0, DType::Int32);
+        };
+        let outer = shape::size(&in_shape[..axis]);
+        let inner = shape::size(&in_shape[axis + 1..]);
+        let input = self.input(x)?;
+        let storage = self.backend()?.arg_reduce(op, input.view(), outer, in_shape[axis], inner)?;
+        self.output(storage, reduced_shape(&in_shape, &[axis], false), DType::Int32)
+    }
+
+    /// Softmax over the last axis (`dim` must name it, as in tfjs); float32 only.
+    pub fn softmax(&mut self, logits: TensorId, dim: i64) -> Result<TensorId> {
+        let input = self.input(logits)?;
+        require_dtype("softmax", "logits", DType::Float32, input.dtype)?;
+        let rank = input.shape.len() as i64;
+        let d = if dim == -1 { rank - 1 } else { dim };
+        if d != rank - 1 {
+            bail!("Softmax along a non-last dimension is not yet supported. Logits was rank {rank} and dim was {d}");
+        }
+        let inner = input.shape.last().copied().unwrap_or(1);
+        let outer = shape::size(&input.shape) / inner.max(1);
+        let storage = self.backend()?.softmax(input.view(), outer, inner)?;
+        self.output(storage, input.shape.clone(), DType::Float32)
+    }
+
+    /// Transposes `x` so that `axes` come last (when they are not already), returning the
+    /// temporary copy (if any) and the `[outer, inner]` sizes.
+    fn move_axes_last(&mut self, x: TensorId, axes: &[usize]) -> Result<(Option<TensorId>, usize, usize)> {
+        let s = self.shape(x)?.to_vec();
+        let rank = s.len();
+        let inner: usize = axes.iter().map(|&a| s[a]).product();
+        let outer: usize = (0..rank).filter(|a| !axes.contains(a)).map(|a| s[a]).product();
+        let already_last = axes.iter().enumerate().all(|(i, &a)| a == rank - axes.len() + i);
+        if already_last {
+            return Ok((None, outer, inner));
+        }
+        let mut perm: Vec<usize> = (0..rank).filter(|a| !axes.contains(a)).collect();
+        perm.extend_from_slice(axes);
+        let perm: Vec<i64> = perm.into_iter().map(|p| p as i64).collect();
+        Ok((Some(self.transpose(x, Some(&perm))?), outer, inner))
+    }
+}
+
+fn reduced_shape(shape: &[usize], axes: &[usize], keep_dims: bool) -> Vec<usize> {
+    shape
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &d)| match (axes.contains(&i), keep_dims) {
+            (false, _) => Some(d),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect()
+}

@@ -1,0 +1,113 @@
+'use strict';
+// Tensor and Variable handles. A handle holds the native tensor id plus the metadata tfjs
+// exposes synchronously (shape, dtype, size, rank); storage and lifetime are native.
+const native = require('./native');
+const state = require('./state');
+const { formatTensor, stridesOf } = require('./format');
+
+const meta = state.meta;
+const DTYPES = ['float32', 'int32', 'bool'];
+
+class Tensor {
+  constructor(id, shape, dtype, size) {
+    this.kept = false;
+    this.id = id;
+    this.shape = shape;
+    this.dtype = dtype;
+    this.size = size;
+  }
+
+  get rank() { return this.shape.length; }
+  get rankType() { return String(this.shape.length); }
+  get strides() { return stridesOf(this.shape); }
+  get isDisposed() { return native.isDisposed(this.id); }
+
+  throwIfDisposed() {
+    if (native.isDisposed(this.id)) throw new Error('Tensor is disposed.');
+  }
+
+  dataSync() { return native.dataSync(this.id); }
+
+  // The values are read when data() is called, so a read started before dispose() resolves.
+  async data() { return native.dataSync(this.id); }
+
+  arraySync() { return toNested(this.shape, native.dataSync(this.id)); }
+
+  async array() { return toNested(this.shape, native.dataSync(this.id)); }
+
+  dispose() {
+    native.dispose(this.id);
+  }
+
+  toString(verbose = false) {
+    return formatTensor(native.dataSync(this.id), this.shape, this.dtype, verbose);
+  }
+
+  print(verbose = false) {
+    console.log(this.toString(verbose));
+  }
+}
+
+class Variable extends Tensor {
+  constructor(id, shape, dtype, size, trainable, name) {
+    super(id, shape, dtype, size);
+    this.trainable = trainable;
+    this.name = name;
+  }
+
+  assign(newValue) {
+    native.assign(this.id, newValue.id);
+  }
+
+  dispose() {
+    native.dispose(this.id);
+    const reg = state.registeredVariables;
+    if (reg[this.name] === this) delete reg[this.name];
+  }
+}
+
+// Builds a Tensor for an id a native call just returned, from the metadata it left in `meta`.
+function wrap(id) {
+  const rank = meta[1];
+  const shape = [];
+  let size = 1;
+  for (let i = 0; i < rank; i++) {
+    const d = meta[2 + i];
+    shape.push(d);
+    size *= d;
+  }
+  return new Tensor(id, shape, DTYPES[meta[0]], size);
+}
+
+function wrapVariable(id, trainable, name) {
+  const rank = meta[1];
+  const shape = [];
+  let size = 1;
+  for (let i = 0; i < rank; i++) {
+    const d = meta[2 + i];
+    shape.push(d);
+    size *= d;
+  }
+  return new Variable(id, shape, DTYPES[meta[0]], size, trainable, name);
+}
+
+function nest(vals, shape, dim, offset, blockSize) {
+  const n = shape[dim];
+  const out = new Array(n);
+  if (dim === shape.length - 1) {
+    for (let i = 0; i < n; i++) out[i] = vals[offset + i];
+    return out;
+  }
+  const inner = blockSize / n;
+  for (let i = 0; i < n; i++) out[i] = nest(vals, shape, dim + 1, offset + i * inner, inner);
+  return out;
+}
+
+// Nested JS arrays in the tensor's shape (numbers; bool values as 0/1, as tfjs does).
+function toNested(shape, vals) {
+  if (shape.length === 0) return vals[0];
+  if (vals.length === 0) return [];
+  return nest(vals, shape, 0, 0, vals.length);
+}
+
+module.exports = { Tensor, Variable, wrap, wrapVariable, DTYPES, toNested };

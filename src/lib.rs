@@ -1,0 +1,90 @@
+//! The napi binding: the one place that knows JavaScript. Each function converts arguments,
+//! runs one engine call on this thread's engine and converts the result. The public tfjs API
+//! is the JavaScript in `lib/`; these functions are its native half.
+
+mod lifetime;
+mod ops;
+mod tensors;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use tidytensor_core::{with_engine, DType, Engine, TensorId};
+
+thread_local! {
+    /// Out-parameters shared with JS (see `metaBuffer`): written after every call that makes a
+    /// tensor, so JS learns the new tensor's dtype and shape without allocating.
+    static META: *mut i32 = Box::into_raw(Box::new([0i32; META_LEN])) as *mut i32;
+}
+const META_LEN: usize = 2 + tidytensor_core::shape::MAX_RANK;
+
+/// The shared out-parameter buffer: after each call that returns a new tensor id,
+/// `[dtype code (0 float32, 1 int32, 2 bool), rank, ...dims]`.
+#[napi]
+pub fn meta_buffer() -> Int32Array {
+    let ptr = META.with(|m| *m);
+    // SAFETY: the buffer is leaked for the life of the thread and only this thread's JS reads it.
+    unsafe { Int32Array::with_external_data(ptr, META_LEN, |_, _| {}) }
+}
+
+fn dtype_code(d: DType) -> i32 {
+    match d {
+        DType::Float32 => 0,
+        DType::Int32 => 1,
+        DType::Bool => 2,
+    }
+}
+
+/// Runs `f` on this thread's engine (registering the backends on first use), turning engine
+/// errors and any panic into JS errors.
+pub(crate) fn engine<R>(f: impl FnOnce(&mut Engine) -> tidytensor_core::Result<R>) -> Result<R> {
+    let run = catch_unwind(AssertUnwindSafe(|| {
+        with_engine(|e| {
+            if e.backend_name().is_none() {
+                e.register_backend(Arc::new(tidytensor_cpu::CpuBackend::new()));
+            }
+            f(e)
+        })
+    }));
+    match run {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(Error::from_reason(e.0)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("unknown panic");
+            Err(Error::from_reason(format!("tidytensor internal error: {msg}")))
+        }
+    }
+}
+
+/// Like [`engine`] for calls that make a tensor: writes its metadata to the meta buffer and
+/// returns its id as a JS number.
+pub(crate) fn make(f: impl FnOnce(&mut Engine) -> tidytensor_core::Result<TensorId>) -> Result<f64> {
+    engine(|e| {
+        let id = f(e)?;
+        let info = e.info(id)?;
+        META.with(|m| {
+            // SAFETY: META_LEN slots; rank ≤ MAX_RANK is enforced by the engine.
+            unsafe {
+                *m.add(0) = dtype_code(info.dtype);
+                *m.add(1) = info.shape.len() as i32;
+                for (i, &d) in info.shape.iter().enumerate().take(META_LEN - 2) {
+                    *m.add(2 + i) = d as i32;
+                }
+            }
+        });
+        Ok(id as f64)
+    })
+}
+
+pub(crate) fn id(x: f64) -> TensorId {
+    x as TensorId
+}
+
+pub(crate) fn parse_dtype(name: &str) -> tidytensor_core::Result<DType> {
+    DType::parse(name)
+}

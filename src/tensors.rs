@@ -1,0 +1,78 @@
+//! Making tensors from JS values and reading them back.
+
+use crate::{engine, id, make, parse_dtype};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use tidytensor_core::ops::Random;
+use tidytensor_core::{bail, shape, DType, HostData};
+
+fn dims(shape: &[i64]) -> tidytensor_core::Result<Vec<usize>> {
+    shape::from_user(shape)
+}
+
+/// A tensor from a typed array whose type matches `dtype` (bool as 0/1 bytes).
+#[napi]
+pub fn make_tensor(values: Either3<&[f32], &[i32], &[u8]>, shape: Vec<i64>, dtype: String) -> Result<f64> {
+    make(|e| {
+        let dtype = parse_dtype(&dtype)?;
+        let data = match (values, dtype) {
+            (Either3::A(v), DType::Float32) => HostData::F32(v.to_vec()),
+            (Either3::B(v), DType::Int32) => HostData::I32(v.to_vec()),
+            (Either3::C(v), DType::Bool) => HostData::Bool(v.iter().map(|&b| (b != 0) as u8).collect()),
+            _ => bail!("makeTensor: the typed array does not match dtype {}", dtype.name()),
+        };
+        e.tensor(data, &dims(&shape)?)
+    })
+}
+
+#[napi]
+pub fn fill(shape: Vec<i64>, value: f64, dtype: String) -> Result<f64> {
+    make(|e| e.fill(&dims(&shape)?, value, parse_dtype(&dtype)?))
+}
+
+#[napi]
+pub fn range(start: f64, stop: f64, step: f64, dtype: String) -> Result<f64> {
+    make(|e| e.range(start, stop, step, parse_dtype(&dtype)?))
+}
+
+#[napi]
+pub fn linspace(start: f64, stop: f64, num: f64) -> Result<f64> {
+    make(|e| e.linspace(start, stop, num as i64))
+}
+
+#[napi]
+pub fn eye(num_rows: f64, num_columns: Option<f64>, batch_shape: Option<Vec<i64>>, dtype: String) -> Result<f64> {
+    make(|e| {
+        e.eye(num_rows as i64, num_columns.map(|c| c as i64), batch_shape.as_deref().unwrap_or(&[]), parse_dtype(&dtype)?)
+    })
+}
+
+#[napi]
+pub fn one_hot(indices: f64, depth: f64, on_value: f64, off_value: f64, dtype: String) -> Result<f64> {
+    make(|e| e.one_hot(id(indices), depth, on_value, off_value, parse_dtype(&dtype)?))
+}
+
+#[napi]
+pub fn random_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::Normal { mean, std_dev }, parse_dtype(&dtype)?, seed))
+}
+
+#[napi]
+pub fn truncated_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::TruncatedNormal { mean, std_dev }, parse_dtype(&dtype)?, seed))
+}
+
+#[napi]
+pub fn random_uniform(shape: Vec<i64>, minval: f64, maxval: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::Uniform { min: minval, max: maxval }, parse_dtype(&dtype)?, seed))
+}
+
+/// A fresh copy of the tensor's values: Float32Array, Int32Array or Uint8Array (bool).
+#[napi]
+pub fn data_sync(x: f64) -> Result<Either3<Float32Array, Int32Array, Uint8Array>> {
+    engine(|e| e.read(id(x))).map(|data| match data {
+        HostData::F32(v) => Either3::A(Float32Array::new(v)),
+        HostData::I32(v) => Either3::B(Int32Array::new(v)),
+        HostData::Bool(v) => Either3::C(Uint8Array::new(v)),
+    })
+}
