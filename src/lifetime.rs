@@ -45,9 +45,9 @@ pub fn is_disposed(x: f64) -> Result<bool> {
 
 /// `tf.memory()`: the engine's counts plus the active backend's own fields.
 #[napi]
-pub fn memory(env: Env) -> Result<Object<'_>> {
+pub fn memory(env: &Env) -> Result<Object<'_>> {
     let m = engine(|e| Ok(e.memory()))?;
-    let mut obj = Object::new(&env)?;
+    let mut obj = Object::new(env)?;
     obj.set_named_property("numTensors", m.num_tensors as f64)?;
     obj.set_named_property("numDataBuffers", m.num_data_buffers as f64)?;
     obj.set_named_property("numBytes", m.num_bytes as f64)?;

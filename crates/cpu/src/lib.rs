@@ -1,1 +1,314 @@
+//! The `cpu` backend: tensor values in native memory, kernels written in Rust, threads
+//! (rayon) for large tensors only, and the `gemm` crate for matrix products.
+//!
+//! Every kernel returns fresh [`CpuStorage`]. The bytes held by live storage are counted
+//! process-wide (reported by [`Backend::memory`] as `numBytesInBackend`) and per thread
+//! ([`thread_live_bytes`]), so tests can prove kernels free their temporaries.
 
+mod convert;
+mod elementwise;
+mod layout;
+mod matmul;
+mod reduce;
+#[cfg(test)]
+mod tests;
+
+use std::any::Any;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tidytensor_core::{
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReduceOp, Result, Storage,
+    UnaryOp, View,
+};
+
+/// Element count above which kernels split their work across rayon threads. Below it a kernel
+/// runs inline on the calling thread: small tensors pay no scheduling cost.
+pub(crate) const PAR_THRESHOLD: usize = 1 << 16;
+/// Rough number of elements one parallel task handles.
+pub(crate) const PAR_CHUNK: usize = 1 << 14;
+
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static THREAD_LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
+}
+
+/// Bytes currently held by all live [`CpuStorage`] values in the process.
+pub fn live_bytes() -> usize {
+    LIVE_BYTES.load(Ordering::Relaxed)
+}
+
+/// Bytes of [`CpuStorage`] created on this thread minus bytes dropped on this thread. Unlike
+/// [`live_bytes`] it is not disturbed by other threads, which makes it the tool for leak tests.
+pub fn thread_live_bytes() -> isize {
+    THREAD_LIVE_BYTES.try_with(|c| c.get()).unwrap_or(0)
+}
+
+fn count_bytes(delta: isize) {
+    if delta >= 0 {
+        LIVE_BYTES.fetch_add(delta as usize, Ordering::Relaxed);
+    } else {
+        LIVE_BYTES.fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
+    }
+    // During thread teardown the thread-local may already be gone; the global count suffices.
+    let _ = THREAD_LIVE_BYTES.try_with(|c| c.set(c.get() + delta));
+}
+
+/// Tensor values in host memory, one variant per dtype (bool is one byte, 0 or 1).
+#[derive(Clone, Debug, PartialEq)]
+pub enum CpuData {
+    F32(Vec<f32>),
+    I32(Vec<i32>),
+    Bool(Vec<u8>),
+}
+
+impl CpuData {
+    pub fn len(&self) -> usize {
+        match self {
+            CpuData::F32(v) => v.len(),
+            CpuData::I32(v) => v.len(),
+            CpuData::Bool(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn dtype(&self) -> DType {
+        match self {
+            CpuData::F32(_) => DType::Float32,
+            CpuData::I32(_) => DType::Int32,
+            CpuData::Bool(_) => DType::Bool,
+        }
+    }
+
+    fn byte_len(&self) -> usize {
+        self.len() * self.dtype().size_of()
+    }
+}
+
+/// Applies `$body` to the vector inside a [`CpuData`], whatever its element type, and wraps
+/// the resulting vector in the same variant.
+macro_rules! map_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::CpuData::F32($v) => $crate::CpuData::F32($body),
+            $crate::CpuData::I32($v) => $crate::CpuData::I32($body),
+            $crate::CpuData::Bool($v) => $crate::CpuData::Bool($body),
+        }
+    };
+}
+pub(crate) use map_data;
+
+/// The backend storage of one tensor's values.
+pub struct CpuStorage {
+    data: CpuData,
+    bytes: usize,
+}
+
+impl CpuStorage {
+    pub fn new(data: CpuData) -> CpuStorage {
+        let bytes = data.byte_len();
+        count_bytes(bytes as isize);
+        CpuStorage { data, bytes }
+    }
+
+    pub fn data(&self) -> &CpuData {
+        &self.data
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.data.dtype()
+    }
+}
+
+impl Drop for CpuStorage {
+    fn drop(&mut self) {
+        count_bytes(-(self.bytes as isize));
+    }
+}
+
+impl Storage for CpuStorage {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The values behind a kernel input, checked to be cpu storage of the stated dtype and size.
+pub(crate) fn data_of<'a>(x: &View<'a>) -> Result<&'a CpuData> {
+    let storage: &'a dyn Storage = x.storage;
+    let Some(s) = storage.as_any().downcast_ref::<CpuStorage>() else {
+        bail!("The cpu backend was given a tensor whose data lives on another backend");
+    };
+    if s.data.dtype() != x.dtype {
+        bail!(
+            "cpu backend: tensor data is {} but the tensor claims dtype {}",
+            s.data.dtype().name(),
+            x.dtype.name()
+        );
+    }
+    if s.data.len() != x.size() {
+        bail!(
+            "cpu backend: tensor data has {} values but shape [{}] needs {}",
+            s.data.len(),
+            tidytensor_core::shape::fmt(x.shape),
+            x.size()
+        );
+    }
+    Ok(&s.data)
+}
+
+fn boxed(data: CpuData) -> Result<Box<dyn Storage>> {
+    Ok(Box::new(CpuStorage::new(data)))
+}
+
+/// The native CPU backend.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuBackend;
+
+impl CpuBackend {
+    pub fn new() -> CpuBackend {
+        CpuBackend
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn upload(&self, data: HostData) -> Result<Box<dyn Storage>> {
+        boxed(match data {
+            HostData::F32(v) => CpuData::F32(v),
+            HostData::I32(v) => CpuData::I32(v),
+            HostData::Bool(v) => CpuData::Bool(v),
+        })
+    }
+
+    fn read(&self, x: View) -> Result<HostData> {
+        Ok(match data_of(&x)? {
+            CpuData::F32(v) => HostData::F32(v.clone()),
+            CpuData::I32(v) => HostData::I32(v.clone()),
+            CpuData::Bool(v) => HostData::Bool(v.clone()),
+        })
+    }
+
+    fn memory(&self) -> BackendMemory {
+        BackendMemory {
+            unreliable: false,
+            reasons: Vec::new(),
+            fields: vec![("numBytesInBackend", live_bytes() as f64)],
+        }
+    }
+
+    fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>> {
+        boxed(elementwise::fill(len, value, dtype))
+    }
+
+    fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>> {
+        boxed(elementwise::cast(data_of(&x)?, dtype))
+    }
+
+    fn unary(&self, op: UnaryOp, x: View, out: DType) -> Result<Box<dyn Storage>> {
+        boxed(elementwise::unary(op, data_of(&x)?, out))
+    }
+
+    fn binary(
+        &self,
+        op: BinaryOp,
+        a: View,
+        b: View,
+        out_shape: &[usize],
+        out: DType,
+    ) -> Result<Box<dyn Storage>> {
+        boxed(elementwise::binary(
+            op,
+            data_of(&a)?,
+            a.shape,
+            data_of(&b)?,
+            b.shape,
+            out_shape,
+            out,
+        )?)
+    }
+
+    fn matmul(
+        &self,
+        a: View,
+        b: View,
+        transpose_a: bool,
+        transpose_b: bool,
+    ) -> Result<Box<dyn Storage>> {
+        boxed(matmul::matmul(
+            data_of(&a)?,
+            a.shape,
+            data_of(&b)?,
+            b.shape,
+            transpose_a,
+            transpose_b,
+        )?)
+    }
+
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        x: View,
+        outer: usize,
+        inner: usize,
+        out: DType,
+    ) -> Result<Box<dyn Storage>> {
+        boxed(reduce::reduce(op, data_of(&x)?, outer, inner, out)?)
+    }
+
+    fn arg_reduce(
+        &self,
+        op: ArgOp,
+        x: View,
+        outer: usize,
+        axis: usize,
+        inner: usize,
+    ) -> Result<Box<dyn Storage>> {
+        boxed(reduce::arg_reduce(op, data_of(&x)?, outer, axis, inner)?)
+    }
+
+    fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>> {
+        boxed(reduce::softmax(data_of(&x)?, outer, inner)?)
+    }
+
+    fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>> {
+        boxed(layout::transpose(data_of(&x)?, x.shape, perm)?)
+    }
+
+    fn slice(&self, x: View, begin: &[usize], size: &[usize]) -> Result<Box<dyn Storage>> {
+        boxed(layout::slice(data_of(&x)?, x.shape, begin, size)?)
+    }
+
+    fn concat(&self, inputs: &[View], outer: usize) -> Result<Box<dyn Storage>> {
+        let datas = inputs.iter().map(data_of).collect::<Result<Vec<_>>>()?;
+        boxed(layout::concat(&datas, outer)?)
+    }
+
+    fn gather(
+        &self,
+        x: View,
+        indices: View,
+        outer: usize,
+        axis: usize,
+        inner: usize,
+    ) -> Result<Box<dyn Storage>> {
+        boxed(layout::gather(data_of(&x)?, data_of(&indices)?, outer, axis, inner)?)
+    }
+
+    fn one_hot(
+        &self,
+        indices: View,
+        depth: usize,
+        on: f64,
+        off: f64,
+        dtype: DType,
+    ) -> Result<Box<dyn Storage>> {
+        boxed(layout::one_hot(data_of(&indices)?, depth, on, off, dtype))
+    }
+}

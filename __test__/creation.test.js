@@ -1,0 +1,176 @@
+'use strict';
+// tensor()/scalar()/tensorNd(): dtype and shape inference, conversions and error texts.
+const { describe, it } = require('node:test');
+const { tt, tfo, assert, same, throwsMsg } = require('./helpers/setup');
+
+function cases(title, list) {
+  describe(title, () => {
+    for (const [name, program, opts] of list) it(name, () => { same(program, opts); });
+  });
+}
+
+cases('tensor()', [
+  ['number', (tf) => tf.tensor(3)],
+  ['boolean', (tf) => tf.tensor(true)],
+  ['flat array', (tf) => tf.tensor([1, 2, 3])],
+  ['nested 2d', (tf) => tf.tensor([[1, 2], [3, 4]])],
+  ['nested 3d', (tf) => tf.tensor([[[1], [2]], [[3], [4]]])],
+  ['flat + shape', (tf) => tf.tensor([1, 2, 3, 4, 5, 6], [2, 3])],
+  ['flat + shape + dtype', (tf) => tf.tensor([1, 2, 3, 4], [2, 2], 'int32')],
+  ['nested + matching shape', (tf) => tf.tensor([[1, 2], [3, 4]], [2, 2])],
+  ['nested + flattening shape', (tf) => tf.tensor([[1, 2], [3, 4]], [2, 2, 1])],
+  ['booleans', (tf) => tf.tensor([[true, false], [false, true]])],
+  ['numbers as bool', (tf) => tf.tensor([0, 2, -0.4, 0.6, -3], undefined, 'bool')],
+  ['floats as int32', (tf) => tf.tensor([1.7, -1.7, 2.5], undefined, 'int32')],
+  ['bools as float32', (tf) => tf.tensor([true, false], undefined, 'float32')],
+  ['Float32Array', (tf) => tf.tensor(new Float32Array([1.5, 2]))],
+  ['Int32Array', (tf) => tf.tensor(new Int32Array([1, 2]))],
+  ['Uint8Array', (tf) => tf.tensor(new Uint8Array([1, 255]))],
+  ['Uint8ClampedArray', (tf) => tf.tensor(new Uint8ClampedArray([1, 2]))],
+  ['typed array + shape + dtype', (tf) => tf.tensor(new Float32Array([1, 2, 3, 4]), [2, 2], 'int32')],
+  ['Int32Array as bool', (tf) => tf.tensor(new Int32Array([0, 3]), [2], 'bool')],
+  ['nested typed arrays', (tf) => tf.tensor([new Float32Array([1, 2]), new Float32Array([3, 4])])],
+  ['empty', (tf) => tf.tensor([])],
+  ['empty nested', (tf) => tf.tensor([[]])],
+  ['empty with shape', (tf) => tf.tensor([], [0, 5])],
+  ['large', (tf) => tf.tensor(Array.from({ length: 1000 }, (_, i) => i / 7))],
+  ['NaN and Infinity', (tf) => tf.tensor([NaN, Infinity, -Infinity])],
+  ['int32 overflow wraps', (tf) => tf.tensor([2 ** 31, -(2 ** 31) - 1], undefined, 'int32')],
+  ['size mismatch', (tf) => tf.tensor([1, 2, 3], [2, 2])],
+  ['inferred shape mismatch', (tf) => tf.tensor([[1, 2], [3, 4]], [1, 4])],
+  ['inferred shape mismatch flat', (tf) => tf.tensor([[1, 2], [3, 4]], [4])],
+  ['negative dim', (tf) => tf.tensor([1], [-1])],
+  ['fractional dim', (tf) => tf.tensor([1], [1.5])],
+  ['null', (tf) => tf.tensor(null)],
+  ['undefined', (tf) => tf.tensor(undefined)],
+  ['object', (tf) => tf.tensor({ a: 1 })],
+  ['Float64Array', (tf) => tf.tensor(new Float64Array([1]))],
+  ['unknown dtype', (tf) => tf.tensor([1], undefined, 'float64')],
+  ['complex64', (tf) => tf.tensor([1], undefined, 'complex64')],
+]);
+
+cases('scalar and tensorNd', [
+  ['scalar', (tf) => tf.scalar(3.5)],
+  ['scalar int32', (tf) => tf.scalar(3.5, 'int32')],
+  ['scalar bool', (tf) => tf.scalar(false)],
+  ['scalar array', (tf) => tf.scalar([1])],
+  ['scalar typed array', (tf) => tf.scalar(new Float32Array([1]))],
+  ['tensor1d', (tf) => tf.tensor1d([1, 2])],
+  ['tensor1d int32', (tf) => tf.tensor1d([1, 2], 'int32')],
+  ['tensor1d nested', (tf) => tf.tensor1d([[1]])],
+  ['tensor1d scalar', (tf) => tf.tensor1d(1)],
+  ['tensor1d null', (tf) => tf.tensor1d(null)],
+  ['tensor2d', (tf) => tf.tensor2d([[1, 2]])],
+  ['tensor2d flat + shape', (tf) => tf.tensor2d([1, 2, 3, 4], [2, 2])],
+  ['tensor2d flat no shape', (tf) => tf.tensor2d([1, 2])],
+  ['tensor2d bad shape', (tf) => tf.tensor2d([1, 2], [2])],
+  ['tensor2d rank 3 values', (tf) => tf.tensor2d([[[1]]])],
+  ['tensor3d', (tf) => tf.tensor3d([[[1, 2]]])],
+  ['tensor3d flat', (tf) => tf.tensor3d([1, 2, 3, 4], [1, 2, 2])],
+  ['tensor3d flat no shape', (tf) => tf.tensor3d([1, 2])],
+  ['tensor3d bad values', (tf) => tf.tensor3d([[1]])],
+  ['tensor3d bad shape', (tf) => tf.tensor3d([1], [1])],
+  ['tensor4d', (tf) => tf.tensor4d([[[[1, 2]]]])],
+  ['tensor4d flat', (tf) => tf.tensor4d([1, 2], [1, 1, 1, 2])],
+  ['tensor4d no shape', (tf) => tf.tensor4d([1, 2])],
+  ['tensor4d bad shape', (tf) => tf.tensor4d([1, 2], [2])],
+  ['tensor4d bad values', (tf) => tf.tensor4d([[1]])],
+  ['tensor5d', (tf) => tf.tensor5d([[[[[1, 2]]]]])],
+  ['tensor5d flat', (tf) => tf.tensor5d([1, 2], [1, 1, 1, 1, 2])],
+  ['tensor5d no shape', (tf) => tf.tensor5d([1, 2])],
+  ['tensor5d bad shape', (tf) => tf.tensor5d([1, 2], [2])],
+  ['tensor5d bad values', (tf) => tf.tensor5d([[1]])],
+  ['tensor6d', (tf) => tf.tensor6d([[[[[[1, 2]]]]]])],
+  ['tensor6d flat', (tf) => tf.tensor6d([1, 2], [1, 1, 1, 1, 1, 2])],
+  ['tensor6d no shape', (tf) => tf.tensor6d([1, 2])],
+  ['tensor6d bad shape', (tf) => tf.tensor6d([1, 2], [2])],
+  ['tensor6d bad values', (tf) => tf.tensor6d([[1]])],
+]);
+
+describe('ragged nested arrays (tfjs debug-mode messages, always checked here)', () => {
+  const ragged = [
+    [[1, 2], [3]],
+    [[1, 2], 3],
+    [1, [2]],
+    [[[1, 2], [3, 4]], [[5, 6], [7]]],
+    [[1, 2], [3, [4]]],
+  ];
+  for (const values of ragged) {
+    it(JSON.stringify(values), () => {
+      tfo.env().set('TENSORLIKE_CHECK_SHAPE_CONSISTENCY', true);
+      let want;
+      try {
+        tfo.tensor(values);
+      } catch (e) {
+        want = e.message;
+      } finally {
+        tfo.env().set('TENSORLIKE_CHECK_SHAPE_CONSISTENCY', false);
+      }
+      assert.ok(want, 'tfjs rejects it in debug mode');
+      const n0 = tt.memory().numTensors;
+      throwsMsg(() => tt.tensor(values), want);
+      throwsMsg(() => tt.add(values, 1), want);
+      assert.equal(tt.memory().numTensors, n0);
+    });
+  }
+});
+
+describe('values, shapes and reading', () => {
+  it('arraySync/array give nested arrays (bool as 0/1 numbers, like tfjs)', async () => {
+    for (const lib of [tt, tfo]) {
+      const b = lib.tensor([[true, false]]);
+      assert.deepEqual(b.arraySync(), [[1, 0]]);
+      assert.deepEqual(await b.array(), [[1, 0]]);
+      const s = lib.scalar(4);
+      assert.equal(s.arraySync(), 4);
+      const e = lib.zeros([2, 0]);
+      assert.deepEqual(e.arraySync(), []);
+      const r = lib.range(0, 24).reshape([2, 3, 4]);
+      assert.deepEqual(r.arraySync(), tfo.range(0, 24).reshape([2, 3, 4]).arraySync());
+      lib.dispose([b, s, e, r]);
+    }
+  });
+
+  it('dataSync returns a copy that is safe to mutate', () => {
+    const t = tt.tensor1d([1, 2, 3]);
+    const v = t.dataSync();
+    v[0] = 100;
+    assert.equal(t.dataSync()[0], 1);
+    t.dispose();
+  });
+
+  it('data() resolves with the values', async () => {
+    const t = tt.tensor1d([1, 2, 3], 'int32');
+    const v = await t.data();
+    assert.ok(v instanceof Int32Array);
+    assert.deepEqual(Array.from(v), [1, 2, 3]);
+    t.dispose();
+  });
+
+  it('random ops: shapes, dtypes, ranges, seeds', () => {
+    const n0 = tt.memory().numTensors;
+    const n = tt.randomNormal([1000], 2, 0.5, undefined, 7);
+    assert.deepEqual(n.shape, [1000]);
+    assert.equal(n.dtype, 'float32');
+    const nv = n.dataSync();
+    const mean = nv.reduce((a, b) => a + b, 0) / nv.length;
+    assert.ok(Math.abs(mean - 2) < 0.1, `mean ${mean}`);
+    const n2 = tt.randomNormal([1000], 2, 0.5, 'float32', 7);
+    assert.deepEqual(Array.from(n2.dataSync()), Array.from(nv), 'same seed, same values');
+    const u = tt.randomUniform([2, 500], -1, 3);
+    assert.deepEqual(u.shape, [2, 500]);
+    for (const x of u.dataSync()) assert.ok(x >= -1 && x < 3);
+    const ui = tt.randomUniform([100], 0, 10, 'int32', 3);
+    assert.equal(ui.dtype, 'int32');
+    for (const x of ui.dataSync()) assert.ok(x >= 0 && x < 10 && Number.isInteger(x));
+    const t = tt.truncatedNormal([1000], 0, 1, 'float32', 1);
+    for (const x of t.dataSync()) assert.ok(Math.abs(x) <= 2);
+    const ni = tt.randomNormal([10], 0, 3, 'int32');
+    assert.equal(ni.dtype, 'int32');
+    throwsMsg(() => tt.randomNormal([2], 0, 1, 'bool'), 'Unsupported data type bool');
+    throwsMsg(() => tt.randomUniform([-2]),
+      'Tensor must have a shape comprised of positive integers but got shape [-2].');
+    tt.dispose([n, n2, u, ui, t, ni]);
+    assert.equal(tt.memory().numTensors, n0);
+  });
+});

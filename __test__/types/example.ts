@@ -1,0 +1,79 @@
+// Type-checked with `npx tsc --noEmit --strict -p __test__/types`: code written against the
+// tfjs API must compile against tidytensor's typings.
+import * as tf from 'tidytensor';
+
+async function main(): Promise<void> {
+  const a: tf.Tensor2D = tf.tensor2d([[1, 2], [3, 4]]);
+  const b: tf.Tensor1D = tf.tensor1d([1, 2], 'int32');
+  const s: tf.Scalar = tf.scalar(3);
+  const t: tf.Tensor = tf.tensor([1, 2, 3, 4], [2, 2]);
+  const f32 = tf.tensor(new Float32Array([1, 2]));
+
+  const y = tf.tidy(() => {
+    const c = a.matMul(a).add(1).square();
+    return tf.sum(c, 1, true) as tf.Tensor2D;
+  });
+  const named = tf.tidy('named', () => ({ x: tf.relu(a), n: 5, list: [tf.neg(b)] }));
+  console.log(named.n, named.x.shape, named.list[0].dtype);
+
+  const z = tf.add(1, 2);
+  const m: tf.Tensor = tf.mean(y, [0, 1]);
+  const mx = a.max(-1, false);
+  const am: tf.Tensor = tf.argMax(a, 1);
+  const sm = tf.softmax(a);
+  const r3 = a.reshape([1, 2, 2]);
+  const ex = tf.expandDims(b, 0);
+  const sq = tf.squeeze(ex);
+  const tr = tf.transpose(a, [1, 0]);
+  const cc = tf.concat([a, a], 1);
+  const st = tf.stack([b, b]);
+  const sl = tf.slice(a, [0, 1], [2, 1]);
+  const sl2 = a.slice(1);
+  const g = tf.gather(a, [1, 0]);
+  const oh = tf.oneHot(tf.tensor1d([0, 1], 'int32'), 3);
+  const e = tf.eye(3);
+  const rn = tf.randomNormal([2, 2], 0, 1, 'float32', 42);
+  const ru = tf.randomUniform([3], -1, 1);
+  const ln = tf.linspace(0, 1, 5);
+  const rg = tf.range(0, 10, 2, 'int32');
+  const zs = tf.zeros([2, 3]);
+  const os = tf.ones([2], 'bool');
+  const fl = tf.fill([2], 7);
+  const zl = tf.zerosLike(a);
+  const cl = t.clone();
+  const ca = t.cast('int32');
+
+  const values: Float32Array | Int32Array | Uint8Array = a.dataSync();
+  const asyncValues = await a.data();
+  const nested = a.arraySync();
+  const nestedAsync: number[][] = await a.array();
+  console.log(values.length, asyncValues.length, nested[0][0], nestedAsync.length);
+  console.log(a.toString(true), a.shape[0], a.rank, a.size, a.isDisposed, a.id);
+  a.print();
+
+  const v: tf.Variable<tf.Rank.R2> = tf.variable(tf.zeros([2, 2]) as tf.Tensor2D, true, 'w');
+  v.assign(tf.ones([2, 2]) as tf.Tensor2D);
+  console.log(v.name, v.trainable, v instanceof tf.Tensor);
+  console.log(tf.engine().registeredVariables['w'] === v);
+
+  const mem: tf.MemoryInfo = tf.memory();
+  console.log(mem.numTensors, mem.numBytes, mem.numDataBuffers, mem.unreliable);
+
+  const info: tf.ProfileInfo = await tf.profile(() => tf.square(s));
+  console.log(info.newBytes, info.kernelNames, info.kernels[0]?.name);
+  const timing = await tf.time(() => { tf.square(s).dispose(); });
+  console.log(timing.wallMs, timing.kernelMs);
+
+  tf.engine().startScope();
+  tf.square(s);
+  tf.engine().endScope();
+
+  const kept = tf.keep(tf.scalar(1));
+  tf.dispose([kept, z, m, mx, am, sm, r3, ex, sq, tr, cc, st, sl, sl2, g, oh, e, rn, ru, ln, rg]);
+  tf.dispose({ zs, os, fl, zl, cl, ca, f32, y, named });
+  tf.disposeVariables();
+  console.log(tf.getBackend(), await tf.setBackend('cpu'), tf.backend().name);
+  await tf.ready();
+}
+
+main();

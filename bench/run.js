@@ -1,0 +1,217 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run bench`: runs the same workloads (bench/workloads.js) on tidytensor and its peers,
+// each implementation in its own child process (bench/child.js), one after the other so they
+// do not compete for the cores, and prints a table of medians and of tidytensor's speed-up
+// over each peer.
+//
+// Options:
+//   --markdown                 print the table as Markdown (for README.md) on stdout
+//   --json=FILE                also write every sample to FILE
+//   --only=ID,ID               run only these workloads (matmul256, matmul512, matmul1024,
+//                              chain, smalladd, createdispose)
+//   --impls=A,B                run only these implementations (tidytensor, tfjs-cpu,
+//                              tfjs-wasm, tfjs-node)
+//   --tidytensor-backends=B,B  one tidytensor column per backend (each child gets
+//                              TIDYTENSOR_BACKEND=B); default: the active backend
+// Environment: BENCH_SAMPLES (samples per workload, >= 5), BENCH_SAMPLE_MS (target length of
+// one sample), TFJS_NODE_DIR (a project where @tensorflow/tfjs-node is installed).
+//
+// Progress goes to stderr; only the table goes to stdout.
+
+const { fork } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { workloads } = require('./workloads');
+const { impls } = require('./impls');
+
+function parseArgs(argv) {
+  const opts = { markdown: false };
+  for (const a of argv) {
+    const [k, v] = a.split(/=(.*)/s);
+    if (k === '--markdown') opts.markdown = true;
+    else if (k === '--json') opts.json = v;
+    else if (k === '--only') opts.only = v.split(',');
+    else if (k === '--impls') opts.impls = v.split(',');
+    else if (k === '--tidytensor-backends') opts.ttBackends = v.split(',');
+    else if (k === '--help' || k === '-h') opts.help = true;
+    else throw new Error(`unknown option ${a} (try --help)`);
+  }
+  return opts;
+}
+
+// Runs one child and resolves to its message ({impl, backend, version, notes, results} or
+// {error}). The child's stdout (tfjs's banners) is kept and shown only when it fails.
+function runChild(implName, env, only) {
+  return new Promise((resolve) => {
+    const args = [implName];
+    if (only) args.push(`--only=${only.join(',')}`);
+    const child = fork(path.join(__dirname, 'child.js'), args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    let out = '';
+    let msg = null;
+    child.stdout.on('data', (d) => { out += d; });
+    child.on('message', (m) => { msg = m; });
+    child.on('exit', (code, signal) => {
+      if (!msg) msg = { impl: implName, error: `child exited with ${signal || code} before reporting` };
+      if (msg.error && out.trim()) msg.error += `\n--- child stdout ---\n${out.trim()}`;
+      resolve(msg);
+    });
+  });
+}
+
+function fmt(v) {
+  if (v == null || !Number.isFinite(v)) return '–';
+  if (v >= 100) return v.toFixed(0);
+  if (v >= 10) return v.toFixed(1);
+  if (v >= 1) return v.toFixed(2);
+  return v.toPrecision(2);
+}
+
+// Speed-up of `tt` over `peer`: > 1 means tidytensor is faster.
+function speedup(w, tt, peer) {
+  if (tt == null || peer == null || !(tt > 0) || !(peer > 0)) return null;
+  return w.higherIsBetter ? tt / peer : peer / tt;
+}
+
+function buildTable(columns, ttColumns, peerColumns) {
+  const header = ['workload', 'unit', ...columns.map((c) => c.title)];
+  const ratioCols = [];
+  for (const t of ttColumns) {
+    for (const p of peerColumns) {
+      ratioCols.push({ t, p, title: ttColumns.length > 1 ? `${t.title} vs ${p.title}` : `vs ${p.title}` });
+    }
+  }
+  header.push(...ratioCols.map((r) => r.title));
+  const rows = [];
+  for (const w of workloads) {
+    const get = (c) => {
+      const r = c.results && c.results.find((x) => x.id === w.id);
+      return r && !r.error ? r.value : null;
+    };
+    if (columns.every((c) => !(c.results || []).some((x) => x.id === w.id))) continue;
+    const row = [w.label, w.unit];
+    for (const c of columns) {
+      const r = c.results && c.results.find((x) => x.id === w.id);
+      let cell = r ? (r.error ? 'error' : fmt(r.value)) : (c.error ? 'error' : '–');
+      if (r && !r.error && r.check && r.check !== 'ok') cell += ' (!)';
+      row.push(cell);
+    }
+    for (const { t, p } of ratioCols) {
+      const s = speedup(w, get(t), get(p));
+      row.push(s == null ? '–' : `${fmt(s)}×`);
+    }
+    rows.push(row);
+  }
+  return { header, rows };
+}
+
+function printText(out, { header, rows }) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  out.push(line(header));
+  out.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) out.push(line(r));
+}
+
+function printMarkdown(out, { header, rows }) {
+  out.push(`| ${header.join(' | ')} |`);
+  out.push(`| ${header.map((_, i) => (i < 2 ? '---' : '---:')).join(' | ')} |`);
+  for (const r of rows) out.push(`| ${r.join(' | ')} |`);
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.help) {
+    const src = fs.readFileSync(__filename, 'utf8').split('\n');
+    process.stdout.write(src.slice(2, 21).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    return 0;
+  }
+  const started = new Date();
+  const cpus = os.cpus();
+  const machine = {
+    date: started.toISOString().slice(0, 10),
+    cpu: cpus.length ? cpus[0].model.trim() : 'unknown CPU',
+    cores: cpus.length,
+    node: process.version,
+    platform: `${os.platform()} ${os.arch()}`,
+  };
+  const log = (m) => process.stderr.write(m + '\n');
+  log(`tidytensor benchmarks — ${started.toISOString()} — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+
+  // The columns, in order: tidytensor (one per backend asked for), then the peers.
+  const want = opts.impls || Object.keys(impls);
+  const plan = [];
+  if (want.includes('tidytensor')) {
+    const backends = opts.ttBackends || [null];
+    for (const b of backends) plan.push({ impl: 'tidytensor', env: b ? { TIDYTENSOR_BACKEND: b } : {}, backend: b });
+  }
+  for (const name of ['tfjs-cpu', 'tfjs-wasm', 'tfjs-node']) if (want.includes(name)) plan.push({ impl: name, env: {} });
+  for (const name of want) if (!impls[name]) throw new Error(`unknown implementation '${name}'`);
+
+  const columns = [];
+  const notes = [];
+  for (const p of plan) {
+    const impl = impls[p.impl];
+    if (!impl.available()) {
+      notes.push(`${impl.title}: not installed, skipped (see bench/impls.js; set TFJS_NODE_DIR to a project that has it)`);
+      log(`${p.impl}: not installed, skipped`);
+      continue;
+    }
+    log(`${p.impl}${p.backend ? ' (' + p.backend + ')' : ''}: running…`);
+    const t0 = Date.now();
+    const msg = await runChild(p.impl, p.env, opts.only);
+    log(`${p.impl}: done in ${((Date.now() - t0) / 1000).toFixed(1)} s${msg.error ? ' — FAILED' : ''}`);
+    const isTt = p.impl === 'tidytensor';
+    const title = isTt ? `tidytensor ${msg.backend || p.backend || ''}`.trim() : impl.title;
+    const col = { ...msg, title, isTt };
+    columns.push(col);
+    if (msg.error) {
+      notes.push(`${title}: FAILED — ${msg.error.split('\n')[0]}`);
+      log(msg.error);
+    } else {
+      const bits = [msg.version && `v${msg.version}`, `backend '${msg.backend}'`, ...(msg.notes || [])].filter(Boolean);
+      notes.push(`${title}: ${bits.join(', ')}`);
+      for (const r of msg.results) {
+        if (r.error) notes.push(`${title} / ${r.id}: ERROR — ${r.error.split('\n')[0]}`);
+        else if (r.check && r.check !== 'ok') notes.push(`${title} / ${r.id}: WRONG RESULT (!) — ${r.check}`);
+      }
+    }
+  }
+
+  const ttColumns = columns.filter((c) => c.isTt && !c.error);
+  const peerColumns = columns.filter((c) => !c.isTt && !c.error);
+  const table = buildTable(columns, ttColumns, peerColumns);
+  const out = [];
+  const head = `${machine.date} · ${machine.cpu} · ${machine.cores} cores · Node ${machine.node} · ${machine.platform}`;
+  if (opts.markdown) {
+    out.push(`Measured ${head}. Medians of ≥ 5 samples after warm-up; ` +
+      '"vs X" = how many times faster tidytensor is than X (> 1: tidytensor faster).', '');
+    printMarkdown(out, table);
+    out.push('');
+    for (const n of notes) out.push(`- ${n}`);
+  } else {
+    out.push('', head, '');
+    printText(out, table);
+    out.push('', 'Medians of ≥ 5 samples after warm-up. "vs X": how many times faster tidytensor is than X (> 1: faster).');
+    for (const n of notes) out.push(`  ${n}`);
+  }
+  process.stdout.write(out.join('\n') + '\n');
+  log(`total ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`);
+
+  if (opts.json) {
+    fs.writeFileSync(opts.json, JSON.stringify({ machine, columns }, null, 2) + '\n');
+    log(`samples written to ${opts.json}`);
+  }
+  // A failed tidytensor run, or a wrong result from it, fails the command.
+  const ttBad = columns.some((c) => c.isTt && (c.error || c.results.some((r) => r.error || (r.check && r.check !== 'ok'))));
+  return ttBad ? 1 : 0;
+}
+
+main().then((code) => { process.exitCode = code; }, (e) => {
+  process.stderr.write(String((e && e.stack) || e) + '\n');
+  process.exitCode = 2;
+});

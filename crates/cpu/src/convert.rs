@@ -1,0 +1,181 @@
+//! Number conversions with the semantics of JavaScript typed arrays, which is how tfjs stores
+//! every kernel result.
+
+use crate::CpuData;
+
+/// JavaScript `ToInt32` (what storing into an `Int32Array` does): truncate toward zero, wrap
+/// modulo 2^32, NaN and ±Infinity become 0.
+#[inline]
+pub(crate) fn f64_to_i32(x: f64) -> i32 {
+    if x > -2147483649.0 && x < 2147483648.0 {
+        x as i32
+    } else if !x.is_finite() {
+        0
+    } else {
+        x.trunc().rem_euclid(4294967296.0) as u32 as i32
+    }
+}
+
+/// A value a kernel computes: convertible to each storage type the way tfjs stores it.
+pub(crate) trait Num: Copy + Send + Sync + 'static {
+    fn to_f32(self) -> f32;
+    fn to_i32(self) -> i32;
+    /// `x !== 0` (NaN is true).
+    fn to_bool(self) -> u8;
+    fn to_f64(self) -> f64;
+}
+
+impl Num for f32 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn to_i32(self) -> i32 {
+        f64_to_i32(self as f64)
+    }
+    #[inline(always)]
+    fn to_bool(self) -> u8 {
+        (self != 0.0) as u8
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Num for f64 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+    #[inline(always)]
+    fn to_i32(self) -> i32 {
+        f64_to_i32(self)
+    }
+    #[inline(always)]
+    fn to_bool(self) -> u8 {
+        (self != 0.0) as u8
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+impl Num for i32 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+    #[inline(always)]
+    fn to_i32(self) -> i32 {
+        self
+    }
+    #[inline(always)]
+    fn to_bool(self) -> u8 {
+        (self != 0) as u8
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// Wide integer sums: converting to int32 wraps modulo 2^32 like `Int32Array` does.
+impl Num for i64 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+    #[inline(always)]
+    fn to_i32(self) -> i32 {
+        self as i32
+    }
+    #[inline(always)]
+    fn to_bool(self) -> u8 {
+        (self != 0) as u8
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// Bool values: numbers 0 and 1.
+impl Num for u8 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+    #[inline(always)]
+    fn to_i32(self) -> i32 {
+        self as i32
+    }
+    #[inline(always)]
+    fn to_bool(self) -> u8 {
+        (self != 0) as u8
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// A storage element type.
+pub(crate) trait OutElem: Num + Default {
+    fn from_num<R: Num>(r: R) -> Self;
+    fn wrap(v: Vec<Self>) -> CpuData;
+}
+
+impl OutElem for f32 {
+    #[inline(always)]
+    fn from_num<R: Num>(r: R) -> Self {
+        r.to_f32()
+    }
+    fn wrap(v: Vec<Self>) -> CpuData {
+        CpuData::F32(v)
+    }
+}
+
+impl OutElem for i32 {
+    #[inline(always)]
+    fn from_num<R: Num>(r: R) -> Self {
+        r.to_i32()
+    }
+    fn wrap(v: Vec<Self>) -> CpuData {
+        CpuData::I32(v)
+    }
+}
+
+impl OutElem for u8 {
+    #[inline(always)]
+    fn from_num<R: Num>(r: R) -> Self {
+        r.to_bool()
+    }
+    fn wrap(v: Vec<Self>) -> CpuData {
+        CpuData::Bool(v)
+    }
+}
+
+/// Runs `$body` with `$O` naming the storage element type of dtype `$out`; `$body` yields a
+/// `Vec<$O>`, which becomes [`CpuData`].
+macro_rules! with_out {
+    ($out:expr, $O:ident => $body:expr) => {
+        match $out {
+            tidytensor_core::DType::Float32 => {
+                type $O = f32;
+                <$O as $crate::convert::OutElem>::wrap($body)
+            }
+            tidytensor_core::DType::Int32 => {
+                type $O = i32;
+                <$O as $crate::convert::OutElem>::wrap($body)
+            }
+            tidytensor_core::DType::Bool => {
+                type $O = u8;
+                <$O as $crate::convert::OutElem>::wrap($body)
+            }
+        }
+    };
+}
+pub(crate) use with_out;

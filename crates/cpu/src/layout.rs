@@ -1,0 +1,312 @@
+//! Data movement: transpose, slice, concat, gather, one_hot.
+
+use rayon::prelude::*;
+use tidytensor_core::{bail, shape, DType, Result};
+
+use crate::convert::{f64_to_i32, Num};
+use crate::{map_data, CpuData, PAR_CHUNK, PAR_THRESHOLD};
+
+pub(crate) fn transpose(x: &CpuData, shape: &[usize], perm: &[usize]) -> Result<CpuData> {
+    let rank = shape.len();
+    let mut seen = [false; 64];
+    if perm.len() != rank || rank > 64 {
+        bail!("cpu transpose: permutation of length {} for rank {rank}", perm.len());
+    }
+    for &p in perm {
+        if p >= rank || seen[p] {
+            bail!("cpu transpose: [{}] is not a permutation", shape::fmt(perm));
+        }
+        seen[p] = true;
+    }
+    let in_strides = shape::strides(shape);
+    // Output dims with their input strides; size-1 dims dropped, dims that stay contiguous in
+    // the input merged.
+    let mut dims: Vec<usize> = Vec::with_capacity(rank);
+    let mut strides: Vec<usize> = Vec::with_capacity(rank);
+    for &p in perm {
+        let (d, s) = (shape[p], in_strides[p]);
+        if d == 1 {
+            continue;
+        }
+        if let (Some(pd), Some(ps)) = (dims.last_mut(), strides.last_mut()) {
+            if *ps == s * d {
+                *pd *= d;
+                *ps = s;
+                continue;
+            }
+        }
+        dims.push(d);
+        strides.push(s);
+    }
+    Ok(map_data!(x, v => permute(v, &dims, &strides)))
+}
+
+/// Rows of the output grouped this many at a time, so strided reads of neighbouring rows
+/// share cache lines (a tiled transpose).
+const TILE: usize = 16;
+
+fn permute<T: Copy + Send + Sync + Default>(x: &[T], dims: &[usize], strides: &[usize]) -> Vec<T> {
+    let n: usize = dims.iter().product();
+    if n == 0 || x.is_empty() {
+        return Vec::new();
+    }
+    let (Some(&inner), Some(&is)) = (dims.last(), strides.last()) else {
+        return x.to_vec();
+    };
+    if dims.len() == 1 && is == 1 {
+        return x.to_vec();
+    }
+    let k = dims.len() - 1;
+    let w = RowWalk { od: &dims[..k], os: &strides[..k], inner, is };
+    let mut out = vec![T::default(); n];
+    if n >= PAR_THRESHOLD {
+        let rows_per_task = (PAR_CHUNK.div_ceil(inner).div_ceil(TILE) * TILE).max(TILE);
+        out.par_chunks_mut(rows_per_task * inner)
+            .enumerate()
+            .for_each(|(t, chunk)| w.fill(x, chunk, t * rows_per_task));
+    } else {
+        w.fill(x, &mut out, 0);
+    }
+    out
+}
+
+/// Output rows of `inner` elements, each starting at an input offset given by a multi-index
+/// over the outer dims, read with stride `is`.
+struct RowWalk<'a> {
+    od: &'a [usize],
+    os: &'a [usize],
+    inner: usize,
+    is: usize,
+}
+
+impl RowWalk<'_> {
+    fn fill<T: Copy>(&self, x: &[T], out: &mut [T], first_row: usize) {
+        let k = self.od.len();
+        let mut idx = vec![0usize; k];
+        let mut off = 0usize;
+        let mut rem = first_row;
+        for j in (0..k).rev() {
+            idx[j] = rem % self.od[j];
+            rem /= self.od[j];
+            off += idx[j] * self.os[j];
+        }
+        let mut next = |off: &mut usize| {
+            for j in (0..k).rev() {
+                idx[j] += 1;
+                *off += self.os[j];
+                if idx[j] < self.od[j] {
+                    return;
+                }
+                *off -= self.os[j] * self.od[j];
+                idx[j] = 0;
+            }
+        };
+        let inner = self.inner;
+        if self.is == 1 {
+            for row in out.chunks_exact_mut(inner) {
+                row.copy_from_slice(&x[off..off + inner]);
+                next(&mut off);
+            }
+            return;
+        }
+        let is = self.is;
+        let mut offs = [0usize; TILE];
+        for group in out.chunks_mut(TILE * inner) {
+            let rows = group.len() / inner;
+            for o in offs.iter_mut().take(rows) {
+                *o = off;
+                next(&mut off);
+            }
+            for c0 in (0..inner).step_by(TILE) {
+                let c1 = (c0 + TILE).min(inner);
+                for (r, &ro) in offs.iter().enumerate().take(rows) {
+                    let dst = &mut group[r * inner + c0..r * inner + c1];
+                    for (c, d) in (c0..c1).zip(dst.iter_mut()) {
+                        *d = x[ro + c * is];
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn slice(x: &CpuData, shape: &[usize], begin: &[usize], size: &[usize]) -> Result<CpuData> {
+    let rank = shape.len();
+    if begin.len() != rank || size.len() != rank {
+        bail!("cpu slice: begin/size ranks {}/{} for rank {rank}", begin.len(), size.len());
+    }
+    for i in 0..rank {
+        if begin[i].checked_add(size[i]).is_none_or(|end| end > shape[i]) {
+            bail!(
+                "cpu slice: box begin [{}] size [{}] exceeds shape [{}]",
+                shape::fmt(begin),
+                shape::fmt(size),
+                shape::fmt(shape)
+            );
+        }
+    }
+    Ok(map_data!(x, v => slice_typed(v, shape, begin, size)))
+}
+
+fn slice_typed<T: Copy>(x: &[T], shape: &[usize], begin: &[usize], size: &[usize]) -> Vec<T> {
+    let n: usize = size.iter().product();
+    if n == 0 {
+        return Vec::new();
+    }
+    let rank = shape.len();
+    if rank == 0 {
+        return x.to_vec();
+    }
+    // Dims j.. form contiguous runs: every dim after j is taken whole.
+    let mut j = rank - 1;
+    while j > 0 && size[j] == shape[j] {
+        j -= 1;
+    }
+    let run: usize = size[j..].iter().product();
+    let strides = shape::strides(shape);
+    let start: usize = (0..rank).map(|i| begin[i] * strides[i]).sum();
+    let (od, os) = (&size[..j], &strides[..j]);
+    let mut out = Vec::with_capacity(n);
+    let mut idx = vec![0usize; j];
+    let mut off = start;
+    for _ in 0..n / run {
+        out.extend_from_slice(&x[off..off + run]);
+        for d in (0..j).rev() {
+            idx[d] += 1;
+            off += os[d];
+            if idx[d] < od[d] {
+                break;
+            }
+            off -= os[d] * od[d];
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+pub(crate) fn concat(inputs: &[&CpuData], outer: usize) -> Result<CpuData> {
+    let Some(first) = inputs.first() else {
+        bail!("cpu concat: no inputs");
+    };
+    let dtype = first.dtype();
+    if inputs.iter().any(|d| d.dtype() != dtype) {
+        bail!("cpu concat: inputs of different dtypes");
+    }
+    let mut inners = Vec::with_capacity(inputs.len());
+    for d in inputs {
+        if outer == 0 {
+            if !d.is_empty() {
+                bail!("cpu concat: outer 0 with {} values", d.len());
+            }
+            inners.push(0);
+        } else if d.len() % outer != 0 {
+            bail!("cpu concat: {} values do not split into {outer} rows", d.len());
+        } else {
+            inners.push(d.len() / outer);
+        }
+    }
+    macro_rules! cat {
+        ($variant:ident) => {{
+            let parts: Vec<&[_]> = inputs
+                .iter()
+                .map(|d| match d {
+                    CpuData::$variant(v) => Ok(v.as_slice()),
+                    _ => bail!("cpu concat: inputs of different dtypes"),
+                })
+                .collect::<Result<_>>()?;
+            CpuData::$variant(concat_typed(&parts, &inners, outer))
+        }};
+    }
+    Ok(match dtype {
+        DType::Float32 => cat!(F32),
+        DType::Int32 => cat!(I32),
+        DType::Bool => cat!(Bool),
+    })
+}
+
+fn concat_typed<T: Copy>(parts: &[&[T]], inners: &[usize], outer: usize) -> Vec<T> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let mut out = Vec::with_capacity(total);
+    if outer == 1 {
+        for p in parts {
+            out.extend_from_slice(p);
+        }
+        return out;
+    }
+    for o in 0..outer {
+        for (p, &w) in parts.iter().zip(inners) {
+            out.extend_from_slice(&p[o * w..(o + 1) * w]);
+        }
+    }
+    out
+}
+
+pub(crate) fn gather(
+    x: &CpuData,
+    indices: &CpuData,
+    outer: usize,
+    axis: usize,
+    inner: usize,
+) -> Result<CpuData> {
+    if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len()) {
+        bail!("cpu gather: [{outer}, {axis}, {inner}] does not match {} values", x.len());
+    }
+    let owned;
+    let idx: &[i32] = match indices {
+        CpuData::I32(v) => v,
+        CpuData::F32(v) => {
+            owned = v.iter().map(|&i| i.to_i32()).collect::<Vec<_>>();
+            &owned
+        }
+        CpuData::Bool(v) => {
+            owned = v.iter().map(|&i| i as i32).collect::<Vec<_>>();
+            &owned
+        }
+    };
+    let mut rows = Vec::with_capacity(idx.len());
+    for &i in idx {
+        if i < 0 || i as usize >= axis {
+            bail!("GatherV2: the index value {i} is not in [0, {}]", axis.saturating_sub(1));
+        }
+        rows.push(i as usize);
+    }
+    Ok(map_data!(x, v => gather_typed(v, &rows, outer, axis, inner)))
+}
+
+fn gather_typed<T: Copy>(x: &[T], rows: &[usize], outer: usize, axis: usize, inner: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(outer * rows.len() * inner);
+    for o in 0..outer {
+        let base = o * axis;
+        if inner == 1 {
+            out.extend(rows.iter().map(|&r| x[base + r]));
+        } else {
+            for &r in rows {
+                let s = (base + r) * inner;
+                out.extend_from_slice(&x[s..s + inner]);
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn one_hot(indices: &CpuData, depth: usize, on: f64, off: f64, dtype: DType) -> CpuData {
+    let idx: Vec<i64> = match indices {
+        CpuData::I32(v) => v.iter().map(|&i| i as i64).collect(),
+        CpuData::F32(v) => v.iter().map(|&i| i.to_i32() as i64).collect(),
+        CpuData::Bool(v) => v.iter().map(|&i| i as i64).collect(),
+    };
+    fn build<T: Copy>(idx: &[i64], depth: usize, on: T, off: T) -> Vec<T> {
+        let mut out = vec![off; idx.len() * depth];
+        for (r, &i) in idx.iter().enumerate() {
+            if i >= 0 && (i as u64) < depth as u64 {
+                out[r * depth + i as usize] = on;
+            }
+        }
+        out
+    }
+    match dtype {
+        DType::Float32 => CpuData::F32(build(&idx, depth, on as f32, off as f32)),
+        DType::Int32 => CpuData::I32(build(&idx, depth, f64_to_i32(on), f64_to_i32(off))),
+        DType::Bool => CpuData::Bool(build(&idx, depth, (on != 0.0) as u8, (off != 0.0) as u8)),
+    }
+}

@@ -1,0 +1,285 @@
+//! Reductions over the inner axis, arg-reductions over a middle axis, softmax.
+
+use rayon::prelude::*;
+use tidytensor_core::{bail, ArgOp, DType, ReduceOp, Result};
+
+use crate::convert::{with_out, Num, OutElem};
+use crate::{CpuData, PAR_CHUNK, PAR_THRESHOLD};
+
+pub(crate) fn reduce(
+    op: ReduceOp,
+    x: &CpuData,
+    outer: usize,
+    inner: usize,
+    out: DType,
+) -> Result<CpuData> {
+    if outer.checked_mul(inner) != Some(x.len()) {
+        bail!("cpu reduce: [{outer}, {inner}] does not match {} values", x.len());
+    }
+    Ok(match x {
+        CpuData::F32(v) => reduce_f32(op, v, outer, inner, out),
+        CpuData::I32(v) => reduce_int(op, v, outer, inner, out),
+        CpuData::Bool(v) => reduce_int(op, v, outer, inner, out),
+    })
+}
+
+/// Sum in f64 (as tfjs sums in JavaScript numbers), 8 independent lanes so it vectorises.
+#[inline]
+fn sum_f32(row: &[f32]) -> f64 {
+    let mut acc = [0f64; 8];
+    let chunks = row.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] += c[i] as f64;
+        }
+    }
+    let mut s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for &v in rest {
+        s += v as f64;
+    }
+    s
+}
+
+/// Max with NaN propagation (tfjs: `if (isNaN(v) || v > max)`); -Infinity when empty.
+#[inline]
+fn max_f32(row: &[f32]) -> f32 {
+    let mut m = f32::NEG_INFINITY;
+    let mut nan = false;
+    for &v in row {
+        m = if v > m { v } else { m };
+        nan |= v.is_nan();
+    }
+    if nan {
+        f32::NAN
+    } else {
+        m
+    }
+}
+
+#[inline]
+fn min_f32(row: &[f32]) -> f32 {
+    let mut m = f32::INFINITY;
+    let mut nan = false;
+    for &v in row {
+        m = if v < m { v } else { m };
+        nan |= v.is_nan();
+    }
+    if nan {
+        f32::NAN
+    } else {
+        m
+    }
+}
+
+/// `f` over each row of `[outer, inner]`, rows in parallel when the tensor is large.
+fn per_row<T: Sync, R: Num, O: OutElem>(
+    v: &[T],
+    outer: usize,
+    inner: usize,
+    f: impl Fn(&[T]) -> R + Sync + Send,
+) -> Vec<O> {
+    if inner == 0 {
+        let r = O::from_num(f(&[]));
+        return vec![r; outer];
+    }
+    if outer > 1 && v.len() >= PAR_THRESHOLD {
+        let min_rows = PAR_CHUNK.div_ceil(inner).max(1);
+        v.par_chunks(inner).with_min_len(min_rows).map(|r| O::from_num(f(r))).collect()
+    } else {
+        v.chunks_exact(inner).map(|r| O::from_num(f(r))).collect()
+    }
+}
+
+fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -> CpuData {
+    // One huge row: split the row itself across threads.
+    if outer == 1 && inner >= PAR_THRESHOLD {
+        let parts = v.par_chunks(PAR_CHUNK);
+        let r: f64 = match op {
+            ReduceOp::Sum => parts.map(sum_f32).sum(),
+            ReduceOp::Mean => parts.map(sum_f32).sum::<f64>() / inner as f64,
+            ReduceOp::Max => max_f32(&parts.map(max_f32).collect::<Vec<_>>()) as f64,
+            ReduceOp::Min => min_f32(&parts.map(min_f32).collect::<Vec<_>>()) as f64,
+        };
+        return match op {
+            // Max/min are exact f32 values; sums round once from f64.
+            ReduceOp::Max | ReduceOp::Min => with_out!(out, O => vec![O::from_num(r as f32)]),
+            _ => with_out!(out, O => vec![O::from_num(r)]),
+        };
+    }
+    match op {
+        ReduceOp::Sum => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, sum_f32)),
+        ReduceOp::Mean => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r| {
+            sum_f32(r) / inner as f64
+        })),
+        ReduceOp::Max => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, max_f32)),
+        ReduceOp::Min => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, min_f32)),
+    }
+}
+
+/// int32 and bool (as 0/1): sums are exact in i64 and wrap when stored as int32; an int32
+/// mean truncates toward zero; max/min of an empty row are ∓Infinity (0 as int32).
+fn reduce_int<T: Num>(op: ReduceOp, v: &[T], outer: usize, inner: usize, out: DType) -> CpuData {
+    fn sum<T: Num>(r: &[T]) -> i64 {
+        r.iter().fold(0i64, |s, &x| s.wrapping_add(x.to_i32() as i64))
+    }
+    match op {
+        ReduceOp::Sum => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, sum::<T>)),
+        ReduceOp::Mean => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r| {
+            sum(r) as f64 / inner as f64
+        })),
+        ReduceOp::Max => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r: &[T]| {
+            match r.iter().map(|x| x.to_i32()).max() {
+                Some(m) => m as f64,
+                None => f64::NEG_INFINITY,
+            }
+        })),
+        ReduceOp::Min => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r: &[T]| {
+            match r.iter().map(|x| x.to_i32()).min() {
+                Some(m) => m as f64,
+                None => f64::INFINITY,
+            }
+        })),
+    }
+}
+
+pub(crate) fn arg_reduce(
+    op: ArgOp,
+    x: &CpuData,
+    outer: usize,
+    axis: usize,
+    inner: usize,
+) -> Result<CpuData> {
+    if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len()) {
+        bail!("cpu argReduce: [{outer}, {axis}, {inner}] does not match {} values", x.len());
+    }
+    let max = op == ArgOp::ArgMax;
+    Ok(CpuData::I32(match x {
+        CpuData::F32(v) => {
+            if max {
+                arg_typed(v, outer, axis, inner, |a, b| a > b)
+            } else {
+                arg_typed(v, outer, axis, inner, |a, b| a < b)
+            }
+        }
+        CpuData::I32(v) => {
+            if max {
+                arg_typed(v, outer, axis, inner, |a, b| a > b)
+            } else {
+                arg_typed(v, outer, axis, inner, |a, b| a < b)
+            }
+        }
+        CpuData::Bool(v) => {
+            if max {
+                arg_typed(v, outer, axis, inner, |a, b| a > b)
+            } else {
+                arg_typed(v, outer, axis, inner, |a, b| a < b)
+            }
+        }
+    }))
+}
+
+/// `better(candidate, best)` replaces the best so far; strict, so ties keep the first index,
+/// and a NaN never replaces anything (nor is replaced once it is first), as in tfjs.
+fn arg_typed<T: Copy + Send + Sync>(
+    v: &[T],
+    outer: usize,
+    axis: usize,
+    inner: usize,
+    better: impl Fn(T, T) -> bool + Sync + Send + Copy,
+) -> Vec<i32> {
+    let mut out = vec![0i32; outer * inner];
+    if axis <= 1 || out.is_empty() {
+        return out;
+    }
+    let block = axis * inner;
+    if inner == 1 {
+        let one = |(o, slot): (usize, &mut i32)| {
+            let row = &v[o * axis..(o + 1) * axis];
+            let mut best = row[0];
+            let mut bi = 0usize;
+            for (i, &x) in row.iter().enumerate().skip(1) {
+                if better(x, best) {
+                    best = x;
+                    bi = i;
+                }
+            }
+            *slot = bi as i32;
+        };
+        if v.len() >= PAR_THRESHOLD && outer > 1 {
+            let min = PAR_CHUNK.div_ceil(axis).max(1);
+            out.par_iter_mut().enumerate().with_min_len(min).for_each(one);
+        } else {
+            out.iter_mut().enumerate().for_each(one);
+        }
+        return out;
+    }
+    // Scan rows of `inner` values, keeping the best per column: contiguous, cache-friendly.
+    let one = |best: &mut Vec<T>, (o, orow): (usize, &mut [i32])| {
+        let base = o * block;
+        best.clear();
+        best.extend_from_slice(&v[base..base + inner]);
+        for a in 1..axis {
+            let row = &v[base + a * inner..base + (a + 1) * inner];
+            for ((b, slot), &x) in best.iter_mut().zip(orow.iter_mut()).zip(row) {
+                if better(x, *b) {
+                    *b = x;
+                    *slot = a as i32;
+                }
+            }
+        }
+    };
+    if v.len() >= PAR_THRESHOLD && outer > 1 {
+        out.par_chunks_mut(inner)
+            .enumerate()
+            .for_each_init(|| Vec::with_capacity(inner), one);
+    } else {
+        let mut best = Vec::with_capacity(inner);
+        for item in out.chunks_mut(inner).enumerate() {
+            one(&mut best, item);
+        }
+    }
+    out
+}
+
+pub(crate) fn softmax(x: &CpuData, outer: usize, inner: usize) -> Result<CpuData> {
+    let owned;
+    let v: &[f32] = match x {
+        CpuData::F32(v) => v,
+        other => {
+            owned = crate::elementwise::cast(other, DType::Float32);
+            match &owned {
+                CpuData::F32(v) => v,
+                _ => bail!("cpu softmax: cast to float32 failed"),
+            }
+        }
+    };
+    if outer.checked_mul(inner) != Some(v.len()) {
+        bail!("cpu softmax: [{outer}, {inner}] does not match {} values", v.len());
+    }
+    let mut out = vec![0f32; v.len()];
+    if inner == 0 {
+        return Ok(CpuData::F32(out));
+    }
+    let row = |(y, x): (&mut [f32], &[f32])| {
+        // tfjs: exp(x - max(x)) / sum(exp(x - max(x))), the sum taken in f64.
+        let m = max_f32(x);
+        let mut s = 0f64;
+        for (o, &xi) in y.iter_mut().zip(x) {
+            let e = (xi - m).exp();
+            *o = e;
+            s += e as f64;
+        }
+        let s = s as f32;
+        for o in y.iter_mut() {
+            *o /= s;
+        }
+    };
+    if v.len() >= PAR_THRESHOLD && outer > 1 {
+        let min = PAR_CHUNK.div_ceil(inner).max(1);
+        out.par_chunks_mut(inner).zip(v.par_chunks(inner)).with_min_len(min).for_each(row);
+    } else {
+        out.chunks_mut(inner).zip(v.chunks(inner)).for_each(row);
+    }
+    Ok(CpuData::F32(out))
+}

@@ -1,0 +1,511 @@
+//! The process-wide GPU: device and queue, pipeline cache, buffer pools, and the batch of
+//! recorded-but-unsubmitted work.
+//!
+//! Work is recorded as a list of [`Op`]s, not straight into an encoder: at a flush (every
+//! [`BATCH`] dispatches, at a readback, or when the pool is released) the list becomes one
+//! command encoder with one compute pass per run of dispatches, one uniform buffer holding every
+//! dispatch's parameters (each at its own 256-byte slot, bound with a dynamic offset), and one
+//! `queue.submit`. Parameters are therefore written once per submit into a fresh buffer
+//! (`create_buffer_init`, i.e. mapped at creation), never rewritten while commands that read
+//! them are pending.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use tidytensor_core::{bail, Error, Result};
+use wgpu::util::DeviceExt;
+
+use crate::pool::{size_class, Pool};
+
+/// Dispatches recorded before a submit. tfjs-webgpu uses 15, CubeCL 32; lavapipe costs
+/// ~60-80 µs per dispatch whatever the batch, and a real GPU starts work sooner with a
+/// moderate batch.
+pub(crate) const BATCH: usize = 32;
+/// Parameter words per dispatch (a 256-byte uniform slot); 60 and 61 are NaN and +Infinity.
+pub(crate) const PARAM_WORDS: usize = 64;
+pub(crate) const USER_PARAM_WORDS: usize = 60;
+/// Most storage inputs a kernel takes.
+pub(crate) const MAX_INPUTS: usize = 2;
+/// Threads per workgroup of the 1-D elementwise kernels.
+pub(crate) const WG: u32 = 256;
+
+/// A pooled GPU buffer held by a tensor or a kernel temporary.
+pub(crate) struct RawBuf {
+    pub buf: wgpu::Buffer,
+    pub class: u64,
+    /// Bytes asked for (4-byte aligned, at least 4): what bindings and copies cover.
+    pub bytes: u64,
+}
+
+enum Op {
+    Dispatch {
+        pipeline: wgpu::ComputePipeline,
+        n_inputs: usize,
+        /// Inputs then output, with their binding sizes.
+        buffers: Vec<(wgpu::Buffer, u64)>,
+        slot: u32,
+        groups: (u32, u32, u32),
+    },
+    Copy {
+        src: wgpu::Buffer,
+        src_offset: u64,
+        dst: wgpu::Buffer,
+        dst_offset: u64,
+        size: u64,
+    },
+}
+
+pub(crate) struct State {
+    pub storage: Pool,
+    pub staging: Pool,
+    ops: Vec<Op>,
+    params: Vec<u32>,
+    dispatches: usize,
+}
+
+pub(crate) struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    /// Bind group and pipeline layouts by number of inputs (index 0 unused).
+    layouts: Vec<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>,
+    pipelines: Mutex<HashMap<String, wgpu::ComputePipeline>>,
+    state: Mutex<State>,
+    /// Bytes asked for by live tensor storages (`numBytesInGPU`).
+    pub live_bytes: AtomicU64,
+    /// Uncaptured wgpu errors since the last check.
+    errors: Arc<Mutex<Vec<String>>>,
+    lost: Arc<Mutex<Option<String>>>,
+    param_stride: u64,
+}
+
+static GPU: OnceLock<std::result::Result<Arc<Gpu>, String>> = OnceLock::new();
+
+/// The shared device, created on first use. An error (no adapter) is remembered.
+pub(crate) fn gpu() -> Result<Arc<Gpu>> {
+    GPU.get_or_init(|| Gpu::init().map(Arc::new)).clone().map_err(Error::new)
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Gpu {
+    fn init() -> std::result::Result<Gpu, String> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        // Vulkan on Linux (software Vulkan = lavapipe); GL is not compiled in. WGPU_BACKEND
+        // (via `with_env`) overrides the set.
+        desc.backends = if cfg!(any(target_os = "linux", target_os = "android", target_os = "windows")) {
+            if cfg!(target_os = "windows") {
+                wgpu::Backends::VULKAN | wgpu::Backends::DX12
+            } else {
+                wgpu::Backends::VULKAN
+            }
+        } else {
+            wgpu::Backends::PRIMARY
+        };
+        let desc = desc.with_env();
+        let instance = wgpu::Instance::new(desc);
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| format!("wgpu backend: no GPU adapter found ({e})"))?;
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("tidytensor"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| format!("wgpu backend: could not open the GPU device {} ({e})", info.name))?;
+
+        let errors: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut v = lock(&sink);
+            if v.len() < 16 {
+                v.push(e.to_string());
+            }
+        }));
+        let lost: Arc<Mutex<Option<String>>> = Arc::default();
+        let sink = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            *lock(&sink) = Some(format!("{reason:?}: {msg}"));
+        });
+
+        let mut layouts = Vec::new();
+        for n in 0..=MAX_INPUTS {
+            let mut entries = Vec::new();
+            for b in 0..=n {
+                entries.push(wgpu::BindGroupLayoutEntry {
+                    binding: b as u32,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: b < n },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                });
+            }
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: n as u32 + 1,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(PARAM_WORDS as u64 * 4),
+                },
+                count: None,
+            });
+            let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: None,
+                entries: &entries,
+            });
+            let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: None,
+                bind_group_layouts: &[Some(&bgl)],
+                immediate_size: 0,
+            });
+            layouts.push((bgl, pl));
+        }
+        let param_stride = (PARAM_WORDS as u64 * 4).max(limits.min_uniform_buffer_offset_alignment as u64);
+        Ok(Gpu {
+            device,
+            queue,
+            info,
+            limits,
+            layouts,
+            pipelines: Mutex::default(),
+            state: Mutex::new(State {
+                storage: Pool::default(),
+                staging: Pool::default(),
+                ops: Vec::new(),
+                params: Vec::new(),
+                dispatches: 0,
+            }),
+            live_bytes: AtomicU64::new(0),
+            errors,
+            lost,
+            param_stride,
+        })
+    }
+
+    fn check_lost(&self) -> Result<()> {
+        if let Some(why) = &*lock(&self.lost) {
+            bail!("wgpu backend: the GPU device was lost ({why}); GPU tensors are gone, restart the process or use the cpu backend");
+        }
+        Ok(())
+    }
+
+    /// Errors wgpu reported outside error scopes since the last call, as one `Err`.
+    pub fn check_errors(&self) -> Result<()> {
+        self.check_lost()?;
+        let errs = std::mem::take(&mut *lock(&self.errors));
+        if !errs.is_empty() {
+            bail!("wgpu backend: GPU error: {}", errs.join("; "));
+        }
+        Ok(())
+    }
+
+    /// The batch state, or an error once the device is lost.
+    pub fn state(&self) -> Result<MutexGuard<'_, State>> {
+        self.check_lost()?;
+        Ok(lock(&self.state))
+    }
+
+    pub fn max_binding(&self) -> u64 {
+        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+    }
+
+    /// Refuses a buffer larger than one storage binding may be.
+    pub fn check_size(&self, bytes: u64) -> Result<()> {
+        let max = self.max_binding();
+        if bytes > max {
+            bail!("wgpu backend: tensor of {bytes} bytes exceeds the GPU's max storage binding size of {max} bytes");
+        }
+        Ok(())
+    }
+
+    /// A storage buffer of at least `bytes` bytes from the pool (or a new one).
+    pub fn alloc(&self, st: &mut State, bytes: u64) -> Result<RawBuf> {
+        let bytes = bytes.max(4).next_multiple_of(4);
+        self.check_size(bytes)?;
+        let mut class = size_class(bytes);
+        if class > self.limits.max_buffer_size {
+            class = bytes;
+        }
+        if let Some(buf) = st.storage.take(class) {
+            return Ok(RawBuf { buf, class, bytes });
+        }
+        let buf = self.create(class, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST, st)?;
+        st.storage.created(class);
+        Ok(RawBuf { buf, class, bytes })
+    }
+
+    /// Creates a buffer; out of memory becomes an `Err` (after one retry with the pool emptied).
+    fn create(&self, size: u64, usage: wgpu::BufferUsages, st: &mut State) -> Result<wgpu::Buffer> {
+        for attempt in 0..2 {
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size,
+                usage,
+                mapped_at_creation: false,
+            });
+            match pollster::block_on(scope.pop()) {
+                None => return Ok(buf),
+                Some(e) if attempt == 0 => {
+                    let _ = e;
+                    st.storage.release_free();
+                    st.staging.release_free();
+                }
+                Some(e) => bail!("wgpu backend: out of GPU memory allocating {size} bytes ({e})"),
+            }
+        }
+        unreachable!("the loop returns")
+    }
+
+    /// Gives a buffer back to the pool; reusable after the next submit if work is pending.
+    pub fn give_back(&self, st: &mut State, b: RawBuf) {
+        let deferred = !st.ops.is_empty();
+        st.storage.give_back(b.class, b.buf, deferred);
+    }
+
+    /// Gives a tensor's buffer back (from `Drop`, so it takes the lock itself).
+    pub fn release(&self, b: RawBuf) {
+        let mut st = lock(&self.state);
+        self.give_back(&mut st, b);
+    }
+
+    /// The pipeline for `key`, compiled from `source()` on first use. A shader or pipeline
+    /// that wgpu rejects is an `Err`, never a panic.
+    pub fn pipeline(&self, key: &str, n_inputs: usize, source: impl FnOnce() -> String) -> Result<wgpu::ComputePipeline> {
+        if let Some(p) = lock(&self.pipelines).get(key) {
+            return Ok(p.clone());
+        }
+        let src = source();
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(key),
+            source: wgpu::ShaderSource::Wgsl(src.into()),
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(key),
+            layout: Some(&self.layouts[n_inputs].1),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            bail!("wgpu backend: could not build the GPU kernel '{key}': {e}");
+        }
+        lock(&self.pipelines).insert(key.to_string(), pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// Workgroup grid for `groups` workgroups of a 1-D launch: more than the per-dimension
+    /// limit (65,535) spills into y; shaders compute the flat index and bounds-check it.
+    pub fn grid(&self, groups: u64) -> Result<(u32, u32, u32)> {
+        let max = self.limits.max_compute_workgroups_per_dimension as u64;
+        let groups = groups.max(1);
+        if groups <= max {
+            return Ok((groups as u32, 1, 1));
+        }
+        let y = groups.div_ceil(max);
+        if y > max {
+            bail!("wgpu backend: a launch of {groups} workgroups exceeds the GPU's grid limits");
+        }
+        Ok((max as u32, y as u32, 1))
+    }
+
+    /// Records one dispatch: `inputs` then `output` are bound at 0..=n; `params` (at most 60
+    /// words) go to the uniform slot.
+    pub fn dispatch(
+        &self,
+        st: &mut State,
+        pipeline: wgpu::ComputePipeline,
+        inputs: &[(&wgpu::Buffer, u64)],
+        output: (&wgpu::Buffer, u64),
+        params: &[u32],
+        groups: (u32, u32, u32),
+    ) -> Result<()> {
+        debug_assert!(params.len() <= USER_PARAM_WORDS && inputs.len() <= MAX_INPUTS);
+        let words = (self.param_stride / 4) as usize;
+        let slot = (st.params.len() / words) as u32;
+        let start = st.params.len();
+        st.params.resize(start + words, 0);
+        st.params[start..start + params.len()].copy_from_slice(params);
+        st.params[start + 60] = f32::NAN.to_bits();
+        st.params[start + 61] = f32::INFINITY.to_bits();
+        let mut buffers: Vec<(wgpu::Buffer, u64)> = inputs.iter().map(|(b, s)| ((*b).clone(), *s)).collect();
+        buffers.push((output.0.clone(), output.1));
+        st.ops.push(Op::Dispatch { pipeline, n_inputs: inputs.len(), buffers, slot, groups });
+        st.dispatches += 1;
+        Ok(())
+    }
+
+    /// Records a buffer-to-buffer copy (4-byte aligned offsets and size).
+    pub fn copy(&self, st: &mut State, src: &wgpu::Buffer, src_offset: u64, dst: &wgpu::Buffer, dst_offset: u64, size: u64) {
+        if size > 0 {
+            st.ops.push(Op::Copy { src: src.clone(), src_offset, dst: dst.clone(), dst_offset, size });
+        }
+    }
+
+    /// Submits when the batch is full.
+    pub fn maybe_flush(&self, st: &mut State) -> Result<()> {
+        if st.dispatches >= BATCH {
+            self.flush(st)?;
+        }
+        Ok(())
+    }
+
+    /// Encodes and submits everything recorded; pending buffers become reusable.
+    pub fn flush(&self, st: &mut State) -> Result<Option<wgpu::SubmissionIndex>> {
+        if st.ops.is_empty() {
+            st.storage.submitted();
+            return Ok(None);
+        }
+        let ops = std::mem::take(&mut st.ops);
+        let params = std::mem::take(&mut st.params);
+        st.dispatches = 0;
+        let uniforms = (!params.is_empty()).then(|| {
+            self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("tidytensor params"),
+                contents: bytemuck::cast_slice(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
+        });
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        let mut i = 0;
+        while i < ops.len() {
+            match &ops[i] {
+                Op::Copy { src, src_offset, dst, dst_offset, size } => {
+                    enc.copy_buffer_to_buffer(src, *src_offset, dst, *dst_offset, *size);
+                    i += 1;
+                }
+                Op::Dispatch { .. } => {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+                    while let Some(Op::Dispatch { pipeline, n_inputs, buffers, slot, groups }) = ops.get(i) {
+                        let ubuf = uniforms.as_ref().expect("dispatches have parameters");
+                        let mut entries: Vec<wgpu::BindGroupEntry> = buffers
+                            .iter()
+                            .enumerate()
+                            .map(|(b, (buf, size))| wgpu::BindGroupEntry {
+                                binding: b as u32,
+                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer: buf,
+                                    offset: 0,
+                                    size: wgpu::BufferSize::new(*size),
+                                }),
+                            })
+                            .collect();
+                        entries.push(wgpu::BindGroupEntry {
+                            binding: *n_inputs as u32 + 1,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: ubuf,
+                                offset: 0,
+                                size: wgpu::BufferSize::new(PARAM_WORDS as u64 * 4),
+                            }),
+                        });
+                        let bg = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: None,
+                            layout: &self.layouts[*n_inputs].0,
+                            entries: &entries,
+                        });
+                        pass.set_pipeline(pipeline);
+                        pass.set_bind_group(0, &bg, &[(*slot as u64 * self.param_stride) as u32]);
+                        pass.dispatch_workgroups(groups.0, groups.1, groups.2);
+                        i += 1;
+                    }
+                }
+            }
+        }
+        let idx = self.queue.submit([enc.finish()]);
+        st.storage.submitted();
+        st.staging.submitted();
+        Ok(Some(idx))
+    }
+
+    /// Copies `bytes` bytes of `src` back to the host: submits pending work, copies into a
+    /// MAP_READ staging buffer, maps it and waits.
+    pub fn read_bytes(&self, src: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let (staging, class, idx) = {
+            let mut st = self.state()?;
+            let class = size_class(bytes).max(bytes);
+            let staging = match st.staging.take(class) {
+                Some(b) => b,
+                None => {
+                    let b = self.create(class, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, &mut st)?;
+                    st.staging.created(class);
+                    b
+                }
+            };
+            self.copy(&mut st, src, 0, &staging, 0, bytes);
+            let idx = self.flush(&mut st)?;
+            (staging, class, idx)
+        };
+        let result = self.map_read(&staging, bytes, idx);
+        if result.is_ok() {
+            lock(&self.state).staging.give_back(class, staging, false);
+        } else {
+            let mut st = lock(&self.state);
+            st.staging.allocated -= class;
+            staging.destroy();
+        }
+        let data = result?;
+        self.check_errors()?;
+        Ok(data)
+    }
+
+    fn map_read(&self, staging: &wgpu::Buffer, bytes: u64, idx: Option<wgpu::SubmissionIndex>) -> Result<Vec<u8>> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, 0..bytes, move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: idx, timeout: None })
+            .map_err(|e| Error::new(format!("wgpu backend: waiting for the GPU failed: {e}")))?;
+        self.check_lost()?;
+        rx.recv()
+            .map_err(|_| Error::new("wgpu backend: the GPU readback was cancelled"))?
+            .map_err(|e| Error::new(format!("wgpu backend: mapping the readback buffer failed: {e}")))?;
+        let data = {
+            let view = staging
+                .get_mapped_range(0..bytes)
+                .map_err(|e| Error::new(format!("wgpu backend: reading the mapped buffer failed: {e:?}")))?;
+            view.to_vec()
+        };
+        staging.unmap();
+        Ok(data)
+    }
+
+    /// Submits pending work, then destroys every free pooled buffer.
+    pub fn release_pool(&self) -> Result<()> {
+        let mut st = self.state()?;
+        self.flush(&mut st)?;
+        st.storage.release_free();
+        st.staging.release_free();
+        Ok(())
+    }
+
+    /// (numBytesInGPU, numBytesInGPUAllocated, numBytesInGPUFree).
+    pub fn memory(&self) -> (u64, u64, u64) {
+        let st = lock(&self.state);
+        (
+            self.live_bytes.load(Ordering::Relaxed),
+            st.storage.allocated + st.staging.allocated,
+            st.storage.free_bytes + st.staging.free_bytes,
+        )
+    }
+}

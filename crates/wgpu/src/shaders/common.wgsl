@@ -1,0 +1,30 @@
+// Prepended to every kernel. Bindings: inputs X0..Xn-1 (read-only storage), output Y, and
+// the 256-byte parameter block P (uniform, dynamic offset). Words 0..59 are the kernel's own
+// parameters; words 60/61 hold NaN and +Infinity, passed in at run time because WGSL constant
+// expressions may not produce them.
+@group(0) @binding($PB) var<uniform> P: array<vec4<u32>, 16>;
+
+fn p(i: u32) -> u32 { return P[i >> 2u][i & 3u]; }
+fn nan_f() -> f32 { return bitcast<f32>(P[15].x); }
+fn inf_f() -> f32 { return bitcast<f32>(P[15].y); }
+
+// NaN/Infinity tests on the bits: comparisons may be optimised on the assumption of no NaN.
+fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
+
+// JavaScript ToInt32 (what storing into an Int32Array does): truncate toward zero, wrap
+// modulo 2^32, NaN and +-Infinity become 0. WGSL's i32(f32) saturates instead.
+fn f2i(x: f32) -> i32 {
+    if ((bitcast<u32>(x) & 0x7fffffffu) >= 0x7f800000u) { return 0; }
+    if (abs(x) < 2147483648.0) { return i32(x); }
+    // |x| >= 2^31 is an integer; every step below is exact in f32.
+    let r = x - floor(x / 4294967296.0) * 4294967296.0;
+    return bitcast<i32>(u32(r));
+}
+
+// x != 0 as tfjs stores a bool (NaN is true).
+fn f2b(x: f32) -> u32 { return select(0u, 1u, (bitcast<u32>(x) & 0x7fffffffu) != 0u); }
+fn i2b(x: i32) -> u32 { return select(0u, 1u, x != 0); }
+
+// Workgroup number in a 1-D launch spread over a 2-D grid (>65,535 workgroups).
+fn flat(wid: vec3<u32>, nwg: vec3<u32>) -> u32 { return wid.y * nwg.x + wid.x; }

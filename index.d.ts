@@ -1,0 +1,356 @@
+// Type definitions for tidytensor: the TensorFlow.js 4.22 API subset it implements, with the
+// same names and shapes as @tensorflow/tfjs-core's typings so code type-checks unchanged.
+
+export type DataType = 'float32' | 'int32' | 'bool' | 'complex64' | 'string';
+export type NumericDataType = 'float32' | 'int32' | 'bool' | 'complex64';
+
+export interface DataTypeMap {
+  float32: Float32Array;
+  int32: Int32Array;
+  bool: Uint8Array;
+  complex64: Float32Array;
+  string: string[];
+}
+export type DataTypeFor<T extends number | string | boolean> =
+  T extends number | boolean ? NumericDataType : T extends string ? DataType : never;
+export type TypedArray = Float32Array | Int32Array | Uint8Array;
+export type DataValues = DataTypeMap[DataType];
+export type BackendValues = Float32Array | Int32Array | Uint8Array | Uint8Array[];
+
+export enum Rank {
+  R0 = 'R0',
+  R1 = 'R1',
+  R2 = 'R2',
+  R3 = 'R3',
+  R4 = 'R4',
+  R5 = 'R5',
+  R6 = 'R6',
+}
+
+export interface ShapeMap {
+  R0: number[];
+  R1: [number];
+  R2: [number, number];
+  R3: [number, number, number];
+  R4: [number, number, number, number];
+  R5: [number, number, number, number, number];
+  R6: [number, number, number, number, number, number];
+}
+
+export interface ArrayMap {
+  R0: number;
+  R1: number[];
+  R2: number[][];
+  R3: number[][][];
+  R4: number[][][][];
+  R5: number[][][][][];
+  R6: number[][][][][][];
+}
+
+export interface RecursiveArray<T extends any> {
+  [index: number]: T | RecursiveArray<T>;
+}
+
+export type ScalarLike = number | boolean | string | Uint8Array;
+export type TensorLike =
+  | TypedArray
+  | number
+  | boolean
+  | string
+  | RecursiveArray<number | number[] | TypedArray>
+  | RecursiveArray<boolean>
+  | RecursiveArray<string>
+  | Uint8Array[];
+export type TensorLike1D = TypedArray | number[] | boolean[] | string[] | Uint8Array[];
+export type TensorLike2D = TypedArray | number[] | number[][] | boolean[] | boolean[][] |
+  string[] | string[][] | Uint8Array[] | Uint8Array[][];
+export type TensorLike3D = TypedArray | number[] | number[][][] | boolean[] | boolean[][][] |
+  string[] | string[][][] | Uint8Array[] | Uint8Array[][][];
+export type TensorLike4D = TypedArray | number[] | number[][][][] | boolean[] |
+  boolean[][][][] | string[] | string[][][][] | Uint8Array[] | Uint8Array[][][][];
+export type TensorLike5D = TypedArray | number[] | number[][][][][] | boolean[] |
+  boolean[][][][][] | string[] | string[][][][][] | Uint8Array[] | Uint8Array[][][][][];
+export type TensorLike6D = TypedArray | number[] | number[][][][][][] | boolean[] |
+  boolean[][][][][][] | string[] | string[][][][][][] | Uint8Array[] | Uint8Array[][][][][];
+
+export declare class Tensor<R extends Rank = Rank> {
+  /** Unique id of this tensor (increasing). */
+  readonly id: number;
+  readonly shape: ShapeMap[R];
+  readonly size: number;
+  readonly dtype: DataType;
+  readonly rankType: R;
+  kept: boolean;
+  readonly strides: number[];
+  get rank(): number;
+  get isDisposed(): boolean;
+
+  throwIfDisposed(): void;
+  data<D extends DataType = NumericDataType>(): Promise<DataTypeMap[D]>;
+  dataSync<D extends DataType = NumericDataType>(): DataTypeMap[D];
+  array(): Promise<ArrayMap[R]>;
+  arraySync(): ArrayMap[R];
+  dispose(): void;
+  print(verbose?: boolean): void;
+  toString(verbose?: boolean): string;
+  clone<T extends Tensor>(this: T): T;
+  cast<T extends this>(dtype: DataType): T;
+  asType<T extends this>(this: T, dtype: DataType): T;
+
+  // chained ops
+  add<T extends Tensor>(b: Tensor | TensorLike): T;
+  sub<T extends Tensor>(b: Tensor | TensorLike): T;
+  mul<T extends Tensor>(b: Tensor | TensorLike): T;
+  div<T extends Tensor>(b: Tensor | TensorLike): T;
+  maximum<T extends Tensor>(b: Tensor | TensorLike): T;
+  minimum<T extends Tensor>(b: Tensor | TensorLike): T;
+  pow<T extends Tensor>(exp: Tensor | TensorLike): T;
+  neg<T extends Tensor>(this: T): T;
+  square<T extends Tensor>(this: T): T;
+  sqrt<T extends Tensor>(this: T): T;
+  exp<T extends Tensor>(this: T): T;
+  log<T extends Tensor>(this: T): T;
+  abs<T extends Tensor>(this: T): T;
+  relu<T extends Tensor>(this: T): T;
+  sigmoid<T extends Tensor>(this: T): T;
+  tanh<T extends Tensor>(this: T): T;
+  matMul<T extends Tensor>(b: Tensor | TensorLike, transposeA?: boolean,
+    transposeB?: boolean): T;
+  sum<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
+  mean<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
+  max<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
+  min<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
+  argMax<T extends Tensor>(axis?: number): T;
+  argMin<T extends Tensor>(axis?: number): T;
+  softmax<T extends Tensor>(this: T, dim?: number): T;
+  reshape<R2 extends Rank>(newShape: ShapeMap[R2] | number[]): Tensor<R2>;
+  reshapeAs<T extends Tensor>(x: T): T;
+  expandDims<R2 extends Rank>(axis?: number): Tensor<R2>;
+  squeeze<T extends Tensor>(axis?: number[]): T;
+  transpose<T extends Tensor>(perm?: number[]): T;
+  concat<T extends Tensor>(tensors: T | Array<T | TensorLike>, axis?: number): T;
+  stack<T extends Tensor>(x: Tensor | Tensor[], axis?: number): Tensor;
+  slice<T extends Tensor>(this: T, begin: number | number[], size?: number | number[]): T;
+  gather<T extends Tensor>(this: T, indices: Tensor | TensorLike, axis?: number,
+    batchDims?: number): T;
+  oneHot(depth: number, onValue?: number, offValue?: number, dtype?: DataType): Tensor;
+  zerosLike<T extends Tensor>(this: T): T;
+  onesLike<T extends Tensor>(this: T): T;
+  flatten<T extends Tensor>(): Tensor1D;
+  asScalar<T extends Tensor>(): Scalar;
+  as1D<T extends Tensor>(): Tensor1D;
+  as2D<T extends Tensor>(rows: number, columns: number): Tensor2D;
+  as3D<T extends Tensor>(rows: number, columns: number, depth: number): Tensor3D;
+  as4D<T extends Tensor>(rows: number, columns: number, depth: number, depth2: number): Tensor4D;
+  as5D<T extends Tensor>(rows: number, columns: number, depth: number, depth2: number,
+    depth3: number): Tensor5D;
+}
+
+export type Scalar = Tensor<Rank.R0>;
+export type Tensor1D = Tensor<Rank.R1>;
+export type Tensor2D = Tensor<Rank.R2>;
+export type Tensor3D = Tensor<Rank.R3>;
+export type Tensor4D = Tensor<Rank.R4>;
+export type Tensor5D = Tensor<Rank.R5>;
+export type Tensor6D = Tensor<Rank.R6>;
+
+export declare class Variable<R extends Rank = Rank> extends Tensor<R> {
+  name: string;
+  trainable: boolean;
+  assign(newValue: Tensor<R>): void;
+}
+
+export type TensorContainer =
+  | void
+  | Tensor
+  | string
+  | number
+  | boolean
+  | TensorContainerObject
+  | TensorContainerArray
+  | Float32Array
+  | Int32Array
+  | Uint8Array;
+export interface TensorContainerObject {
+  [x: string]: TensorContainer;
+}
+export interface TensorContainerArray extends Array<TensorContainer> {}
+
+export interface NamedTensorMap {
+  [name: string]: Tensor;
+}
+export interface NamedVariableMap {
+  [name: string]: Variable;
+}
+
+export interface MemoryInfo {
+  numTensors: number;
+  numDataBuffers: number;
+  numBytes: number;
+  unreliable?: boolean;
+  reasons?: string[];
+  [backendField: string]: unknown;
+}
+
+export interface KernelInfo {
+  name: string;
+  bytesAdded: number;
+  totalBytesSnapshot: number;
+  tensorsAdded: number;
+  totalTensorsSnapshot: number;
+  inputShapes: number[][];
+  outputShapes: number[][];
+  kernelTimeMs: number | { error: string };
+  extraInfo: string;
+}
+
+export interface ProfileInfo {
+  newBytes: number;
+  newTensors: number;
+  peakBytes: number;
+  kernels: KernelInfo[];
+  result: TensorContainer;
+  kernelNames: string[];
+}
+
+export interface TimingInfo {
+  kernelMs: number | { error: string };
+  wallMs: number;
+  [key: string]: unknown;
+}
+
+export interface Backend {
+  readonly name: string;
+  memory(): MemoryInfo;
+  numDataIds(): number;
+}
+
+export interface Engine {
+  startScope(name?: string): void;
+  endScope(result?: TensorContainer): void;
+  keep<T extends Tensor>(result: T): T;
+  dispose(container: TensorContainer): void;
+  tidy<T extends TensorContainer>(nameOrFn: string | ScopeFn<T>, fn?: ScopeFn<T>): T;
+  memory(): MemoryInfo;
+  profile(query: () => TensorContainer | Promise<TensorContainer>): Promise<ProfileInfo>;
+  time(query: () => void): Promise<TimingInfo>;
+  disposeVariables(): void;
+  readonly registeredVariables: NamedVariableMap;
+  readonly backendName: string;
+  readonly backend: Backend;
+  readonly backendNames: string[];
+  setBackend(backendName: string): Promise<boolean>;
+  ready(): Promise<void>;
+}
+
+export type ScopeFn<T extends TensorContainer> = () => T;
+
+// ------------------------------------------------------------------------------------------
+// Creation
+
+export function tensor<R extends Rank>(values: TensorLike, shape?: ShapeMap[R],
+  dtype?: DataType): Tensor<R>;
+export function scalar(value: number | boolean | string | Uint8Array, dtype?: DataType): Scalar;
+export function tensor1d(values: TensorLike1D, dtype?: DataType): Tensor1D;
+export function tensor2d(values: TensorLike2D, shape?: [number, number],
+  dtype?: DataType): Tensor2D;
+export function tensor3d(values: TensorLike3D, shape?: [number, number, number],
+  dtype?: DataType): Tensor3D;
+export function tensor4d(values: TensorLike4D, shape?: [number, number, number, number],
+  dtype?: DataType): Tensor4D;
+export function tensor5d(values: TensorLike5D,
+  shape?: [number, number, number, number, number], dtype?: DataType): Tensor5D;
+export function tensor6d(values: TensorLike6D,
+  shape?: [number, number, number, number, number, number], dtype?: DataType): Tensor6D;
+export function zeros<R extends Rank>(shape: ShapeMap[R], dtype?: DataType): Tensor<R>;
+export function ones<R extends Rank>(shape: ShapeMap[R], dtype?: DataType): Tensor<R>;
+export function fill<R extends Rank>(shape: ShapeMap[R], value: number | string | boolean,
+  dtype?: DataType): Tensor<R>;
+export function zerosLike<T extends Tensor>(x: T | TensorLike): T;
+export function onesLike<T extends Tensor>(x: T | TensorLike): T;
+export function range(start: number, stop: number, step?: number,
+  dtype?: 'float32' | 'int32'): Tensor1D;
+export function linspace(start: number, stop: number, num: number): Tensor1D;
+export function eye(numRows: number, numColumns?: number,
+  batchShape?: [number] | [number, number] | [number, number, number] | null,
+  dtype?: DataType): Tensor2D;
+export function oneHot(indices: Tensor | TensorLike, depth: number, onValue?: number,
+  offValue?: number, dtype?: DataType): Tensor;
+export function randomNormal<R extends Rank>(shape: ShapeMap[R], mean?: number,
+  stdDev?: number, dtype?: 'float32' | 'int32', seed?: number): Tensor<R>;
+export function randomUniform<R extends Rank>(shape: ShapeMap[R], minval?: number,
+  maxval?: number, dtype?: DataType, seed?: number | string): Tensor<R>;
+export function truncatedNormal<R extends Rank>(shape: ShapeMap[R], mean?: number,
+  stdDev?: number, dtype?: 'float32' | 'int32', seed?: number): Tensor<R>;
+export function clone<T extends Tensor>(x: T | TensorLike): T;
+export function cast<T extends Tensor>(x: T | TensorLike, dtype: DataType): T;
+export function reshape<R extends Rank>(x: Tensor | TensorLike, shape: ShapeMap[R] | number[]):
+  Tensor<R>;
+
+// ------------------------------------------------------------------------------------------
+// Operations
+
+export function neg<T extends Tensor>(x: T | TensorLike): T;
+export function square<T extends Tensor>(x: T | TensorLike): T;
+export function sqrt<T extends Tensor>(x: T | TensorLike): T;
+export function exp<T extends Tensor>(x: T | TensorLike): T;
+export function log<T extends Tensor>(x: T | TensorLike): T;
+export function abs<T extends Tensor>(x: T | TensorLike): T;
+export function relu<T extends Tensor>(x: T | TensorLike): T;
+export function sigmoid<T extends Tensor>(x: T | TensorLike): T;
+export function tanh<T extends Tensor>(x: T | TensorLike): T;
+export function add<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
+export function sub<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
+export function mul<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
+export function div<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
+export function maximum<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
+export function minimum<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
+export function pow<T extends Tensor>(base: Tensor | TensorLike, exp: Tensor | TensorLike): T;
+export function matMul<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike,
+  transposeA?: boolean, transposeB?: boolean): T;
+export function sum<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
+  keepDims?: boolean): T;
+export function mean<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
+  keepDims?: boolean): T;
+export function max<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
+  keepDims?: boolean): T;
+export function min<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
+  keepDims?: boolean): T;
+export function argMax<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
+export function argMin<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
+export function softmax<T extends Tensor>(logits: T | TensorLike, dim?: number): T;
+export function expandDims<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
+export function squeeze<T extends Tensor>(x: Tensor | TensorLike, axis?: number[]): T;
+export function transpose<T extends Tensor>(x: T | TensorLike, perm?: number[]): T;
+export function concat<T extends Tensor>(tensors: Array<T | TensorLike>, axis?: number): T;
+export function stack<T extends Tensor>(tensors: Array<T | TensorLike>, axis?: number): Tensor;
+export function slice<R extends Rank, T extends Tensor<R>>(x: T | TensorLike,
+  begin: number | number[], size?: number | number[]): T;
+export function gather<T extends Tensor>(x: T | TensorLike, indices: Tensor | TensorLike,
+  axis?: number, batchDims?: number): T;
+
+// ------------------------------------------------------------------------------------------
+// Engine
+
+export function tidy<T extends TensorContainer>(nameOrFn: string | ScopeFn<T>,
+  fn?: ScopeFn<T>): T;
+export function keep<T extends Tensor>(result: T): T;
+export function dispose(container: TensorContainer): void;
+export function memory(): MemoryInfo;
+export function profile(f: () => (TensorContainer | Promise<TensorContainer>)):
+  Promise<ProfileInfo>;
+export function time(f: () => void): Promise<TimingInfo>;
+export function engine(): Engine;
+export function variable<R extends Rank>(initialValue: Tensor<R>, trainable?: boolean,
+  name?: string, dtype?: DataType): Variable<R>;
+export function disposeVariables(): void;
+export function getBackend(): string;
+export function setBackend(backendName: string): Promise<boolean>;
+export function ready(): Promise<void>;
+export function backend(): Backend;
+export function findBackend(name: string): { name: string } | null;
+export function enableProdMode(): void;
+export function enableDebugMode(): void;
+
+export declare const version: { [packageName: string]: string };
+export declare const version_core: string;

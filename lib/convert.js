@@ -1,0 +1,218 @@
+'use strict';
+// JavaScript values -> native tensors: dtype inference, shape inference and checks, flattening.
+// The rules and error texts are those of tfjs 4.22 (`tensor()`, `convertToTensor`), except that
+// ragged nested arrays are always rejected (tfjs only checks them in debug mode and otherwise
+// builds a tensor with missing values).
+const native = require('./native');
+const { Tensor, wrap } = require('./tensor');
+
+const STRING_UNSUPPORTED =
+  "tidytensor does not support 'string' tensors (only float32, int32 and bool)";
+
+function isTypedArray(a) {
+  return a instanceof Float32Array || a instanceof Int32Array || a instanceof Uint8Array ||
+    a instanceof Uint8ClampedArray;
+}
+
+function isString(v) {
+  return typeof v === 'string' || v instanceof String;
+}
+
+function inferDtype(values) {
+  while (Array.isArray(values)) values = values[0];
+  if (values instanceof Float32Array) return 'float32';
+  if (values instanceof Int32Array || values instanceof Uint8Array ||
+      values instanceof Uint8ClampedArray) return 'int32';
+  if (typeof values === 'number') return 'float32';
+  if (isString(values)) return 'string';
+  if (typeof values === 'boolean') return 'bool';
+  return 'float32';
+}
+
+function assertShape(shape) {
+  for (let i = 0; i < shape.length; i++) {
+    const d = shape[i];
+    if (!(Number.isInteger(d) && d >= 0)) {
+      throw new Error(
+        `Tensor must have a shape comprised of positive integers but got shape [${shape}].`);
+    }
+  }
+}
+
+function sizeOf(shape) {
+  let n = 1;
+  for (let i = 0; i < shape.length; i++) n *= shape[i];
+  return n;
+}
+
+function inferShape(val) {
+  if (isTypedArray(val)) return [val.length];
+  if (!Array.isArray(val)) return [];
+  const shape = [];
+  let first = val;
+  while (Array.isArray(first) || isTypedArray(first)) {
+    shape.push(first.length);
+    first = first[0];
+  }
+  return shape;
+}
+
+function inconsistent(indices, msg) {
+  return new Error(`Element arr[${indices.join('][')}] ${msg}`);
+}
+
+// Checks that nested `val` has exactly `shape` (tfjs's messages) and writes its leaves into
+// `out` from `pos`; returns the next position.
+function flattenChecked(val, shape, dim, out, pos, dtype, path) {
+  const rank = shape.length;
+  if (!Array.isArray(val) && !isTypedArray(val)) {
+    if (dim !== rank) {
+      throw inconsistent(path, 'is a primitive, but should be an array/TypedArray of ' +
+        `${shape[dim]} elements`);
+    }
+    out[pos] = dtype === 'bool' ? (Math.round(val) !== 0 ? 1 : 0) : val;
+    return pos + 1;
+  }
+  if (dim === rank) {
+    throw inconsistent(path, `should be a primitive, but is an array of ${val.length} elements`);
+  }
+  if (val.length !== shape[dim]) {
+    throw inconsistent(path, `should have ${shape[dim]} elements, but has ${val.length} elements`);
+  }
+  if (dim === rank - 1) {
+    const n = val.length;
+    for (let i = 0; i < n; i++) {
+      const v = val[i];
+      if (typeof v !== 'number' && typeof v !== 'boolean' &&
+          (Array.isArray(v) || isTypedArray(v))) {
+        path.push(i);
+        throw inconsistent(path,
+          `should be a primitive, but is an array of ${v.length} elements`);
+      }
+      out[pos++] = dtype === 'bool' ? (Math.round(v) !== 0 ? 1 : 0) : v;
+    }
+    return pos;
+  }
+  for (let i = 0; i < val.length; i++) {
+    path.push(i);
+    pos = flattenChecked(val[i], shape, dim + 1, out, pos, dtype, path);
+    path.pop();
+  }
+  return pos;
+}
+
+function allocFor(dtype, n) {
+  if (dtype === 'float32') return new Float32Array(n);
+  if (dtype === 'int32') return new Int32Array(n);
+  return new Uint8Array(n);
+}
+
+function checkDtype(dtype) {
+  if (dtype === 'float32' || dtype === 'int32' || dtype === 'bool') return;
+  if (dtype === 'string') throw new Error(STRING_UNSUPPORTED);
+  if (dtype === 'complex64') {
+    throw new Error('Cannot construct a complex64 tensor directly. ' +
+      'Please use tf.complex(real, imag).');
+  }
+  throw new Error(`Unknown data type ${dtype}`);
+}
+
+// Typed array of `dtype` holding the values (flat or nested arrays, typed arrays, primitives).
+function toTypedArray(values, inferredShape, dtype) {
+  if (isTypedArray(values)) {
+    if ((dtype === 'float32' && values instanceof Float32Array) ||
+        (dtype === 'int32' && values instanceof Int32Array) ||
+        (dtype === 'bool' && values instanceof Uint8Array)) return values;
+    if (dtype === 'float32') return new Float32Array(values);
+    if (dtype === 'int32') return new Int32Array(values);
+    const out = new Uint8Array(values.length);
+    for (let i = 0; i < out.length; i++) out[i] = Math.round(values[i]) !== 0 ? 1 : 0;
+    return out;
+  }
+  if (!Array.isArray(values)) {
+    const out = allocFor(dtype, 1);
+    out[0] = dtype === 'bool' ? (Math.round(values) !== 0 ? 1 : 0) : values;
+    return out;
+  }
+  const out = allocFor(dtype, sizeOf(inferredShape));
+  flattenChecked(values, inferredShape, 0, out, 0, dtype, []);
+  return out;
+}
+
+function isTensorLikeValue(v) {
+  return isTypedArray(v) || Array.isArray(v) || typeof v === 'number' ||
+    typeof v === 'boolean' || typeof v === 'string';
+}
+
+// tfjs's makeTensor(values, shape, inferredShape, dtype): the shared body of tensor(),
+// scalar(), tensor1d() ... tensor6d().
+function makeTensor(values, shape, inferredShape, dtype) {
+  if (dtype == null) dtype = inferDtype(values);
+  else if (dtype === 'complex64') checkDtype(dtype);
+  if (!isTensorLikeValue(values)) {
+    throw new Error('values passed to tensor(values) must be a number/boolean/string or ' +
+      'an array of numbers/booleans/strings, or a TypedArray');
+  }
+  if (shape != null) {
+    assertShape(shape);
+    const provided = sizeOf(shape);
+    const inferred = sizeOf(inferredShape);
+    if (provided !== inferred) {
+      throw new Error(`Based on the provided shape, [${shape}], the tensor should have ` +
+        `${provided} values but has ${inferred}`);
+    }
+    for (let i = 0; i < inferredShape.length; ++i) {
+      const flatMismatch = i === inferredShape.length - 1 ?
+        inferredShape[i] !== sizeOf(shape.slice(i)) : true;
+      if (!(inferredShape[i] === shape[i] || !flatMismatch)) {
+        throw new Error('Error creating a new Tensor. Inferred shape ' +
+          `(${inferredShape}) does not match the provided shape (${shape}). `);
+      }
+    }
+  }
+  checkDtype(dtype);
+  const data = toTypedArray(values, inferredShape, dtype);
+  return wrap(native.makeTensor(data, shape == null ? inferredShape : shape, dtype));
+}
+
+function assertDtype(expected, actual, argName, fnName) {
+  if (expected === 'string_or_numeric') {
+    if (actual === 'string') throw new Error(STRING_UNSUPPORTED);
+    return;
+  }
+  if ((expected !== 'numeric' && expected !== actual) ||
+      (expected === 'numeric' && actual === 'string')) {
+    throw new Error(`Argument '${argName}' passed to '${fnName}' must be ${expected} tensor, ` +
+      `but got ${actual} tensor`);
+  }
+}
+
+// tfjs's convertToTensor: a Tensor is returned as is (after a dtype check); a TensorLike
+// becomes a NEW tensor, which the caller must dispose after use.
+function convertToTensor(x, argName, fnName, parseAsDtype) {
+  if (x instanceof Tensor) {
+    if (parseAsDtype !== 'numeric' && parseAsDtype !== 'string_or_numeric') {
+      assertDtype(parseAsDtype, x.dtype, argName, fnName);
+    }
+    return x;
+  }
+  let dtype = inferDtype(x);
+  if (dtype !== 'string' &&
+      (parseAsDtype === 'bool' || parseAsDtype === 'int32' || parseAsDtype === 'float32')) {
+    dtype = parseAsDtype;
+  }
+  assertDtype(parseAsDtype, dtype, argName, fnName);
+  if (x == null || !isTensorLikeValue(x)) {
+    const type = x == null ? 'null' : x.constructor.name;
+    throw new Error(`Argument '${argName}' passed to '${fnName}' must be a ` +
+      `Tensor or TensorLike, but got '${type}'`);
+  }
+  const shape = inferShape(x);
+  const data = toTypedArray(x, shape, dtype);
+  return wrap(native.makeTensor(data, shape, dtype));
+}
+
+module.exports = {
+  makeTensor, convertToTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype,
+  sizeOf, STRING_UNSUPPORTED,
+};

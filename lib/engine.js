@@ -1,0 +1,212 @@
+'use strict';
+// Scopes (tidy/keep/dispose), memory, profiling, variables and backends.
+const native = require('./native');
+const state = require('./state');
+const { Tensor, Variable, wrapVariable } = require('./tensor');
+const { checkDtype } = require('./convert');
+
+const NONE = [];
+
+// Ids of every Tensor found in `container` (arrays and plain objects at any depth, cycle-safe),
+// as tfjs's getTensorsInContainer walks it.
+function collectIds(container) {
+  if (container == null || typeof container !== 'object') return NONE;
+  if (container instanceof Tensor) return [container.id];
+  const ids = [];
+  walk(container, ids, new Set());
+  return ids;
+}
+
+function collectTensors(container) {
+  const out = [];
+  if (container instanceof Tensor) out.push(container);
+  else if (container != null && typeof container === 'object') walk(container, out, new Set(), true);
+  return out;
+}
+
+function walk(container, out, seen, asTensors) {
+  if (container == null) return;
+  if (container instanceof Tensor) {
+    out.push(asTensors ? container : container.id);
+    return;
+  }
+  if (typeof container !== 'object') return;
+  for (const k in container) {
+    const v = container[k];
+    if (!seen.has(v)) {
+      seen.add(v);
+      walk(v, out, seen, asTensors);
+    }
+  }
+}
+
+function isPromise(x) {
+  return x != null && typeof x.then === 'function';
+}
+
+function tidy(nameOrFn, fn) {
+  let name = null;
+  if (fn == null) {
+    if (typeof nameOrFn !== 'function') throw new Error('Please provide a function to tidy()');
+    fn = nameOrFn;
+  } else {
+    if (typeof nameOrFn !== 'string' && !(nameOrFn instanceof String)) {
+      throw new Error('When calling with two arguments, the first argument ' +
+        'to tidy() must be a string');
+    }
+    if (typeof fn !== 'function') {
+      throw new Error('When calling with two arguments, the 2nd argument ' +
+        'to tidy() must be a function');
+    }
+    name = String(nameOrFn);
+  }
+  native.startScope(name == null ? 'unnamed scope' : name);
+  let result;
+  try {
+    result = fn();
+  } catch (e) {
+    native.endScope(NONE);
+    throw e;
+  }
+  if (isPromise(result)) {
+    console.error('Cannot return a Promise inside of tidy.');
+    native.endScope(NONE);
+    return result;
+  }
+  native.endScope(collectIds(result));
+  return result;
+}
+
+function keep(result) {
+  native.keep(result.id);
+  result.kept = true;
+  return result;
+}
+
+function dispose(container) {
+  if (container instanceof Tensor) {
+    container.dispose();
+    return;
+  }
+  const tensors = collectTensors(container);
+  for (let i = 0; i < tensors.length; i++) tensors[i].dispose();
+}
+
+function memory() {
+  return native.memory();
+}
+
+async function profile(query) {
+  const start = native.memory();
+  const kernels = [];
+  const wasProfiling = state.profiling;
+  const outerKernels = state.kernels;
+  state.profiling = true;
+  state.kernels = kernels;
+  let result;
+  try {
+    result = await query();
+  } finally {
+    state.profiling = wasProfiling;
+    state.kernels = outerKernels;
+  }
+  const end = native.memory();
+  const info = {
+    newBytes: end.numBytes - start.numBytes,
+    newTensors: end.numTensors - start.numTensors,
+    peakBytes: Math.max(...kernels.map((k) => k.totalBytesSnapshot)),
+    kernels,
+    result,
+  };
+  Object.defineProperty(info, 'kernelNames', {
+    enumerable: true,
+    get() { return Array.from(new Set(this.kernels.map((k) => k.name))); },
+  });
+  return info;
+}
+
+async function time(query) {
+  const start = performance.now();
+  query();
+  const kernelMs = performance.now() - start;
+  return { kernelMs, wallMs: performance.now() - start };
+}
+
+function variable(initialValue, trainable = true, name, dtype) {
+  if (!(initialValue instanceof Tensor)) {
+    throw new Error('The initial value of a variable must be a Tensor');
+  }
+  if (dtype != null) checkDtype(dtype);
+  const id = native.variable(initialValue.id, trainable !== false,
+    name == null || name === '' ? null : String(name), dtype == null ? null : dtype);
+  const v = wrapVariable(id, trainable !== false, null);
+  v.name = native.variableName(id);
+  state.registeredVariables[v.name] = v;
+  return v;
+}
+
+function disposeVariables() {
+  const reg = state.registeredVariables;
+  for (const name of Object.keys(reg)) reg[name].dispose();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backends
+
+function getBackend() {
+  return native.getBackend();
+}
+
+async function setBackend(backendName) {
+  native.setBackend(backendName);
+  return true;
+}
+
+async function ready() {}
+
+function backend() {
+  const name = native.getBackend();
+  return {
+    name,
+    memory: () => native.memory(),
+    numDataIds: () => native.memory().numDataBuffers,
+  };
+}
+
+function findBackend(name) {
+  return native.backendNames().indexOf(name) >= 0 ? { name } : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// engine(): the parts of tfjs's Engine that programs use directly.
+
+const engineObject = {
+  startScope(name) {
+    native.startScope(name == null ? 'unnamed scope' : String(name));
+  },
+  endScope(result) {
+    native.endScope(collectIds(result));
+  },
+  keep,
+  dispose: (x) => dispose(x),
+  tidy,
+  memory,
+  profile,
+  time,
+  disposeVariables,
+  get registeredVariables() { return state.registeredVariables; },
+  get backendName() { return native.getBackend(); },
+  get backend() { return backend(); },
+  get backendNames() { return native.backendNames(); },
+  setBackend,
+  ready,
+};
+
+function engine() {
+  return engineObject;
+}
+
+module.exports = {
+  tidy, keep, dispose, memory, profile, time, variable, disposeVariables,
+  getBackend, setBackend, ready, backend, findBackend, engine, collectIds, Tensor, Variable,
+};
