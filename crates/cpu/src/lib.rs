@@ -165,18 +165,33 @@ fn boxed(data: CpuData) -> Result<Box<dyn Storage>> {
 }
 
 /// The native CPU backend.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CpuBackend;
+#[derive(Clone, Copy, Debug)]
+pub struct CpuBackend {
+    name: &'static str,
+}
+
+impl Default for CpuBackend {
+    fn default() -> Self {
+        CpuBackend::new()
+    }
+}
 
 impl CpuBackend {
+    /// The backend registered as `"cpu"`.
     pub fn new() -> CpuBackend {
-        CpuBackend
+        CpuBackend { name: "cpu" }
+    }
+
+    /// The same kernels under another registry name (tests use it to move tensors between
+    /// two backends).
+    pub fn with_name(name: &'static str) -> CpuBackend {
+        CpuBackend { name }
     }
 }
 
 impl Backend for CpuBackend {
     fn name(&self) -> &'static str {
-        "cpu"
+        self.name
     }
 
     fn upload(&self, data: HostData) -> Result<Box<dyn Storage>> {

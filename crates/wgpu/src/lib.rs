@@ -1,1 +1,279 @@
-pub fn _stub() {}
+//! The `wgpu` backend: tensor values in GPU storage buffers, WGSL compute kernels.
+//!
+//! * One process-wide device ([`WgpuBackend::new`] hands out `Arc` clones of it), opened on
+//!   the high-performance adapter with the adapter's full limits. `WGPU_BACKEND` chooses the
+//!   wgpu backend; by default Vulkan only on Linux (lavapipe when there is no GPU).
+//! * Storage: pooled buffers (`STORAGE | COPY_SRC | COPY_DST`) in size classes of 4 per octave;
+//!   dropping a storage returns its buffer to the pool, reusable once the commands that may
+//!   use it are submitted (see [`pool`]).
+//! * Dispatches are batched: recorded, then encoded into one command encoder / compute pass
+//!   and submitted every [`device::BATCH`] dispatches or at a readback. Kernel parameters live
+//!   in one uniform buffer per submit, one 256-byte slot per dispatch (dynamic offsets).
+//! * Element layout: float32 `f32`, int32 `i32`, bool `u32` (0/1), so a bool tensor of n
+//!   elements takes 4n bytes on the GPU. Upload and readback convert bool ⇄ u32.
+//! * `memory()` adds `numBytesInGPU` (4 bytes × elements of every live tensor storage: the
+//!   bytes tensors asked for, as tfjs-webgpu counts them, not the pool's rounded class size),
+//!   `numBytesInGPUAllocated` (class bytes of every buffer the pools own: in use, waiting for
+//!   a submit, free; staging buffers for readback included) and `numBytesInGPUFree` (class
+//!   bytes of pooled buffers no tensor holds).
+//! * Every tensor must fit one storage binding (128 MiB on lavapipe, larger on most GPUs);
+//!   larger ones are refused with an error.
+
+mod device;
+mod kernels;
+mod pool;
+
+use std::any::Any;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use tidytensor_core::{
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReduceOp, Result, Storage, UnaryOp, View,
+};
+
+use device::{Gpu, RawBuf};
+
+/// One tensor's values in a pooled GPU buffer.
+pub struct WgpuStorage {
+    gpu: Arc<Gpu>,
+    raw: RawBuf,
+    len: usize,
+    dtype: DType,
+}
+
+impl WgpuStorage {
+    fn new(gpu: Arc<Gpu>, raw: RawBuf, len: usize, dtype: DType) -> WgpuStorage {
+        gpu.live_bytes.fetch_add(len as u64 * 4, Ordering::Relaxed);
+        WgpuStorage { gpu, raw, len, dtype }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+}
+
+impl Drop for WgpuStorage {
+    fn drop(&mut self) {
+        self.gpu.live_bytes.fetch_sub(self.len as u64 * 4, Ordering::Relaxed);
+        // A placeholder keeps `raw` valid until the pool takes the real buffer.
+        let raw = RawBuf { buf: self.raw.buf.clone(), class: self.raw.class, bytes: self.raw.bytes };
+        self.gpu.release(raw);
+    }
+}
+
+impl Storage for WgpuStorage {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The storage behind a kernel input, checked to be ours, of the stated dtype and size.
+fn storage<'a>(x: &View<'a>) -> Result<&'a WgpuStorage> {
+    let s: &'a dyn Storage = x.storage;
+    let Some(s) = s.as_any().downcast_ref::<WgpuStorage>() else {
+        bail!("The wgpu backend was given a tensor whose data lives on another backend");
+    };
+    if s.dtype != x.dtype {
+        bail!("wgpu backend: tensor data is {} but the tensor claims dtype {}", s.dtype.name(), x.dtype.name());
+    }
+    if s.len != x.size() {
+        bail!(
+            "wgpu backend: tensor data has {} values but shape [{}] needs {}",
+            s.len,
+            tidytensor_core::shape::fmt(x.shape),
+            x.size()
+        );
+    }
+    Ok(s)
+}
+
+/// What [`WgpuBackend::info`] reports about the adapter.
+#[derive(Clone, Debug)]
+pub struct GpuInfo {
+    pub name: String,
+    pub driver: String,
+    pub driver_info: String,
+    /// wgpu backend: "Vulkan", "Metal", "Dx12", …
+    pub backend: String,
+    /// "DiscreteGpu", "IntegratedGpu", "VirtualGpu", "Cpu" or "Other".
+    pub device_type: String,
+    pub max_storage_buffer_binding_size: u64,
+    pub max_buffer_size: u64,
+    pub max_compute_workgroups_per_dimension: u32,
+    pub max_compute_invocations_per_workgroup: u32,
+    pub max_compute_workgroup_storage_size: u32,
+}
+
+/// The wgpu backend. Cheap to clone; every instance shares the process-wide device.
+#[derive(Clone)]
+pub struct WgpuBackend {
+    gpu: Arc<Gpu>,
+}
+
+impl WgpuBackend {
+    /// Opens (once per process) the GPU device; an `Err` when no adapter is available.
+    pub fn new() -> Result<WgpuBackend> {
+        Ok(WgpuBackend { gpu: device::gpu()? })
+    }
+
+    /// True unless the adapter is a software (CPU) implementation such as lavapipe.
+    pub fn is_hardware(&self) -> bool {
+        self.gpu.info.device_type != wgpu::DeviceType::Cpu
+    }
+
+    /// (name, driver, driver_info, backend) of the adapter.
+    pub fn adapter_info(&self) -> (String, String, String, String) {
+        let i = &self.gpu.info;
+        (i.name.clone(), i.driver.clone(), i.driver_info.clone(), format!("{:?}", i.backend))
+    }
+
+    /// Adapter description and the limits that matter to tensors.
+    pub fn info(&self) -> GpuInfo {
+        let (i, l) = (&self.gpu.info, &self.gpu.limits);
+        GpuInfo {
+            name: i.name.clone(),
+            driver: i.driver.clone(),
+            driver_info: i.driver_info.clone(),
+            backend: format!("{:?}", i.backend),
+            device_type: format!("{:?}", i.device_type),
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size as u64,
+            max_buffer_size: l.max_buffer_size,
+            max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+            max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+            max_compute_workgroup_storage_size: l.max_compute_workgroup_storage_size,
+        }
+    }
+
+    /// Submits pending work and frees every pooled buffer no tensor holds.
+    pub fn release_pool(&self) -> Result<()> {
+        self.gpu.release_pool()
+    }
+
+    /// Submits recorded work now (reads do this themselves).
+    pub fn flush(&self) -> Result<()> {
+        let mut st = self.gpu.state()?;
+        self.gpu.flush(&mut st)?;
+        Ok(())
+    }
+
+    fn upload_words(&self, words: &[u8], len: usize, dtype: DType) -> Result<Box<dyn Storage>> {
+        let gpu = &self.gpu;
+        let raw = {
+            let mut st = gpu.state()?;
+            let raw = gpu.alloc(&mut st, len as u64 * 4)?;
+            // The buffer came from the free list (no unsubmitted command uses it) or is new, so
+            // the write, which runs at the start of the next submit, clobbers nothing.
+            if !words.is_empty() {
+                gpu.queue.write_buffer(&raw.buf, 0, words);
+            }
+            raw
+        };
+        Ok(Box::new(WgpuStorage::new(gpu.clone(), raw, len, dtype)))
+    }
+}
+
+impl Backend for WgpuBackend {
+    fn name(&self) -> &'static str {
+        "wgpu"
+    }
+
+    fn upload(&self, data: HostData) -> Result<Box<dyn Storage>> {
+        let len = data.len();
+        self.gpu.check_size(len as u64 * 4)?;
+        match data {
+            HostData::F32(v) => self.upload_words(bytemuck::cast_slice(&v), len, DType::Float32),
+            HostData::I32(v) => self.upload_words(bytemuck::cast_slice(&v), len, DType::Int32),
+            HostData::Bool(v) => {
+                let w: Vec<u32> = v.iter().map(|&b| (b != 0) as u32).collect();
+                self.upload_words(bytemuck::cast_slice(&w), len, DType::Bool)
+            }
+        }
+    }
+
+    fn read(&self, x: View) -> Result<HostData> {
+        let s = storage(&x)?;
+        let bytes = self.gpu.read_bytes(&s.raw.buf, s.len as u64 * 4)?;
+        Ok(match s.dtype {
+            DType::Float32 => HostData::F32(bytemuck::pod_collect_to_vec(&bytes)),
+            DType::Int32 => HostData::I32(bytemuck::pod_collect_to_vec(&bytes)),
+            DType::Bool => {
+                let w: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+                HostData::Bool(w.iter().map(|&b| (b != 0) as u8).collect())
+            }
+        })
+    }
+
+    fn memory(&self) -> BackendMemory {
+        let (live, allocated, free) = self.gpu.memory();
+        BackendMemory {
+            unreliable: false,
+            reasons: Vec::new(),
+            fields: vec![
+                ("numBytesInGPU", live as f64),
+                ("numBytesInGPUAllocated", allocated as f64),
+                ("numBytesInGPUFree", free as f64),
+            ],
+        }
+    }
+
+    fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>> {
+        kernels::fill(&self.gpu, len, value, dtype)
+    }
+
+    fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>> {
+        kernels::unary(&self.gpu, None, storage(&x)?, dtype)
+    }
+
+    fn unary(&self, op: UnaryOp, x: View, out: DType) -> Result<Box<dyn Storage>> {
+        kernels::unary(&self.gpu, Some(op), storage(&x)?, out)
+    }
+
+    fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>> {
+        kernels::binary(&self.gpu, op, (storage(&a)?, a.shape), (storage(&b)?, b.shape), out_shape, out)
+    }
+
+    fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>> {
+        kernels::matmul(&self.gpu, (storage(&a)?, a.shape), (storage(&b)?, b.shape), transpose_a, transpose_b)
+    }
+
+    fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>> {
+        kernels::reduce(&self.gpu, op, storage(&x)?, outer, inner, out)
+    }
+
+    fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
+        kernels::arg_reduce(&self.gpu, op, storage(&x)?, outer, axis, inner)
+    }
+
+    fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>> {
+        kernels::softmax(&self.gpu, storage(&x)?, outer, inner)
+    }
+
+    fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>> {
+        kernels::transpose(&self.gpu, storage(&x)?, x.shape, perm)
+    }
+
+    fn slice(&self, x: View, begin: &[usize], size: &[usize]) -> Result<Box<dyn Storage>> {
+        kernels::slice(&self.gpu, storage(&x)?, x.shape, begin, size)
+    }
+
+    fn concat(&self, inputs: &[View], outer: usize) -> Result<Box<dyn Storage>> {
+        let s = inputs.iter().map(storage).collect::<Result<Vec<_>>>()?;
+        kernels::concat(&self.gpu, &s, outer)
+    }
+
+    fn gather(&self, x: View, indices: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
+        kernels::gather(&self.gpu, storage(&x)?, storage(&indices)?, outer, axis, inner)
+    }
+
+    fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {
+        kernels::one_hot(&self.gpu, storage(&indices)?, depth, on, off, dtype)
+    }
+}
