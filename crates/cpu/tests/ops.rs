@@ -24,6 +24,7 @@ fn ti(e: &mut Engine, v: &[i32], shape: &[usize]) -> TensorId {
 /// Runs `op` in a scope that returns nothing and checks that the counts are unchanged.
 fn leak_free(e: &mut Engine, name: &str, op: impl FnOnce(&mut Engine) -> Result<TensorId>) {
     let m0 = e.memory();
+    let bytes = tidytensor_cpu::thread_live_bytes();
     e.start_scope(name);
     let r = op(e);
     e.end_scope(&[]);
@@ -34,6 +35,7 @@ fn leak_free(e: &mut Engine, name: &str, op: impl FnOnce(&mut Engine) -> Result<
         (m1.num_tensors, m1.num_data_buffers, m1.num_bytes),
         "{name} leaked"
     );
+    assert_eq!(tidytensor_cpu::thread_live_bytes(), bytes, "{name} left backend storage alive");
 }
 
 #[test]
@@ -66,6 +68,10 @@ fn every_op_is_leak_free() {
             ("sum", Box::new(|e| e.reduce(ReduceOp::Sum, x, Some(&[0]), false))),
             ("mean", Box::new(|e| e.reduce(ReduceOp::Mean, x, None, true))),
             ("max", Box::new(|e| e.reduce(ReduceOp::Max, three, Some(&[0, 2]), false))),
+            ("max of nothing", Box::new(|e| {
+                let empty = e.fill(&[2, 0], 0.0, DType::Float32)?;
+                e.reduce(ReduceOp::Max, empty, Some(&[1]), false)
+            })),
             ("min", Box::new(|e| e.reduce(ReduceOp::Min, x, Some(&[-1]), false))),
             ("argMax", Box::new(|e| e.arg_reduce(ArgOp::ArgMax, x, 0))),
             ("argMin", Box::new(|e| e.arg_reduce(ArgOp::ArgMin, x, 1))),

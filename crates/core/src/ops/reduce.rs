@@ -24,12 +24,22 @@ impl Engine {
             (ReduceOp::Mean, _) => DType::Float32,
             _ => dtype,
         };
+        let out_shape = reduced_shape(&in_shape, &axes, keep_dims);
+        let reduced: usize = axes.iter().map(|&a| in_shape[a]).product();
+        if reduced == 0 && !axes.is_empty() {
+            // Reducing nothing: tfjs gives 0 for sum and mean, NaN (0 in int dtypes) for max/min.
+            let empty = match op {
+                ReduceOp::Max | ReduceOp::Min if out == DType::Float32 => f64::NAN,
+                _ => 0.0,
+            };
+            return self.fill(&out_shape, empty, out);
+        }
         let (moved, outer, inner) = self.move_axes_last(x, &axes)?;
         let src = moved.unwrap_or(x);
         let result = (|| {
             let input = self.input(src)?;
             let storage = self.backend()?.reduce(op, input.view(), outer, inner, out)?;
-            self.output(storage, reduced_shape(&in_shape, &axes, keep_dims), out)
+            self.output(storage, out_shape, out)
         })();
         if let Some(t) = moved {
             self.dispose(t);
@@ -45,6 +55,9 @@ impl Engine {
             // A scalar: its only element is at index 0.
             return self.fill(&[], 0.0, DType::Int32);
         };
+        if in_shape[axis] == 0 {
+            return self.fill(&reduced_shape(&in_shape, &[axis], false), 0.0, DType::Int32);
+        }
         let outer = shape::size(&in_shape[..axis]);
         let inner = shape::size(&in_shape[axis + 1..]);
         let input = self.input(x)?;
