@@ -8,6 +8,7 @@
 // Options:
 //   --markdown                 print the table as Markdown (for README.md) on stdout
 //   --json=FILE                also write every sample to FILE
+//   --from=FILE                print the table of a run saved with --json; runs nothing
 //   --only=ID,ID               run only these workloads (matmul256, matmul512, matmul1024,
 //                              chain, smalladd, createdispose)
 //   --impls=A,B                run only these implementations (tidytensor, tfjs-cpu,
@@ -32,6 +33,7 @@ function parseArgs(argv) {
     const [k, v] = a.split(/=(.*)/s);
     if (k === '--markdown') opts.markdown = true;
     else if (k === '--json') opts.json = v;
+    else if (k === '--from') opts.from = v;
     else if (k === '--only') opts.only = v.split(',');
     else if (k === '--impls') opts.impls = v.split(',');
     else if (k === '--tidytensor-backends') opts.ttBackends = v.split(',');
@@ -127,12 +129,12 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
     const src = fs.readFileSync(__filename, 'utf8').split('\n');
-    process.stdout.write(src.slice(2, 21).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    process.stdout.write(src.slice(2, 22).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
     return 0;
   }
   const started = new Date();
   const cpus = os.cpus();
-  const machine = {
+  let machine = {
     date: started.toISOString().slice(0, 10),
     cpu: cpus.length ? cpus[0].model.trim() : 'unknown CPU',
     cores: cpus.length,
@@ -140,7 +142,7 @@ async function main() {
     platform: `${os.platform()} ${os.arch()}`,
   };
   const log = (m) => process.stderr.write(m + '\n');
-  log(`tidytensor benchmarks — ${started.toISOString()} — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+  if (!opts.from) log(`tidytensor benchmarks — ${started.toISOString()} — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
 
   // The columns, in order: tidytensor (one per backend asked for), then the peers.
   const want = opts.impls || Object.keys(impls);
@@ -152,12 +154,16 @@ async function main() {
   for (const name of ['tfjs-cpu', 'tfjs-wasm', 'tfjs-node']) if (want.includes(name)) plan.push({ impl: name, env: {} });
   for (const name of want) if (!impls[name]) throw new Error(`unknown implementation '${name}'`);
 
-  const columns = [];
-  const notes = [];
-  for (const p of plan) {
+  let columns = [];
+  let skipped = [];
+  if (opts.from) {
+    // Re-render a saved run (written with --json) instead of running anything.
+    ({ machine, columns, skipped = [] } = JSON.parse(fs.readFileSync(opts.from, 'utf8')));
+  }
+  for (const p of opts.from ? [] : plan) {
     const impl = impls[p.impl];
     if (!impl.available()) {
-      notes.push(`${impl.title}: not installed, skipped (see bench/impls.js; set TFJS_NODE_DIR to a project that has it)`);
+      skipped.push(`${impl.title}: not installed, skipped (see bench/impls.js; set TFJS_NODE_DIR to a project that has it)`);
       log(`${p.impl}: not installed, skipped`);
       continue;
     }
@@ -167,20 +173,25 @@ async function main() {
     log(`${p.impl}: done in ${((Date.now() - t0) / 1000).toFixed(1)} s${msg.error ? ' — FAILED' : ''}`);
     const isTt = p.impl === 'tidytensor';
     const title = isTt ? `tidytensor ${msg.backend || p.backend || ''}`.trim() : impl.title;
-    const col = { ...msg, title, isTt };
-    columns.push(col);
-    if (msg.error) {
-      notes.push(`${title}: FAILED — ${msg.error.split('\n')[0]}`);
-      log(msg.error);
-    } else {
-      const bits = [msg.version && `v${msg.version}`, `backend '${msg.backend}'`, ...(msg.notes || [])].filter(Boolean);
-      notes.push(`${title}: ${bits.join(', ')}`);
-      for (const r of msg.results) {
-        if (r.error) notes.push(`${title} / ${r.id}: ERROR — ${r.error.split('\n')[0]}`);
-        else if (r.check && r.check !== 'ok') notes.push(`${title} / ${r.id}: WRONG RESULT (!) — ${r.check}`);
-      }
+    columns.push({ ...msg, title, isTt });
+    if (msg.error) log(msg.error);
+  }
+
+  const notes = [];
+  for (const col of columns) {
+    const { title } = col;
+    if (col.error) {
+      notes.push(`${title}: FAILED — ${col.error.split('\n')[0]}`);
+      continue;
+    }
+    const bits = [col.version && `v${col.version}`, `backend '${col.backend}'`, ...(col.notes || [])].filter(Boolean);
+    notes.push(`${title}: ${bits.join(', ')}`);
+    for (const r of col.results) {
+      if (r.error) notes.push(`${title} / ${r.id}: ERROR — ${r.error.split('\n')[0]}`);
+      else if (r.check && r.check !== 'ok') notes.push(`${title} / ${r.id}: WRONG RESULT (!) — ${r.check}`);
     }
   }
+  notes.push(...skipped);
 
   const ttColumns = columns.filter((c) => c.isTt && !c.error);
   const peerColumns = columns.filter((c) => !c.isTt && !c.error);
@@ -200,10 +211,10 @@ async function main() {
     for (const n of notes) out.push(`  ${n}`);
   }
   process.stdout.write(out.join('\n') + '\n');
-  log(`total ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`);
+  if (!opts.from) log(`total ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`);
 
   if (opts.json) {
-    fs.writeFileSync(opts.json, JSON.stringify({ machine, columns }, null, 2) + '\n');
+    fs.writeFileSync(opts.json, JSON.stringify({ machine, columns, skipped }, null, 2) + '\n');
     log(`samples written to ${opts.json}`);
   }
   // A failed tidytensor run, or a wrong result from it, fails the command.

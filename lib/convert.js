@@ -5,6 +5,7 @@
 // builds a tensor with missing values).
 const native = require('./native');
 const { Tensor, wrap } = require('./tensor');
+const state = require('./state');
 
 const STRING_UNSUPPORTED =
   "tidytensor does not support 'string' tensors (only float32, int32 and bool)";
@@ -172,7 +173,7 @@ function makeTensor(values, shape, inferredShape, dtype) {
   }
   checkDtype(dtype);
   const data = toTypedArray(values, inferredShape, dtype);
-  return wrap(native.makeTensor(data, shape == null ? inferredShape : shape, dtype));
+  return create(data, shape == null ? inferredShape : shape, dtype);
 }
 
 function assertDtype(expected, actual, argName, fnName) {
@@ -209,7 +210,20 @@ function convertToTensor(x, argName, fnName, parseAsDtype) {
   }
   const shape = inferShape(x);
   const data = toTypedArray(x, shape, dtype);
-  return wrap(native.makeTensor(data, shape, dtype));
+  return create(data, shape, dtype);
+}
+
+const MAKE = { float32: native.makeF32, int32: native.makeI32, bool: native.makeBool };
+const meta = state.meta;
+
+// Hands a typed array to native. The shape travels in the shared meta buffer, so making a
+// small tensor converts no JS array or string (the hot path of create + dispose).
+function create(data, shape, dtype) {
+  const rank = shape.length;
+  if (rank > 6) return wrap(native.makeTensor(data, shape, dtype)); // native explains the limit
+  meta[1] = rank;
+  for (let i = 0; i < rank; i++) meta[2 + i] = shape[i];
+  return wrap(MAKE[dtype](data));
 }
 
 module.exports = {

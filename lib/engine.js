@@ -30,7 +30,7 @@ function walk(container, out, seen, asTensors) {
     out.push(asTensors ? container : container.id);
     return;
   }
-  if (typeof container !== 'object') return;
+  if (typeof container !== 'object' || ArrayBuffer.isView(container)) return;
   for (const k in container) {
     const v = container[k];
     if (!seen.has(v)) {
@@ -78,7 +78,7 @@ function tidy(nameOrFn, fn) {
 }
 
 function keep(result) {
-  native.keep(result.id);
+  if (result instanceof Tensor) native.keep(result.id);
   result.kept = true;
   return result;
 }

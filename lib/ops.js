@@ -262,6 +262,7 @@ function stack(tensors, axis = 0) {
   const [ts, ids] = convertList(tensors, 'tensors', 'stack');
   try {
     if (ts.length < 1) throw new Error('Pass at least one tensor to tf.stack');
+    if (axis > ts[0].shape.length) throw new Error('Axis must be <= rank of the tensor');
     return wrap(state.profiling ?
       record('Pack', ts, native.stack, ids, axis) : native.stack(ids, axis));
   } finally {

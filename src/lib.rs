@@ -28,6 +28,17 @@ pub fn meta_buffer() -> Int32Array {
     unsafe { Int32Array::with_external_data(ptr, META_LEN, |_, _| {}) }
 }
 
+/// The dims JS wrote into the meta buffer as `[_, rank, ...dims]` (rank clamped to the buffer).
+pub(crate) fn read_meta() -> Vec<i64> {
+    META.with(|m| {
+        // SAFETY: META_LEN slots, read on the thread that owns them.
+        unsafe {
+            let rank = (*m.add(1)).clamp(0, (META_LEN - 2) as i32) as usize;
+            (0..rank).map(|i| *m.add(2 + i) as i64).collect()
+        }
+    })
+}
+
 fn dtype_code(d: DType) -> i32 {
     match d {
         DType::Float32 => 0,

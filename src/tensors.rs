@@ -76,3 +76,28 @@ pub fn data_sync(x: f64) -> Result<Either3<Float32Array, Int32Array, Uint8Array>
         HostData::Bool(v) => Either3::C(Uint8Array::new(v)),
     })
 }
+
+/// The shape JS wrote into the meta buffer (`[_, rank, ...dims]`) before a `make*` call.
+fn meta_shape() -> tidytensor_core::Result<Vec<usize>> {
+    let dims = crate::read_meta();
+    shape::from_user(&dims)
+}
+
+/// Fast `makeTensor` for float32: the shape comes from the meta buffer, so creating a small
+/// tensor converts no JS array or string.
+#[napi]
+pub fn make_f32(values: &[f32]) -> Result<f64> {
+    make(|e| e.tensor(HostData::F32(values.to_vec()), &meta_shape()?))
+}
+
+/// Like [`make_f32`] for int32.
+#[napi]
+pub fn make_i32(values: &[i32]) -> Result<f64> {
+    make(|e| e.tensor(HostData::I32(values.to_vec()), &meta_shape()?))
+}
+
+/// Like [`make_f32`] for bool (bytes, nonzero is true).
+#[napi]
+pub fn make_bool(values: &[u8]) -> Result<f64> {
+    make(|e| e.tensor(HostData::Bool(values.iter().map(|&b| (b != 0) as u8).collect()), &meta_shape()?))
+}

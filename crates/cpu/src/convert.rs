@@ -149,9 +149,12 @@ impl OutElem for i32 {
 }
 
 impl OutElem for u8 {
+    /// A computed value stored in a bool tensor, as a Uint8Array stores it in tfjs: NaN is 0.
+    /// (`cast` to bool is `x !== 0` instead, where NaN is true.)
     #[inline(always)]
     fn from_num<R: Num>(r: R) -> Self {
-        r.to_bool()
+        let v = r.to_f64();
+        (v != 0.0 && !v.is_nan()) as u8
     }
     fn wrap(v: Vec<Self>) -> CpuData {
         CpuData::Bool(v)

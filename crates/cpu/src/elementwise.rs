@@ -36,7 +36,10 @@ pub(crate) fn cast(x: &CpuData, dtype: DType) -> CpuData {
 }
 
 fn cast_vec<T: Num>(v: &[T], dtype: DType) -> CpuData {
-    with_out!(dtype, O => map1(v, O::from_num))
+    match dtype {
+        DType::Bool => CpuData::Bool(map1(v, T::to_bool)),
+        _ => with_out!(dtype, O => map1(v, O::from_num)),
+    }
 }
 
 fn run_unary<T: Num, R: Num>(x: &[T], out: DType, f: impl Fn(T) -> R + Sync + Send + Copy) -> CpuData {

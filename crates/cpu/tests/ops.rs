@@ -83,6 +83,10 @@ fn every_op_is_leak_free() {
             ("stack", Box::new(|e| e.stack(&[y, y, y], 1))),
             ("slice", Box::new(|e| e.slice(x, &[0, 1], &[2, -1]))),
             ("gather", Box::new(|e| e.gather(x, idx, 1, 0))),
+            ("gather batchDims", Box::new(|e| {
+                let pairs = ti(e, &[0, 1, 1, 0], &[2, 2]);
+                e.gather(x, pairs, 1, 1)
+            })),
             ("cast", Box::new(|e| e.cast(x, DType::Bool))),
             ("reshape", Box::new(|e| e.reshape(x, &[3, -1]))),
             ("clone", Box::new(|e| e.clone_tensor(x))),
@@ -192,6 +196,14 @@ fn values_shapes_and_dtypes() {
         assert!((v[0] + v[1] + v[2] - 1.0).abs() < 1e-6 && v[2] > v[1]);
         let r = e.range(0.0, 5.0, 2.0, DType::Int32).unwrap();
         assert_eq!(read(e, r), vec![0., 2., 4.]);
+        let down = e.range(5.0, 0.0, -2.0, DType::Float32).unwrap();
+        assert_eq!(read(e, down), vec![5., 3., 1.]);
+        let cube = e.range(0.0, 24.0, 1.0, DType::Float32).unwrap();
+        let cube = e.reshape(cube, &[2, 3, 4]).unwrap();
+        let pairs = ti(e, &[0, 2, 1, 1], &[2, 2]);
+        let bg = e.gather(cube, pairs, 1, 1).unwrap();
+        assert_eq!(e.shape(bg).unwrap(), &[2, 2, 4]);
+        assert_eq!(read(e, bg), vec![0., 1., 2., 3., 8., 9., 10., 11., 16., 17., 18., 19., 16., 17., 18., 19.]);
         let ey = e.eye(2, Some(3), &[], DType::Float32).unwrap();
         assert_eq!(read(e, ey), vec![1., 0., 0., 0., 1., 0.]);
         let u = e.random(&[1000], Random::Uniform { min: -1.0, max: 1.0 }, DType::Float32, Some(7.0)).unwrap();

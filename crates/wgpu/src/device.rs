@@ -509,3 +509,22 @@ impl Gpu {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_bad_shader_is_an_error_not_a_panic() {
+        let g = match super::gpu() {
+            Ok(g) => g,
+            Err(e) if std::env::var("TIDYTENSOR_REQUIRE_WGPU").is_ok_and(|v| v == "1") => panic!("{e}"),
+            Err(e) => return eprintln!("SKIPPED: {e}"),
+        };
+        let r = g.pipeline("broken", 1, || "@compute @workgroup_size(1) fn main( {".into());
+        let msg = r.err().expect("a WGSL syntax error must fail").0;
+        assert!(msg.contains("broken"), "{msg}");
+        // A shader that parses but does not validate (wrong binding layout).
+        let r = g.pipeline("mismatch", 1, || "@group(0) @binding(7) var<storage, read_write> Y: array<f32>;\n@compute @workgroup_size(1) fn main() { Y[0] = 1.0; }".into());
+        assert!(r.is_err());
+        g.check_errors().expect("errors inside scopes are not left for later");
+    }
+}

@@ -93,16 +93,22 @@ fn load_fn(k: usize, d: DType) -> String {
     format!("fn ld{k}(i: u32) -> {} {{ return {e}; }}\n", Dom::of(d).ty())
 }
 
-/// `fn conv(v) -> storage` from a domain value to the output dtype.
-fn conv_fn(from: Dom, to: DType) -> String {
+/// `fn conv(v) -> storage` from a domain value to the output dtype. A computed float stored
+/// as bool follows Uint8Array (NaN is false); a cast to bool is `x != 0` (NaN is true).
+fn conv_fn_with(from: Dom, to: DType, cast: bool) -> String {
     let e = match (from, to) {
         (Dom::F, DType::Float32) | (Dom::I, DType::Int32) => "v",
         (Dom::F, DType::Int32) => "f2i(v)",
-        (Dom::F, DType::Bool) => "f2b(v)",
+        (Dom::F, DType::Bool) if cast => "f2b(v)",
+        (Dom::F, DType::Bool) => "f2b_store(v)",
         (Dom::I, DType::Float32) => "f32(v)",
         (Dom::I, DType::Bool) => "i2b(v)",
     };
     format!("fn conv(v: {}) -> {} {{ return {e}; }}\n", from.ty(), sty(to))
+}
+
+fn conv_fn(from: Dom, to: DType) -> String {
+    conv_fn_with(from, to, false)
 }
 
 /// Bits of `value` stored as `dtype` (the cpu backend's conversions).
@@ -245,7 +251,7 @@ pub(crate) fn unary(gpu: &Arc<Gpu>, op: Option<UnaryOp>, x: &WgpuStorage, out: D
     launch(gpu, n, out, |g, st, o| {
         let src = || {
             let (opf, rd) = unary_op_fn(op, Dom::of(xd));
-            let helpers = format!("{MATH}{}{opf}{}", load_fn(0, xd), conv_fn(rd, out));
+            let helpers = format!("{MATH}{}{opf}{}", load_fn(0, xd), conv_fn_with(rd, out, op.is_none()));
             shader(&[sty(xd)], sty(out), &helpers, ELEMENTWISE)
         };
         run1d(g, st, &key, src, &[sbind(x)], bind(o), &[u32_of(n, "size")?], n, WG)
@@ -407,7 +413,14 @@ fn acc_for(op: ReduceOp, xd: DType, out: DType) -> Acc {
                 "fn ld0(i: u32) -> vec2<u32> {{ let v = {load_i}; return vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0)); }}\n"
             ),
             fin: format!(
-                "{}fn fin(a: vec2<u32>) -> {} {{ let s = f32(bitcast<i32>(a.y)) * 4294967296.0 + f32(a.x); return conv(s / f32(p(4u))); }}\n",
+                "{}fn fin(a: vec2<u32>) -> {} {{
+    let neg = (a.y >> 31u) == 1u;
+    var lo = a.x;
+    var hi = a.y;
+    if (neg) {{ lo = ~a.x + 1u; hi = ~a.y + select(0u, 1u, lo == 0u); }}
+    let m = f32(hi) * 4294967296.0 + f32(lo);
+    return conv(select(m, -m, neg) / f32(p(4u)));
+}}\n",
                 conv_fn(Dom::F, out),
                 sty(out)
             ),

@@ -36,9 +36,23 @@ impl Engine {
             bail!("Error in range: bool dtype is not supported");
         }
         let empty = start == stop || (start < stop && step < 0.0) || (stop < start && step > 1.0);
-        let n = if empty { 0 } else { ((stop - start).abs() / step).ceil().abs() as usize };
+        let n = if empty { 0 } else { ((stop - start) / step).ceil().abs() as usize };
+        // tfjs flips a default step of 1 for a decreasing range, and accumulates each value
+        // from the previous one in the output dtype.
         let step = if stop < start && step == 1.0 { -1.0 } else { step };
-        self.tensor(HostData::from_f64(dtype, (0..n).map(|i| start + i as f64 * step)), &[n])
+        let mut values = Vec::with_capacity(n);
+        let mut v = start;
+        for i in 0..n {
+            if i > 0 {
+                v += step;
+            }
+            v = match dtype {
+                DType::Float32 => v as f32 as f64,
+                _ => v as i32 as f64,
+            };
+            values.push(v);
+        }
+        self.tensor(HostData::from_f64(dtype, values), &[n])
     }
 
     /// `tf.linspace`: `num` evenly spaced float32 values from `start` to `stop`.

@@ -1,6 +1,6 @@
 use super::{cast_if, require_dtype, view_of};
 use crate::engine::Input;
-use crate::{bail, shape, DType, Engine, Result, TensorId, View};
+use crate::{bail, shape, DType, Engine, HostData, Result, TensorId, View};
 
 impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
@@ -237,29 +237,66 @@ impl Engine {
         self.output(storage, z, input.dtype)
     }
 
-    /// `tf.gather` of int32 `indices` along `axis` (batchDims 0).
+    /// `tf.gather` of int32 `indices` along `axis`; the first `batch_dims` dimensions of `x`
+    /// and `indices` are batch dimensions gathered pairwise.
     pub fn gather(&mut self, x: TensorId, indices: TensorId, axis: i64, batch_dims: i64) -> Result<TensorId> {
-        if batch_dims != 0 {
-            bail!("gather: batchDims other than 0 are not supported by tidytensor yet");
-        }
         let input = self.input(x)?;
         let idx = self.input(indices)?;
         require_dtype("gather", "indices", DType::Int32, idx.dtype)?;
-        let axis = shape::axes(Some(&[axis]), input.shape.len())?;
-        let Some(&axis) = axis.first() else { bail!("gather: the input must have rank >= 1") };
-        let dim = input.shape[axis];
-        let values = idx.data.backend.read(idx.view())?;
-        for v in values.to_f64() {
-            if v < 0.0 || v as usize >= dim {
+        let (xs, is) = (input.shape.clone(), idx.shape.clone());
+        let rank = xs.len();
+        if rank == 0 {
+            bail!("gather: the input must have rank >= 1");
+        }
+        let axis = shape::axes(Some(&[axis]), rank)?[0];
+        let b = if batch_dims < 0 { batch_dims + is.len() as i64 } else { batch_dims };
+        if b < 0 || b as usize > is.len() {
+            bail!("Expect batchDims in the range of [-{0}, {0}], but got {batch_dims}", is.len());
+        }
+        let b = b as usize;
+        if b > axis {
+            bail!("batchDims ({b}) must be less than or equal to axis ({axis}).");
+        }
+        for i in 0..b {
+            if xs[i] != is[i] {
+                bail!("x.shape[{i}]: {} should be equal to indices.shape[{i}]: {}.", xs[i], is[i]);
+            }
+        }
+        let dim = xs[axis];
+        let values: Vec<i64> = idx.data.backend.read(idx.view())?.to_f64().into_iter().map(|v| v as i64).collect();
+        for &v in &values {
+            if v < 0 || v as usize >= dim {
                 bail!("GatherV2: the index value {v} is not in [0, {}]", dim as i64 - 1);
             }
         }
-        let outer = shape::size(&input.shape[..axis]);
-        let inner = shape::size(&input.shape[axis + 1..]);
-        let storage = self.backend()?.gather(input.view(), idx.view(), outer, dim, inner)?;
-        let mut out_shape = input.shape[..axis].to_vec();
-        out_shape.extend_from_slice(&idx.shape);
-        out_shape.extend_from_slice(&input.shape[axis + 1..]);
+        let batch = shape::size(&xs[..b]);
+        let outer = shape::size(&xs[b..axis]);
+        let inner = shape::size(&xs[axis + 1..]);
+        let mut out_shape = xs[..axis].to_vec();
+        out_shape.extend_from_slice(&is[b..]);
+        out_shape.extend_from_slice(&xs[axis + 1..]);
+        let backend = self.backend()?;
+        let storage = if b == 0 {
+            backend.gather(input.view(), idx.view(), outer, dim, inner)?
+        } else {
+            // Row (batch, o, i) of the output is row ((batch * outer + o) * dim + index[batch, i])
+            // of x seen as [rows, inner]: one plain gather over precomputed row numbers.
+            let per_batch = values.len() / batch.max(1);
+            let mut rows = Vec::with_capacity(batch * outer * per_batch);
+            for bi in 0..batch {
+                for o in 0..outer {
+                    for &v in &values[bi * per_batch..(bi + 1) * per_batch] {
+                        rows.push(((bi * outer + o) * dim + v as usize) as i32);
+                    }
+                }
+            }
+            let n = rows.len();
+            let rows = backend.upload(HostData::I32(rows))?;
+            let rows_view = View { storage: &*rows, shape: &[n], dtype: DType::Int32 };
+            let flat = [batch * outer * dim, inner];
+            let x_view = View { storage: &*input.data.storage, shape: &flat, dtype: input.dtype };
+            backend.gather(x_view, rows_view, 1, batch * outer * dim, inner)?
+        };
         self.output(storage, out_shape, input.dtype)
     }
 }

@@ -22,8 +22,10 @@ fn f2i(x: f32) -> i32 {
     return bitcast<i32>(u32(r));
 }
 
-// x != 0 as tfjs stores a bool (NaN is true).
+// cast to bool: x != 0 (NaN is true).
 fn f2b(x: f32) -> u32 { return select(0u, 1u, (bitcast<u32>(x) & 0x7fffffffu) != 0u); }
+// A computed value stored in a bool tensor, as a Uint8Array stores it: NaN is 0.
+fn f2b_store(x: f32) -> u32 { return select(0u, 1u, (bitcast<u32>(x) & 0x7fffffffu) != 0u && !is_nan(x)); }
 fn i2b(x: i32) -> u32 { return select(0u, 1u, x != 0); }
 
 // Workgroup number in a 1-D launch spread over a 2-D grid (>65,535 workgroups).

@@ -63,24 +63,58 @@ fn pow_js(a: f32, b: f32) -> f32 {
     return select(r, -r, neg);
 }
 
-// int32 pow as the cpu backend computes it (Math.pow, then ToInt32): exact while |a^b| < 2^53,
-// computed with wrapping multiplication (the cpu backend rounds to f64 beyond that).
+// Full 64-bit product of two u32s as (lo, hi).
+fn mul_wide(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+
+// int32 pow exactly as the cpu backend computes it: Math.pow in f64, then ToInt32. |a|^b is
+// computed exactly in 96 bits, rounded to f64's 53 significant bits (ties to even), and its low
+// 32 bits kept; from 2^84 up (Infinity included) every f64 is a multiple of 2^32, i.e. 0.
 fn ipow(a: i32, b: i32) -> i32 {
+    if (b == 0) { return 1; }
     if (b < 0) {
         if (a == 1) { return 1; }
         if (a == -1) { return select(1, -1, (b & 1) != 0); }
         return 0; // |a| >= 2 gives |r| < 1; 0 ** -n is Infinity: both store as 0
     }
-    var r = 1;
-    var base = a;
-    var e = u32(b);
-    loop {
-        if (e == 0u) { break; }
-        if ((e & 1u) == 1u) { r = r * base; }
-        base = base * base;
-        e = e >> 1u;
+    let neg = a < 0 && (b & 1) == 1;
+    let m = select(u32(a), 0u - bitcast<u32>(a), a < 0);
+    if (m <= 1u) { return select(i32(m), -i32(m), neg); }
+    var x0 = 1u;
+    var x1 = 0u;
+    var x2 = 0u;
+    for (var i = 0; i < b; i++) {
+        let p0 = mul_wide(x0, m);
+        let p1 = mul_wide(x1, m);
+        let p2 = mul_wide(x2, m);
+        x0 = p0.x;
+        let t = p0.y + p1.x;
+        x2 = p1.y + p2.x + select(0u, 1u, t < p0.y);
+        x1 = t;
+        if (x2 >= (1u << 20u)) { return 0; } // >= 2^84 (m >= 2, so at most 84 rounds)
     }
-    return r;
+    var h: u32;
+    if (x2 != 0u) { h = 64u + firstLeadingBit(x2); } else if (x1 != 0u) { h = 32u + firstLeadingBit(x1); } else { h = firstLeadingBit(x0); }
+    var low = x0;
+    if (h > 52u) {
+        let shift = h - 52u; // 1..31
+        let rem = x0 & ((1u << shift) - 1u);
+        let half = 1u << (shift - 1u);
+        let odd = ((x0 >> shift) & 1u) == 1u;
+        low = x0 - rem;
+        if (rem > half || (rem == half && odd)) { low = low + (1u << shift); }
+    }
+    if (neg) { low = 0u - low; }
+    return bitcast<i32>(low);
 }
 
 // tfjs floorDiv of int32: floor(a / b); a / 0 is +-Infinity or NaN, stored as 0.
