@@ -96,7 +96,4 @@ const tf = {
   enableDebugMode() {},
 };
 
-// An explicit choice of backend through the environment, as documented in the README.
-if (process.env.TIDYTENSOR_BACKEND) native.setBackend(process.env.TIDYTENSOR_BACKEND);
-
 module.exports = tf;

@@ -29,11 +29,11 @@ class Tensor {
   dataSync() { return native.dataSync(this.id); }
 
   // The values are read when data() is called, so a read started before dispose() resolves.
-  async data() { return native.dataSync(this.id); }
+  async data() { return native.dataAsync(this.id); }
 
   arraySync() { return toNested(this.shape, native.dataSync(this.id)); }
 
-  async array() { return toNested(this.shape, native.dataSync(this.id)); }
+  async array() { return toNested(this.shape, await native.dataAsync(this.id)); }
 
   dispose() {
     native.dispose(this.id);

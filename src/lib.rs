@@ -2,6 +2,7 @@
 //! runs one engine call on this thread's engine and converts the result. The public tfjs API
 //! is the JavaScript in `lib/`; these functions are its native half.
 
+mod backends;
 mod lifetime;
 mod ops;
 mod tensors;
@@ -9,7 +10,6 @@ mod tensors;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
 use tidytensor_core::{with_engine, DType, Engine, TensorId};
 
 thread_local! {
@@ -47,13 +47,18 @@ fn dtype_code(d: DType) -> i32 {
     }
 }
 
+thread_local! {
+    static READY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Runs `f` on this thread's engine (registering the backends on first use), turning engine
 /// errors and any panic into JS errors.
 pub(crate) fn engine<R>(f: impl FnOnce(&mut Engine) -> tidytensor_core::Result<R>) -> Result<R> {
     let run = catch_unwind(AssertUnwindSafe(|| {
         with_engine(|e| {
-            if e.backend_name().is_none() {
-                e.register_backend(Arc::new(tidytensor_cpu::CpuBackend::new()));
+            if !READY.get() {
+                backends::init(e)?;
+                READY.set(true);
             }
             f(e)
         })

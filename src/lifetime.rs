@@ -79,17 +79,3 @@ pub fn assign(variable: f64, value: f64) -> Result<()> {
     engine(|e| e.assign(id(variable), id(value)))
 }
 
-#[napi]
-pub fn get_backend() -> Result<String> {
-    engine(|e| Ok(e.backend_name().unwrap_or_default().to_string()))
-}
-
-#[napi]
-pub fn set_backend(name: String) -> Result<()> {
-    engine(|e| e.set_backend(&name))
-}
-
-#[napi]
-pub fn backend_names() -> Result<Vec<String>> {
-    engine(|e| Ok(e.backend_names().into_iter().map(String::from).collect()))
-}

@@ -67,14 +67,40 @@ pub fn random_uniform(shape: Vec<i64>, minval: f64, maxval: f64, dtype: String, 
     make(|e| e.random(&dims(&shape)?, Random::Uniform { min: minval, max: maxval }, parse_dtype(&dtype)?, seed))
 }
 
-/// A fresh copy of the tensor's values: Float32Array, Int32Array or Uint8Array (bool).
-#[napi]
-pub fn data_sync(x: f64) -> Result<Either3<Float32Array, Int32Array, Uint8Array>> {
-    engine(|e| e.read(id(x))).map(|data| match data {
+type Values = Either3<Float32Array, Int32Array, Uint8Array>;
+
+/// Host values as the typed array tfjs uses for the dtype (bool as Uint8Array).
+fn typed_array(data: HostData) -> Values {
+    match data {
         HostData::F32(v) => Either3::A(Float32Array::new(v)),
         HostData::I32(v) => Either3::B(Int32Array::new(v)),
         HostData::Bool(v) => Either3::C(Uint8Array::new(v)),
-    })
+    }
+}
+
+/// A fresh copy of the tensor's values: Float32Array, Int32Array or Uint8Array (bool).
+#[napi]
+pub fn data_sync(x: f64) -> Result<Values> {
+    engine(|e| e.read(id(x))).map(typed_array)
+}
+
+/// `tensor.data()`: a Promise of the values. The read is started now (so it survives a
+/// `dispose` right after) and completes off the JS thread on backends that need to wait.
+#[napi]
+pub fn data_async(env: &Env, x: f64) -> Result<Object<'_>> {
+    // Check first: a deferred dropped unresolved would hold the event loop open.
+    engine(|e| e.info(id(x)).map(|_| ()))?;
+    let (deferred, promise) = env.create_deferred()?;
+    engine(|e| {
+        e.read_async(
+            id(x),
+            Box::new(move |r| match r {
+                Ok(data) => deferred.resolve(move |_| Ok(typed_array(data))),
+                Err(err) => deferred.reject(Error::from_reason(err.0)),
+            }),
+        )
+    })?;
+    Ok(promise)
 }
 
 /// The shape JS wrote into the meta buffer (`[_, rank, ...dims]`) before a `make*` call.

@@ -20,6 +20,9 @@ pub struct Buffer {
     pub storage: Box<dyn Storage>,
 }
 
+/// Receives the values of an asynchronous read.
+pub type ReadDone = Box<dyn FnOnce(Result<HostData>) + Send>;
+
 /// A kernel input: storage plus the shape and dtype it holds.
 #[derive(Clone, Copy)]
 pub struct View<'a> {
@@ -93,6 +96,12 @@ pub trait Backend: Send + Sync {
     fn upload(&self, data: HostData) -> Result<Box<dyn Storage>>;
     /// Copies a tensor's values back to the host.
     fn read(&self, x: View) -> Result<HostData>;
+    /// Starts a read that does not block the calling thread; `done` gets the values later, on
+    /// any thread. Whatever the read needs from `x` must be taken before this returns. The
+    /// default reads synchronously (right for memory the host can see).
+    fn read_async(&self, x: View, done: ReadDone) {
+        done(self.read(x))
+    }
     fn memory(&self) -> BackendMemory;
 
     /// `len` copies of `value` (already valid for `dtype`).

@@ -312,6 +312,14 @@ impl Engine {
         t.data.backend.read(View { storage: &*t.data.storage, shape: &t.shape, dtype: t.dtype })
     }
 
+    /// Starts reading a tensor's values; `done` runs when they are on the host (maybe on another
+    /// thread). The read holds its own reference to the data, so it survives `dispose`.
+    pub fn read_async(&self, id: TensorId, done: crate::ReadDone) -> Result<()> {
+        let t = self.info(id)?;
+        t.data.backend.read_async(View { storage: &*t.data.storage, shape: &t.shape, dtype: t.dtype }, done);
+        Ok(())
+    }
+
     /// The tensor's buffer, shape and dtype, so that a read can outlive `dispose`.
     pub fn pin(&self, id: TensorId) -> Result<(Arc<Buffer>, Vec<usize>, DType)> {
         let t = self.info(id)?;

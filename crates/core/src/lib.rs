@@ -10,7 +10,8 @@ pub mod ops;
 pub mod shape;
 
 pub use backend::{
-    ArgOp, Backend, BackendMemory, BinaryOp, Buffer, DataId, ReduceOp, Storage, UnaryOp, View,
+    ArgOp, Backend, BackendMemory, BinaryOp, Buffer, DataId, ReadDone, ReduceOp, Storage, UnaryOp,
+    View,
 };
 pub use dtype::{DType, HostData};
 pub use engine::{with_engine, Engine, Memory, ScopeId, TensorId, TensorInfo};

@@ -149,12 +149,13 @@ impl OutElem for i32 {
 }
 
 impl OutElem for u8 {
-    /// A computed value stored in a bool tensor, as a Uint8Array stores it in tfjs: NaN is 0.
-    /// (`cast` to bool is `x !== 0` instead, where NaN is true.)
+    /// A computed value stored in a bool tensor is true when the Uint8Array tfjs stores it in
+    /// would hold a nonzero byte (NaN, ±Infinity and 0.5 store as 0). `cast` to bool is
+    /// `x !== 0` instead, where NaN is true.
     #[inline(always)]
     fn from_num<R: Num>(r: R) -> Self {
         let v = r.to_f64();
-        (v != 0.0 && !v.is_nan()) as u8
+        (v.is_finite() && v.trunc().rem_euclid(256.0) != 0.0) as u8
     }
     fn wrap(v: Vec<Self>) -> CpuData {
         CpuData::Bool(v)

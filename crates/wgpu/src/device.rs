@@ -437,31 +437,43 @@ impl Gpu {
     /// Copies `bytes` bytes of `src` back to the host: submits pending work, copies into a
     /// MAP_READ staging buffer, maps it and waits.
     pub fn read_bytes(&self, src: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
-        if bytes == 0 {
-            return Ok(Vec::new());
+        match self.start_read(src, bytes)? {
+            Some(pending) => self.finish_read(pending),
+            None => Ok(Vec::new()),
         }
-        let (staging, class, idx) = {
-            let mut st = self.state()?;
-            let class = size_class(bytes).max(bytes);
-            let staging = match st.staging.take(class) {
-                Some(b) => b,
-                None => {
-                    let b = self.create(class, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, &mut st)?;
-                    st.staging.created(class);
-                    b
-                }
-            };
-            self.copy(&mut st, src, 0, &staging, 0, bytes);
-            let idx = self.flush(&mut st)?;
-            (staging, class, idx)
+    }
+
+    /// The first half of a read: records the copy into a staging buffer and submits it, so the
+    /// source may be freed as soon as this returns. `None` for an empty read.
+    pub fn start_read(&self, src: &wgpu::Buffer, bytes: u64) -> Result<Option<PendingRead>> {
+        if bytes == 0 {
+            return Ok(None);
+        }
+        let mut st = self.state()?;
+        let class = size_class(bytes).max(bytes);
+        let staging = match st.staging.take(class) {
+            Some(b) => b,
+            None => {
+                let b = self.create(class, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, &mut st)?;
+                st.staging.created(class);
+                b
+            }
         };
-        let result = self.map_read(&staging, bytes, idx);
+        self.copy(&mut st, src, 0, &staging, 0, bytes);
+        let idx = self.flush(&mut st)?;
+        Ok(Some(PendingRead { staging, class, bytes, idx }))
+    }
+
+    /// The second half of a read: waits for the copy, maps and returns the bytes. Blocks; an
+    /// asynchronous read runs it on a background thread.
+    pub fn finish_read(&self, p: PendingRead) -> Result<Vec<u8>> {
+        let result = self.map_read(&p.staging, p.bytes, p.idx);
         if result.is_ok() {
-            lock(&self.state).staging.give_back(class, staging, false);
+            lock(&self.state).staging.give_back(p.class, p.staging, false);
         } else {
             let mut st = lock(&self.state);
-            st.staging.allocated -= class;
-            staging.destroy();
+            st.staging.allocated -= p.class;
+            p.staging.destroy();
         }
         let data = result?;
         self.check_errors()?;
@@ -527,4 +539,12 @@ mod tests {
         assert!(r.is_err());
         g.check_errors().expect("errors inside scopes are not left for later");
     }
+}
+
+/// A copy into a staging buffer that has been submitted and not yet read.
+pub struct PendingRead {
+    staging: wgpu::Buffer,
+    class: u64,
+    bytes: u64,
+    idx: Option<wgpu::SubmissionIndex>,
 }

@@ -28,7 +28,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReduceOp, Result, Storage, UnaryOp, View,
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReadDone, ReduceOp, Result, Storage, UnaryOp,
+    View,
 };
 
 use device::{Gpu, RawBuf};
@@ -201,14 +202,21 @@ impl Backend for WgpuBackend {
     fn read(&self, x: View) -> Result<HostData> {
         let s = storage(&x)?;
         let bytes = self.gpu.read_bytes(&s.raw.buf, s.len as u64 * 4)?;
-        Ok(match s.dtype {
-            DType::Float32 => HostData::F32(bytemuck::pod_collect_to_vec(&bytes)),
-            DType::Int32 => HostData::I32(bytemuck::pod_collect_to_vec(&bytes)),
-            DType::Bool => {
-                let w: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
-                HostData::Bool(w.iter().map(|&b| (b != 0) as u8).collect())
+        Ok(host_data(s.dtype, &bytes))
+    }
+
+    /// Submits the copy now, then waits for it on a background thread (never on the caller's:
+    /// in Node that is the JS thread, and the libuv pool stays free too).
+    fn read_async(&self, x: View, done: ReadDone) {
+        let started = storage(&x).and_then(|s| Ok((s.dtype, self.gpu.start_read(&s.raw.buf, s.len as u64 * 4)?)));
+        match started {
+            Err(e) => done(Err(e)),
+            Ok((dtype, None)) => done(Ok(host_data(dtype, &[]))),
+            Ok((dtype, Some(pending))) => {
+                let gpu = self.gpu.clone();
+                std::thread::spawn(move || done(gpu.finish_read(pending).map(|b| host_data(dtype, &b))));
             }
-        })
+        }
     }
 
     fn memory(&self) -> BackendMemory {
@@ -275,5 +283,17 @@ impl Backend for WgpuBackend {
 
     fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {
         kernels::one_hot(&self.gpu, storage(&indices)?, depth, on, off, dtype)
+    }
+}
+
+/// GPU words back to host values (bool is one u32 per element on the GPU).
+fn host_data(dtype: DType, bytes: &[u8]) -> HostData {
+    match dtype {
+        DType::Float32 => HostData::F32(bytemuck::pod_collect_to_vec(bytes)),
+        DType::Int32 => HostData::I32(bytemuck::pod_collect_to_vec(bytes)),
+        DType::Bool => {
+            let w: Vec<u32> = bytemuck::pod_collect_to_vec(bytes);
+            HostData::Bool(w.iter().map(|&b| (b != 0) as u8).collect())
+        }
     }
 }

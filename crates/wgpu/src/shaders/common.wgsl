@@ -25,7 +25,12 @@ fn f2i(x: f32) -> i32 {
 // cast to bool: x != 0 (NaN is true).
 fn f2b(x: f32) -> u32 { return select(0u, 1u, (bitcast<u32>(x) & 0x7fffffffu) != 0u); }
 // A computed value stored in a bool tensor, as a Uint8Array stores it: NaN is 0.
-fn f2b_store(x: f32) -> u32 { return select(0u, 1u, (bitcast<u32>(x) & 0x7fffffffu) != 0u && !is_nan(x)); }
+// A computed value stored in a bool tensor: nonzero as a Uint8Array byte (see the cpu backend).
+fn f2b_store(x: f32) -> u32 {
+    if (is_nan(x) || is_inf(x)) { return 0u; }
+    let t = trunc(x);
+    return select(0u, 1u, t - 256.0 * floor(t / 256.0) != 0.0);
+}
 fn i2b(x: i32) -> u32 { return select(0u, 1u, x != 0); }
 
 // Workgroup number in a 1-D launch spread over a 2-D grid (>65,535 workgroups).
