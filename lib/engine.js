@@ -157,8 +157,19 @@ function getBackend() {
   return native.getBackend();
 }
 
+// Backends tidytensor knows; one that fails to start (no GPU adapter) resolves false after a
+// warning, as a failed backend factory does in tfjs. Unknown names throw.
+const KNOWN_BACKENDS = ['cpu', 'wgpu'];
+
 async function setBackend(backendName) {
-  native.setBackend(backendName);
+  try {
+    native.setBackend(backendName);
+  } catch (e) {
+    if (!KNOWN_BACKENDS.includes(backendName)) throw e;
+    console.warn(`Initialization of backend ${backendName} failed`);
+    console.warn(e.message);
+    return false;
+  }
   return true;
 }
 

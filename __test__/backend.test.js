@@ -1,0 +1,152 @@
+'use strict';
+// Backend behaviour that tfjs has no oracle for: exact memory fields, GPU memory back to its
+// baseline, reads that outlive dispose, moving tensors between backends, backend selection.
+// Runs on the backend named by TIDYTENSOR_BACKEND (see scripts/test-backends.js).
+const { describe, it } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const tf = require('..');
+
+if (process.env.TIDYTENSOR_BACKEND) tf.setBackend(process.env.TIDYTENSOR_BACKEND);
+const backend = tf.getBackend();
+const onGpu = backend === 'wgpu';
+
+// Everything tf.memory() reports that must come back to its value.
+function counts() {
+  const m = tf.memory();
+  return { numTensors: m.numTensors, numDataBuffers: m.numDataBuffers, numBytes: m.numBytes,
+    numBytesInGPU: m.numBytesInGPU, numBytesInBackend: m.numBytesInBackend };
+}
+
+describe(`memory on the ${backend} backend`, () => {
+  it('reports exact fields', () => {
+    const before = tf.memory();
+    assert.equal(before.unreliable, false);
+    const t = tf.tensor2d([[1, 2, 3], [4, 5, 6]]);
+    const b = tf.tensor1d([true, false, true], 'bool');
+    const m = tf.memory();
+    assert.equal(m.numTensors - before.numTensors, 2);
+    assert.equal(m.numBytes - before.numBytes, 24 + 3);
+    if (onGpu) {
+      // bool is one 32-bit word per element on the GPU.
+      assert.equal(m.numBytesInGPU - before.numBytesInGPU, 24 + 12);
+      assert.ok(m.numBytesInGPUAllocated >= m.numBytesInGPU);
+      assert.ok(m.numBytesInGPUFree >= 0);
+    } else {
+      assert.equal(m.numBytesInBackend - before.numBytesInBackend, 24 + 3);
+    }
+    tf.dispose([t, b]);
+    assert.deepEqual(counts(), {
+      numTensors: before.numTensors, numDataBuffers: before.numDataBuffers, numBytes: before.numBytes,
+      numBytesInGPU: before.numBytesInGPU, numBytesInBackend: before.numBytesInBackend,
+    });
+  });
+
+  it('comes back to its baseline after 10,000 tidy iterations and after errors', () => {
+    const x = tf.tensor1d([1, 2, 3, 4]);
+    const base = counts();
+    for (let i = 0; i < 10000; i++) tf.tidy(() => { x.mul(2).add(1).relu().sum(); });
+    for (let i = 0; i < 50; i++) {
+      assert.throws(() => tf.tidy(() => tf.matMul(x.reshape([2, 2]), x.reshape([4, 1]))), /matMul/);
+    }
+    assert.deepEqual(counts(), base);
+    x.dispose();
+  });
+
+  it('does not grow the pool over a loop of varying shapes', () => {
+    const allocatedAfter = [];
+    for (let epoch = 0; epoch < 3; epoch++) {
+      for (let n = 1; n <= 300; n += 7) {
+        tf.tidy(() => tf.ones([n, 3]).matMul(tf.ones([3, n % 5 + 1])).sum().dataSync());
+      }
+      allocatedAfter.push(tf.memory().numBytesInGPUAllocated);
+    }
+    if (onGpu) assert.equal(allocatedAfter[2], allocatedAfter[1]);
+  });
+
+  it('releases the pool on request', () => {
+    tf.tidy(() => tf.ones([1000]).add(1).dataSync());
+    tf.backend().releasePool();
+    const m = tf.memory();
+    if (onGpu) {
+      assert.equal(m.numBytesInGPUFree, 0);
+      // Allocated counts whole pool size classes, so it is at least the tensors' bytes.
+      assert.ok(m.numBytesInGPUAllocated >= m.numBytesInGPU);
+    }
+  });
+});
+
+describe(`reads on the ${backend} backend`, () => {
+  it('data() started before dispose still resolves', async () => {
+    let pending;
+    tf.tidy(() => {
+      const s = tf.scalar(5).mul(tf.tensor1d([1, 2]));
+      pending = s.data();
+    });
+    assert.deepEqual(Array.from(await pending), [5, 10]);
+  });
+
+  it('data() and array() agree with dataSync() for every dtype', async () => {
+    const ts = [tf.tensor2d([[1.5, 2], [3, -4]]), tf.tensor1d([7, -8], 'int32'), tf.tensor1d([true, false]), tf.zeros([0, 2])];
+    for (const t of ts) {
+      assert.deepEqual(await t.data(), t.dataSync());
+      assert.deepEqual(await t.array(), t.arraySync());
+    }
+    tf.dispose(ts);
+  });
+
+  it('many reads in flight resolve in order of their values', async () => {
+    const ts = Array.from({ length: 20 }, (_, i) => tf.fill([64], i));
+    const all = await Promise.all(ts.map((t) => t.data()));
+    all.forEach((v, i) => assert.equal(v[63], i));
+    tf.dispose(ts);
+  });
+
+  it('data() of a disposed tensor rejects', async () => {
+    const t = tf.scalar(1);
+    t.dispose();
+    await assert.rejects(t.data(), /Tensor is disposed/);
+  });
+});
+
+describe('backends', () => {
+  it('tensors move between backends when used', async () => {
+    const names = tf.engine().backendNames;
+    assert.ok(names.includes('cpu'));
+    await tf.setBackend('cpu');
+    const a = tf.tensor1d([1, 2, 3]);
+    const b = a.reshape([3, 1]);
+    for (const name of names) {
+      await tf.setBackend(name);
+      const c = tf.tidy(() => a.add(b.reshape([3])).mul(2));
+      assert.deepEqual(Array.from(c.dataSync()), [4, 8, 12]);
+      c.dispose();
+    }
+    assert.deepEqual(Array.from(b.dataSync()), [1, 2, 3]);
+    tf.dispose([a, b]);
+    await tf.setBackend(backend);
+  });
+
+  it('unknown backends are refused, known ones report themselves', async () => {
+    await assert.rejects(tf.setBackend('nope'), /Backend name 'nope' not found in registry/);
+    const info = tf.backend();
+    assert.equal(info.name, backend);
+    if (onGpu) {
+      assert.equal(typeof info.adapter, 'string');
+      assert.ok(info.maxStorageBufferBindingSize > 0);
+    }
+  });
+
+  it('TIDYTENSOR_BACKEND chooses the default backend', () => {
+    const run = (env) => spawnSync(process.execPath, ['-e', "process.stdout.write(require('.').getBackend())"], {
+      cwd: path.join(__dirname, '..'), env: { ...process.env, ...env }, encoding: 'utf8',
+    });
+    assert.equal(run({ TIDYTENSOR_BACKEND: 'cpu' }).stdout, 'cpu');
+    const unset = run({ TIDYTENSOR_BACKEND: '' });
+    assert.equal(unset.status, 0, unset.stderr);
+    // No hardware adapter here means cpu; on a real GPU it is wgpu.
+    assert.ok(['cpu', 'wgpu'].includes(unset.stdout));
+    if (onGpu) assert.equal(run({ TIDYTENSOR_BACKEND: 'wgpu' }).stdout, 'wgpu');
+  });
+});
