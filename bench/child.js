@@ -15,7 +15,8 @@ async function main() {
   const only = onlyArg ? onlyArg.slice('--only='.length).split(',') : undefined;
   const impl = impls[name];
   if (!impl) throw new Error(`unknown implementation '${name}' (known: ${Object.keys(impls).join(', ')})`);
-  const log = (msg) => process.stderr.write(`  [${name}] ${msg}\n`);
+  const label = name === 'tidytensor' && process.env.TIDYTENSOR_BACKEND ? `${name} ${process.env.TIDYTENSOR_BACKEND}` : name;
+  const log = (msg) => process.stderr.write(`  [${label}] ${msg}\n`);
   const { tf, backend, version, notes } = await impl.load();
   log(`loaded: backend ${backend}${version ? ', version ' + version : ''}`);
   const results = runAll(tf, { only, log });

@@ -14,7 +14,8 @@
 //   --impls=A,B                run only these implementations (tidytensor, tfjs-cpu,
 //                              tfjs-wasm, tfjs-node)
 //   --tidytensor-backends=B,B  one tidytensor column per backend (each child gets
-//                              TIDYTENSOR_BACKEND=B); default: the active backend
+//                              TIDYTENSOR_BACKEND=B); `all`: every backend that opens on
+//                              this machine (cpu, wgpu); default: the active backend
 // Environment: BENCH_SAMPLES (samples per workload, >= 5), BENCH_SAMPLE_MS (target length of
 // one sample), TFJS_NODE_DIR (a project where @tensorflow/tfjs-node is installed).
 //
@@ -63,6 +64,22 @@ function runChild(implName, env, only) {
       resolve(msg);
     });
   });
+}
+
+// The tidytensor backends that open on this machine, each probed in a throw-away process
+// (a backend that cannot start, e.g. wgpu without a Vulkan adapter, is left out).
+const KNOWN_BACKENDS = ['cpu', 'wgpu'];
+function probeBackends(log) {
+  const { spawnSync } = require('child_process');
+  const ok = [];
+  for (const b of KNOWN_BACKENDS) {
+    const r = spawnSync(process.execPath, ['-e',
+      `require(${JSON.stringify(path.join(__dirname, '..'))}).setBackend(${JSON.stringify(b)})` +
+      '.then((ok) => process.exit(ok ? 0 : 3), () => process.exit(4))'], { encoding: 'utf8', timeout: 60000 });
+    if (r.status === 0) ok.push(b);
+    else log(`tidytensor backend ${b}: unavailable here, skipped`);
+  }
+  return ok;
 }
 
 function fmt(v) {
@@ -129,7 +146,7 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
     const src = fs.readFileSync(__filename, 'utf8').split('\n');
-    process.stdout.write(src.slice(2, 22).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    process.stdout.write(src.slice(2, 23).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
     return 0;
   }
   const started = new Date();
@@ -148,7 +165,8 @@ async function main() {
   const want = opts.impls || Object.keys(impls);
   const plan = [];
   if (want.includes('tidytensor')) {
-    const backends = opts.ttBackends || [null];
+    let backends = opts.ttBackends || [null];
+    if (backends.includes('all')) backends = probeBackends(log);
     for (const b of backends) plan.push({ impl: 'tidytensor', env: b ? { TIDYTENSOR_BACKEND: b } : {}, backend: b });
   }
   for (const name of ['tfjs-cpu', 'tfjs-wasm', 'tfjs-node']) if (want.includes(name)) plan.push({ impl: name, env: {} });

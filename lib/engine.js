@@ -176,14 +176,14 @@ async function setBackend(backendName) {
 async function ready() {}
 
 // The active backend: its name and, for wgpu, the adapter (name, driver, limits).
-// `releasePool()` frees GPU buffers kept for reuse that no tensor holds.
+// `releasePool()` frees the buffers backends keep for reuse that no tensor holds.
 function backend() {
   const info = native.backendInfo();
   const out = { name: info.name };
   for (const key of Object.keys(info)) if (info[key] != null) out[key] = info[key];
   out.memory = () => native.memory();
   out.numDataIds = () => native.memory().numDataBuffers;
-  out.releasePool = () => native.releaseGpuPool();
+  out.releasePool = () => native.releasePool();
   return out;
 }
 

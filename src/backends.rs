@@ -116,11 +116,9 @@ pub fn backend_info() -> Result<BackendInfo> {
     Ok(info)
 }
 
-/// Frees the GPU buffers pooled for reuse that no tensor holds (`numBytesInGPUFree` → 0).
+/// Frees the buffers every backend keeps for reuse that no tensor holds
+/// (`numBytesInGPUFree` and `numBytesInBackendFree` drop to 0).
 #[napi]
-pub fn release_gpu_pool() -> Result<()> {
-    match gpu() {
-        Ok(g) => g.release_pool().map_err(|e| Error::from_reason(e.0)),
-        Err(_) => Ok(()),
-    }
+pub fn release_pool() -> Result<()> {
+    engine(|e| e.release_pools())
 }

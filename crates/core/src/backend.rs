@@ -103,6 +103,10 @@ pub trait Backend: Send + Sync {
         done(self.read(x))
     }
     fn memory(&self) -> BackendMemory;
+    /// Frees memory kept for reuse that no tensor holds (buffer pools).
+    fn release_pool(&self) -> Result<()> {
+        Ok(())
+    }
 
     /// `len` copies of `value` (already valid for `dtype`).
     fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>>;

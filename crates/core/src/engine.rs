@@ -224,6 +224,11 @@ impl Engine {
         }
     }
 
+    /// Frees every backend's memory kept for reuse that no tensor holds.
+    pub fn release_pools(&self) -> Result<()> {
+        self.backends.iter().try_for_each(|b| b.release_pool())
+    }
+
     /// Every live tensor id (tests, leak reports).
     pub fn live_tensors(&self) -> Vec<TensorId> {
         let mut ids: Vec<_> = self.tensors.keys().copied().collect();

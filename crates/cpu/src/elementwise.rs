@@ -4,6 +4,7 @@ use rayon::prelude::*;
 use tidytensor_core::{bail, BinaryOp, DType, Result, UnaryOp};
 
 use crate::convert::{f64_to_i32, with_out, Num, OutElem};
+use crate::pool::{self, Pooled};
 use crate::{CpuData, PAR_CHUNK, PAR_THRESHOLD};
 
 pub(crate) fn fill(len: usize, value: f64, dtype: DType) -> CpuData {
@@ -14,14 +15,22 @@ pub(crate) fn fill(len: usize, value: f64, dtype: DType) -> CpuData {
     }
 }
 
-/// `f` over every element, on threads when the tensor is large.
+/// `f` over every element into a (pooled) buffer, on threads when the tensor is large.
 #[inline]
-pub(crate) fn map1<T: Copy + Sync, O: Send>(x: &[T], f: impl Fn(T) -> O + Sync + Send) -> Vec<O> {
+pub(crate) fn map1<T: Copy + Sync, O: Pooled>(x: &[T], f: impl Fn(T) -> O + Sync + Send) -> Vec<O> {
+    let mut out = pool::take(x.len());
     if x.len() >= PAR_THRESHOLD {
-        x.par_iter().with_min_len(PAR_CHUNK).map(|&v| f(v)).collect()
+        out.par_chunks_mut(PAR_CHUNK).zip(x.par_chunks(PAR_CHUNK)).for_each(|(o, x)| {
+            for (o, &v) in o.iter_mut().zip(x) {
+                *o = f(v);
+            }
+        });
     } else {
-        x.iter().map(|&v| f(v)).collect()
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = f(v);
+        }
     }
+    out
 }
 
 pub(crate) fn cast(x: &CpuData, dtype: DType) -> CpuData {
@@ -214,7 +223,7 @@ fn binary_int<T: Num>(op: BinaryOp, x: &[T], y: &[T], s: &Shapes, out: DType) ->
 }
 
 /// `f` over the broadcast of `a` and `b` (shapes already checked against `s.out`).
-fn broadcast_map<T: Copy + Send + Sync, O: Copy + Send + Sync + Default>(
+fn broadcast_map<T: Copy + Send + Sync, O: Pooled>(
     a: &[T],
     b: &[T],
     s: &Shapes,
@@ -226,15 +235,21 @@ fn broadcast_map<T: Copy + Send + Sync, O: Copy + Send + Sync + Default>(
     }
     if a.len() == n && b.len() == n {
         // Same shape (equal sizes after a checked broadcast imply equal shapes).
-        return if n >= PAR_THRESHOLD {
-            a.par_iter()
-                .zip(b.par_iter())
-                .with_min_len(PAR_CHUNK)
-                .map(|(&p, &q)| f(p, q))
-                .collect()
+        let mut out = pool::take(n);
+        if n >= PAR_THRESHOLD {
+            out.par_chunks_mut(PAR_CHUNK)
+                .zip(a.par_chunks(PAR_CHUNK).zip(b.par_chunks(PAR_CHUNK)))
+                .for_each(|(o, (a, b))| {
+                    for ((o, &p), &q) in o.iter_mut().zip(a).zip(b) {
+                        *o = f(p, q);
+                    }
+                });
         } else {
-            a.iter().zip(b).map(|(&p, &q)| f(p, q)).collect()
-        };
+            for ((o, &p), &q) in out.iter_mut().zip(a).zip(b) {
+                *o = f(p, q);
+            }
+        }
+        return out;
     }
     if a.len() == 1 && b.len() == n {
         let p = a[0];
@@ -277,7 +292,7 @@ fn collapse_dims(s: &Shapes) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
     (dims, as_, bs)
 }
 
-fn general_broadcast<T: Copy + Send + Sync, O: Copy + Send + Sync + Default>(
+fn general_broadcast<T: Copy + Send + Sync, O: Pooled>(
     a: &[T],
     b: &[T],
     s: &Shapes,
@@ -298,7 +313,7 @@ fn general_broadcast<T: Copy + Send + Sync, O: Copy + Send + Sync + Default>(
         ia: sa[k],
         ib: sb[k],
     };
-    let mut out = vec![O::default(); n];
+    let mut out = pool::take(n);
     if n >= PAR_THRESHOLD {
         let rows_per_task = PAR_CHUNK.div_ceil(inner).max(1);
         out.par_chunks_mut(rows_per_task * inner)

@@ -9,6 +9,7 @@ mod convert;
 mod elementwise;
 mod layout;
 mod matmul;
+mod pool;
 mod reduce;
 #[cfg(test)]
 mod tests;
@@ -127,6 +128,11 @@ impl CpuStorage {
 impl Drop for CpuStorage {
     fn drop(&mut self) {
         count_bytes(-(self.bytes as isize));
+        match std::mem::replace(&mut self.data, CpuData::Bool(Vec::new())) {
+            CpuData::F32(v) => pool::give(v),
+            CpuData::I32(v) => pool::give(v),
+            CpuData::Bool(v) => pool::give(v),
+        }
     }
 }
 
@@ -214,8 +220,16 @@ impl Backend for CpuBackend {
         BackendMemory {
             unreliable: false,
             reasons: Vec::new(),
-            fields: vec![("numBytesInBackend", live_bytes() as f64)],
+            fields: vec![
+                ("numBytesInBackend", live_bytes() as f64),
+                ("numBytesInBackendFree", pool::pooled_bytes() as f64),
+            ],
         }
+    }
+
+    fn release_pool(&self) -> Result<()> {
+        pool::release();
+        Ok(())
     }
 
     fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>> {

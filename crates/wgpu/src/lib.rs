@@ -153,10 +153,6 @@ impl WgpuBackend {
         }
     }
 
-    /// Submits pending work and frees every pooled buffer no tensor holds.
-    pub fn release_pool(&self) -> Result<()> {
-        self.gpu.release_pool()
-    }
 
     /// Submits recorded work now (reads do this themselves).
     pub fn flush(&self) -> Result<()> {
@@ -230,6 +226,11 @@ impl Backend for WgpuBackend {
                 ("numBytesInGPUFree", free as f64),
             ],
         }
+    }
+
+    /// Submits pending work and frees every pooled buffer no tensor holds.
+    fn release_pool(&self) -> Result<()> {
+        self.gpu.release_pool()
     }
 
     fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>> {
