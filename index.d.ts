@@ -189,6 +189,16 @@ export interface MemoryInfo {
   numBytes: number;
   unreliable?: boolean;
   reasons?: string[];
+  /** wgpu: bytes of live tensors on the GPU (bool is 4 bytes per element there). */
+  numBytesInGPU?: number;
+  /** wgpu: bytes of every GPU buffer the pool owns, in use or free. */
+  numBytesInGPUAllocated?: number;
+  /** wgpu: bytes of pooled GPU buffers no tensor holds. */
+  numBytesInGPUFree?: number;
+  /** cpu: bytes of live tensor storage. */
+  numBytesInBackend?: number;
+  /** cpu: bytes of pooled buffers no tensor holds. */
+  numBytesInBackendFree?: number;
   [backendField: string]: unknown;
 }
 
@@ -219,10 +229,24 @@ export interface TimingInfo {
   [key: string]: unknown;
 }
 
+/** The active backend. On `wgpu`, the adapter and the limits that matter to tensors. */
 export interface Backend {
-  readonly name: string;
+  readonly name: 'cpu' | 'wgpu' | string;
+  readonly adapter?: string;
+  readonly deviceType?: string;
+  readonly driver?: string;
+  readonly driverInfo?: string;
+  /** The graphics API wgpu uses: Vulkan, Metal, Dx12. */
+  readonly api?: string;
+  /** false for software adapters such as Mesa's lavapipe. */
+  readonly isHardware?: boolean;
+  readonly maxStorageBufferBindingSize?: number;
+  readonly maxBufferSize?: number;
+  readonly maxComputeWorkgroupsPerDimension?: number;
   memory(): MemoryInfo;
   numDataIds(): number;
+  /** Frees the buffers kept for reuse that no tensor holds (numBytesInGPUFree, numBytesInBackendFree). */
+  releasePool(): void;
 }
 
 export interface Engine {

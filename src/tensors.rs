@@ -103,27 +103,41 @@ pub fn data_async(env: &Env, x: f64) -> Result<Object<'_>> {
     Ok(promise)
 }
 
-/// The shape JS wrote into the meta buffer (`[_, rank, ...dims]`) before a `make*` call.
-fn meta_shape() -> tidytensor_core::Result<Vec<usize>> {
-    let dims = crate::read_meta();
-    shape::from_user(&dims)
+/// The shape JS wrote into the meta buffer (`[_, rank, ...dims]`) before a `make*` call, and
+/// the first `size(shape)` of `values` (JS may stage small tensors in a longer, reused array).
+fn from_meta<T: Copy>(values: &[T]) -> tidytensor_core::Result<(Vec<T>, Vec<usize>)> {
+    let dims = shape::from_user(&crate::read_meta())?;
+    let n = shape::size(&dims);
+    if values.len() < n {
+        bail!("Based on the provided shape, [{}], the tensor should have {n} values but has {}", shape::fmt(&dims), values.len());
+    }
+    Ok((values[..n].to_vec(), dims))
 }
 
 /// Fast `makeTensor` for float32: the shape comes from the meta buffer, so creating a small
 /// tensor converts no JS array or string.
 #[napi]
 pub fn make_f32(values: &[f32]) -> Result<f64> {
-    make(|e| e.tensor(HostData::F32(values.to_vec()), &meta_shape()?))
+    make(|e| {
+        let (v, dims) = from_meta(values)?;
+        e.tensor(HostData::F32(v), &dims)
+    })
 }
 
 /// Like [`make_f32`] for int32.
 #[napi]
 pub fn make_i32(values: &[i32]) -> Result<f64> {
-    make(|e| e.tensor(HostData::I32(values.to_vec()), &meta_shape()?))
+    make(|e| {
+        let (v, dims) = from_meta(values)?;
+        e.tensor(HostData::I32(v), &dims)
+    })
 }
 
 /// Like [`make_f32`] for bool (bytes, nonzero is true).
 #[napi]
 pub fn make_bool(values: &[u8]) -> Result<f64> {
-    make(|e| e.tensor(HostData::Bool(values.iter().map(|&b| (b != 0) as u8).collect()), &meta_shape()?))
+    make(|e| {
+        let (v, dims) = from_meta(values)?;
+        e.tensor(HostData::Bool(v.into_iter().map(|b| (b != 0) as u8).collect()), &dims)
+    })
 }

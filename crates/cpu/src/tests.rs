@@ -134,6 +134,24 @@ fn to_dtype(values: impl IntoIterator<Item = f64>, dtype: DType) -> HostData {
 // upload / read / fill / cast
 
 #[test]
+fn large_buffers_are_pooled_and_released() {
+    let len = crate::pool::MIN_LEN * 3 + 1; // a length no other test uses
+    let x = f32s(&vec![1.0; len], &[len]);
+    let y = be().unary(tidytensor_core::UnaryOp::Neg, x.view(), DType::Float32).unwrap();
+    let CpuData::F32(v) = y.as_any().downcast_ref::<CpuStorage>().unwrap().data() else { panic!("f32") };
+    let ptr = v.as_ptr();
+    drop(y);
+    let again: Vec<f32> = crate::pool::take(len);
+    assert_eq!(again.as_ptr(), ptr, "a freed large buffer is reused");
+    crate::pool::give(again);
+    assert_eq!(crate::pool::waiting::<f32>(len), 1);
+    be().release_pool().unwrap();
+    assert_eq!(crate::pool::waiting::<f32>(len), 0);
+    let z = be().unary(tidytensor_core::UnaryOp::Abs, x.view(), DType::Float32).unwrap();
+    assert_eq!(be().read(View { storage: &*z, shape: &[len], dtype: DType::Float32 }).unwrap(), HostData::F32(vec![1.0; len]));
+}
+
+#[test]
 fn upload_read_roundtrip_and_memory() {
     let x = f32s(&[1.0, 2.0, 3.0], &[3]);
     assert_eq!(be().read(x.view()).unwrap(), HostData::F32(vec![1.0, 2.0, 3.0]));
@@ -141,9 +159,10 @@ fn upload_read_roundtrip_and_memory() {
     assert_eq!(be().read(b.view()).unwrap(), HostData::Bool(vec![1, 0]));
     let m = be().memory();
     assert!(!m.unreliable && m.reasons.is_empty());
-    assert_eq!(m.fields.len(), 1);
+    assert_eq!(m.fields.len(), 2);
     assert_eq!(m.fields[0].0, "numBytesInBackend");
     assert!(m.fields[0].1 >= 14.0);
+    assert_eq!(m.fields[1].0, "numBytesInBackendFree");
     assert_eq!(be().name(), "cpu");
 }
 

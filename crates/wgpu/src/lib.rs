@@ -161,6 +161,19 @@ impl WgpuBackend {
         Ok(())
     }
 
+    /// Submits recorded work and waits until the GPU has finished it (for timing).
+    pub fn synchronize(&self) -> Result<()> {
+        let idx = {
+            let mut st = self.gpu.state()?;
+            self.gpu.flush(&mut st)?
+        };
+        self.gpu
+            .device
+            .poll(wgpu::PollType::Wait { submission_index: idx, timeout: None })
+            .map_err(|e| tidytensor_core::Error::new(format!("wgpu backend: waiting for the GPU failed: {e}")))?;
+        self.gpu.check_errors()
+    }
+
     fn upload_words(&self, words: &[u8], len: usize, dtype: DType) -> Result<Box<dyn Storage>> {
         let gpu = &self.gpu;
         let raw = {

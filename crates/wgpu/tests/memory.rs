@@ -3,7 +3,7 @@
 mod common;
 
 use std::time::Instant;
-use tidytensor_core::{BinaryOp, DType, Engine, HostData, ReduceOp, Result, TensorId, UnaryOp};
+use tidytensor_core::{Backend, BinaryOp, DType, Engine, HostData, ReduceOp, Result, TensorId, UnaryOp};
 
 fn counts(e: &Engine) -> (usize, usize, usize, f64) {
     let m = e.memory();
