@@ -66,28 +66,27 @@ class Variable extends Tensor {
   }
 }
 
-// Builds a Tensor for an id a native call just returned, from the metadata it left in `meta`.
-function wrap(id) {
+// The shape and size of the tensor a native call just made, from the metadata it left in `meta`.
+function metaShape() {
   const rank = meta[1];
-  const shape = [];
+  const shape = new Array(rank);
   let size = 1;
   for (let i = 0; i < rank; i++) {
     const d = meta[2 + i];
-    shape.push(d);
+    shape[i] = d;
     size *= d;
   }
+  return { shape, size };
+}
+
+// Builds a Tensor for an id a native call just returned.
+function wrap(id) {
+  const { shape, size } = metaShape();
   return new Tensor(id, shape, DTYPES[meta[0]], size);
 }
 
 function wrapVariable(id, trainable, name) {
-  const rank = meta[1];
-  const shape = [];
-  let size = 1;
-  for (let i = 0; i < rank; i++) {
-    const d = meta[2 + i];
-    shape.push(d);
-    size *= d;
-  }
+  const { shape, size } = metaShape();
   return new Variable(id, shape, DTYPES[meta[0]], size, trainable, name);
 }
 

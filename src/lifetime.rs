@@ -78,4 +78,3 @@ pub fn variable_name(x: f64) -> Result<String> {
 pub fn assign(variable: f64, value: f64) -> Result<()> {
     engine(|e| e.assign(id(variable), id(value)))
 }
-

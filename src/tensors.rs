@@ -43,7 +43,12 @@ pub fn linspace(start: f64, stop: f64, num: f64) -> Result<f64> {
 #[napi]
 pub fn eye(num_rows: f64, num_columns: Option<f64>, batch_shape: Option<Vec<i64>>, dtype: String) -> Result<f64> {
     make(|e| {
-        e.eye(num_rows as i64, num_columns.map(|c| c as i64), batch_shape.as_deref().unwrap_or(&[]), parse_dtype(&dtype)?)
+        e.eye(
+            num_rows as i64,
+            num_columns.map(|c| c as i64),
+            batch_shape.as_deref().unwrap_or(&[]),
+            parse_dtype(&dtype)?,
+        )
     })
 }
 
@@ -109,7 +114,11 @@ fn from_meta<T: Copy>(values: &[T]) -> tidytensor_core::Result<(Vec<T>, Vec<usiz
     let dims = shape::from_user(&crate::read_meta())?;
     let n = shape::size(&dims);
     if values.len() < n {
-        bail!("Based on the provided shape, [{}], the tensor should have {n} values but has {}", shape::fmt(&dims), values.len());
+        bail!(
+            "Based on the provided shape, [{}], the tensor should have {n} values but has {}",
+            shape::fmt(&dims),
+            values.len()
+        );
     }
     Ok((values[..n].to_vec(), dims))
 }

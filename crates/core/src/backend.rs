@@ -116,20 +116,16 @@ pub trait Backend: Send + Sync {
     fn unary(&self, op: UnaryOp, x: View, out: DType) -> Result<Box<dyn Storage>>;
     /// Elementwise op with broadcasting: `a` and `b` have the same dtype and rank as `out_shape`
     /// (shapes padded with leading 1s); output dtype is `out`.
-    fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType)
-        -> Result<Box<dyn Storage>>;
+    fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>>;
     /// Batched matrix product of float32 `a` `[batchA, m|k, k|m]` and `b` `[batchB, k|n, n|k]`,
     /// where batchA and batchB are equal or one of them is 1 (broadcast). Output
     /// `[max(batchA, batchB), m, n]`, float32.
-    fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool)
-        -> Result<Box<dyn Storage>>;
+    fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>>;
     /// Reduces `x` seen as `[outer, inner]` over `inner`; output `[outer]` of dtype `out`.
-    fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType)
-        -> Result<Box<dyn Storage>>;
+    fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>>;
     /// Index of the max/min over the middle axis of `x` seen as `[outer, axis, inner]`;
     /// output `[outer, inner]`, int32. Ties take the first index.
-    fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize)
-        -> Result<Box<dyn Storage>>;
+    fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>>;
     /// Softmax (float32) over the last axis of `x` seen as `[outer, inner]`.
     fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>>;
     /// Permutes axes: output axis `i` is input axis `perm[i]`.
@@ -140,10 +136,8 @@ pub trait Backend: Send + Sync {
     fn concat(&self, inputs: &[View], outer: usize) -> Result<Box<dyn Storage>>;
     /// `x` seen as `[outer, axis, inner]`, int32 `indices` already checked to lie in
     /// `[0, axis)`; output `[outer, indices.len(), inner]`.
-    fn gather(&self, x: View, indices: View, outer: usize, axis: usize, inner: usize)
-        -> Result<Box<dyn Storage>>;
+    fn gather(&self, x: View, indices: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>>;
     /// int32 `indices` → `[len, depth]` of `on` where the index matches, else `off`
     /// (out-of-range indices give a row of `off`).
-    fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType)
-        -> Result<Box<dyn Storage>>;
+    fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>>;
 }

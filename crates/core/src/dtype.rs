@@ -47,6 +47,19 @@ impl DType {
     }
 }
 
+/// JavaScript `ToInt32`, which is how tfjs stores a number into an int32 tensor (an
+/// `Int32Array`): truncate toward zero, wrap modulo 2^32; NaN and ±Infinity become 0.
+#[inline]
+pub fn js_to_int32(x: f64) -> i32 {
+    if x > -2147483649.0 && x < 2147483648.0 {
+        x as i32
+    } else if !x.is_finite() {
+        0
+    } else {
+        x.trunc().rem_euclid(4294967296.0) as u32 as i32
+    }
+}
+
 /// Tensor values in host memory: the unit of upload and readback.
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostData {
@@ -78,12 +91,12 @@ impl HostData {
     }
 
     /// Values of any dtype from f64s, converted the way tfjs stores them
-    /// (int32 truncates toward zero, bool is `x != 0`).
+    /// (int32 is [`js_to_int32`], bool is `x != 0`).
     pub fn from_f64(dtype: DType, values: impl IntoIterator<Item = f64>) -> HostData {
         let it = values.into_iter();
         match dtype {
             DType::Float32 => HostData::F32(it.map(|v| v as f32).collect()),
-            DType::Int32 => HostData::I32(it.map(|v| v as i32).collect()),
+            DType::Int32 => HostData::I32(it.map(js_to_int32).collect()),
             DType::Bool => HostData::Bool(it.map(|v| (v != 0.0) as u8).collect()),
         }
     }

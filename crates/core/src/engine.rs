@@ -334,7 +334,13 @@ impl Engine {
     // ---- variables ----
 
     /// `tf.variable`: shares `init`'s buffer (or a cast copy), never tracked by scopes.
-    pub fn variable(&mut self, init: TensorId, trainable: bool, name: Option<&str>, dtype: Option<DType>) -> Result<TensorId> {
+    pub fn variable(
+        &mut self,
+        init: TensorId,
+        trainable: bool,
+        name: Option<&str>,
+        dtype: Option<DType>,
+    ) -> Result<TensorId> {
         let (shape, from) = {
             let t = self.info(init)?;
             (t.shape.clone(), t.dtype)
@@ -390,7 +396,11 @@ impl Engine {
             bail!("dtype of the new value ({}) and previous value ({}) must match", dtype.name(), vdtype.name());
         }
         if shape != vshape {
-            bail!("shape of the new value ({}) and previous value ({}) must match", shape::fmt(&shape), shape::fmt(&vshape));
+            bail!(
+                "shape of the new value ({}) and previous value ({}) must match",
+                shape::fmt(&shape),
+                shape::fmt(&vshape)
+            );
         }
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
         let old = std::mem::replace(&mut self.tensors.get_mut(&var).expect("checked above").data, data);

@@ -10,9 +10,8 @@ pub mod ops;
 pub mod shape;
 
 pub use backend::{
-    ArgOp, Backend, BackendMemory, BinaryOp, Buffer, DataId, ReadDone, ReduceOp, Storage, UnaryOp,
-    View,
+    ArgOp, Backend, BackendMemory, BinaryOp, Buffer, DataId, ReadDone, ReduceOp, Storage, UnaryOp, View,
 };
-pub use dtype::{DType, HostData};
+pub use dtype::{js_to_int32, DType, HostData};
 pub use engine::{with_engine, Engine, Memory, ScopeId, TensorId, TensorInfo};
 pub use error::{Error, Result};

@@ -40,11 +40,7 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         } else if da == 1 {
             db
         } else {
-            bail!(
-                "Operands could not be broadcast together with shapes {} and {}.",
-                fmt(a),
-                fmt(b)
-            );
+            bail!("Operands could not be broadcast together with shapes {} and {}.", fmt(a), fmt(b));
         };
     }
     Ok(out)

@@ -2,19 +2,7 @@
 //! every kernel result.
 
 use crate::CpuData;
-
-/// JavaScript `ToInt32` (what storing into an `Int32Array` does): truncate toward zero, wrap
-/// modulo 2^32, NaN and ±Infinity become 0.
-#[inline]
-pub(crate) fn f64_to_i32(x: f64) -> i32 {
-    if x > -2147483649.0 && x < 2147483648.0 {
-        x as i32
-    } else if !x.is_finite() {
-        0
-    } else {
-        x.trunc().rem_euclid(4294967296.0) as u32 as i32
-    }
-}
+use tidytensor_core::js_to_int32;
 
 /// A value a kernel computes: convertible to each storage type the way tfjs stores it.
 pub(crate) trait Num: Copy + Send + Sync + 'static {
@@ -32,7 +20,7 @@ impl Num for f32 {
     }
     #[inline(always)]
     fn to_i32(self) -> i32 {
-        f64_to_i32(self as f64)
+        js_to_int32(self as f64)
     }
     #[inline(always)]
     fn to_bool(self) -> u8 {
@@ -51,7 +39,7 @@ impl Num for f64 {
     }
     #[inline(always)]
     fn to_i32(self) -> i32 {
-        f64_to_i32(self)
+        js_to_int32(self)
     }
     #[inline(always)]
     fn to_bool(self) -> u8 {

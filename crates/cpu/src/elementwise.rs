@@ -3,14 +3,15 @@
 use rayon::prelude::*;
 use tidytensor_core::{bail, BinaryOp, DType, Result, UnaryOp};
 
-use crate::convert::{f64_to_i32, with_out, Num, OutElem};
+use crate::convert::{with_out, Num, OutElem};
 use crate::pool::{self, Pooled};
 use crate::{CpuData, PAR_CHUNK, PAR_THRESHOLD};
+use tidytensor_core::js_to_int32;
 
 pub(crate) fn fill(len: usize, value: f64, dtype: DType) -> CpuData {
     match dtype {
         DType::Float32 => CpuData::F32(vec![value as f32; len]),
-        DType::Int32 => CpuData::I32(vec![f64_to_i32(value); len]),
+        DType::Int32 => CpuData::I32(vec![js_to_int32(value); len]),
         DType::Bool => CpuData::Bool(vec![(value != 0.0) as u8; len]),
     }
 }
@@ -156,12 +157,7 @@ pub(crate) fn binary(
 
 fn check_broadcast(a: &[usize], b: &[usize], out: &[usize]) -> Result<()> {
     if a.len() != out.len() || b.len() != out.len() {
-        bail!(
-            "cpu binary kernel: input ranks {} and {} differ from output rank {}",
-            a.len(),
-            b.len(),
-            out.len()
-        );
+        bail!("cpu binary kernel: input ranks {} and {} differ from output rank {}", a.len(), b.len(), out.len());
     }
     for i in 0..out.len() {
         if (a[i] != out[i] && a[i] != 1) || (b[i] != out[i] && b[i] != 1) {
@@ -237,13 +233,13 @@ fn broadcast_map<T: Copy + Send + Sync, O: Pooled>(
         // Same shape (equal sizes after a checked broadcast imply equal shapes).
         let mut out = pool::take(n);
         if n >= PAR_THRESHOLD {
-            out.par_chunks_mut(PAR_CHUNK)
-                .zip(a.par_chunks(PAR_CHUNK).zip(b.par_chunks(PAR_CHUNK)))
-                .for_each(|(o, (a, b))| {
+            out.par_chunks_mut(PAR_CHUNK).zip(a.par_chunks(PAR_CHUNK).zip(b.par_chunks(PAR_CHUNK))).for_each(
+                |(o, (a, b))| {
                     for ((o, &p), &q) in o.iter_mut().zip(a).zip(b) {
                         *o = f(p, q);
                     }
-                });
+                },
+            );
         } else {
             for ((o, &p), &q) in out.iter_mut().zip(a).zip(b) {
                 *o = f(p, q);
@@ -305,14 +301,7 @@ fn general_broadcast<T: Copy + Send + Sync, O: Pooled>(
         return vec![f(a[0], b[0])];
     };
     let k = dims.len() - 1;
-    let g = Walk {
-        od: &dims[..k],
-        oa: &sa[..k],
-        ob: &sb[..k],
-        inner,
-        ia: sa[k],
-        ib: sb[k],
-    };
+    let g = Walk { od: &dims[..k], oa: &sa[..k], ob: &sb[..k], inner, ia: sa[k], ib: sb[k] };
     let mut out = pool::take(n);
     if n >= PAR_THRESHOLD {
         let rows_per_task = PAR_CHUNK.div_ceil(inner).max(1);
@@ -336,14 +325,7 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn fill<T: Copy, O: Copy>(
-        &self,
-        a: &[T],
-        b: &[T],
-        out: &mut [O],
-        first_row: usize,
-        f: impl Fn(T, T) -> O + Copy,
-    ) {
+    fn fill<T: Copy, O: Copy>(&self, a: &[T], b: &[T], out: &mut [O], first_row: usize, f: impl Fn(T, T) -> O + Copy) {
         let k = self.od.len();
         let mut idx = [0usize; 16];
         let mut idx_vec;

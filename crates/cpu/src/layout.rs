@@ -3,8 +3,9 @@
 use rayon::prelude::*;
 use tidytensor_core::{bail, shape, DType, Result};
 
-use crate::convert::{f64_to_i32, Num};
+use crate::convert::Num;
 use crate::{map_data, CpuData, PAR_CHUNK, PAR_THRESHOLD};
+use tidytensor_core::js_to_int32;
 
 pub(crate) fn transpose(x: &CpuData, shape: &[usize], perm: &[usize]) -> Result<CpuData> {
     let rank = shape.len();
@@ -241,13 +242,7 @@ fn concat_typed<T: Copy>(parts: &[&[T]], inners: &[usize], outer: usize) -> Vec<
     out
 }
 
-pub(crate) fn gather(
-    x: &CpuData,
-    indices: &CpuData,
-    outer: usize,
-    axis: usize,
-    inner: usize,
-) -> Result<CpuData> {
+pub(crate) fn gather(x: &CpuData, indices: &CpuData, outer: usize, axis: usize, inner: usize) -> Result<CpuData> {
     if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len()) {
         bail!("cpu gather: [{outer}, {axis}, {inner}] does not match {} values", x.len());
     }
@@ -306,7 +301,7 @@ pub(crate) fn one_hot(indices: &CpuData, depth: usize, on: f64, off: f64, dtype:
     }
     match dtype {
         DType::Float32 => CpuData::F32(build(&idx, depth, on as f32, off as f32)),
-        DType::Int32 => CpuData::I32(build(&idx, depth, f64_to_i32(on), f64_to_i32(off))),
+        DType::Int32 => CpuData::I32(build(&idx, depth, js_to_int32(on), js_to_int32(off))),
         DType::Bool => CpuData::Bool(build(&idx, depth, (on != 0.0) as u8, (off != 0.0) as u8)),
     }
 }

@@ -19,8 +19,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReduceOp, Result, Storage,
-    UnaryOp, View,
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReduceOp, Result, Storage, UnaryOp, View,
 };
 
 /// Element count above which kernels split their work across rayon threads. Below it a kernel
@@ -149,11 +148,7 @@ pub(crate) fn data_of<'a>(x: &View<'a>) -> Result<&'a CpuData> {
         bail!("The cpu backend was given a tensor whose data lives on another backend");
     };
     if s.data.dtype() != x.dtype {
-        bail!(
-            "cpu backend: tensor data is {} but the tensor claims dtype {}",
-            s.data.dtype().name(),
-            x.dtype.name()
-        );
+        bail!("cpu backend: tensor data is {} but the tensor claims dtype {}", s.data.dtype().name(), x.dtype.name());
     }
     if s.data.len() != x.size() {
         bail!(
@@ -244,61 +239,19 @@ impl Backend for CpuBackend {
         boxed(elementwise::unary(op, data_of(&x)?, out))
     }
 
-    fn binary(
-        &self,
-        op: BinaryOp,
-        a: View,
-        b: View,
-        out_shape: &[usize],
-        out: DType,
-    ) -> Result<Box<dyn Storage>> {
-        boxed(elementwise::binary(
-            op,
-            data_of(&a)?,
-            a.shape,
-            data_of(&b)?,
-            b.shape,
-            out_shape,
-            out,
-        )?)
+    fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>> {
+        boxed(elementwise::binary(op, data_of(&a)?, a.shape, data_of(&b)?, b.shape, out_shape, out)?)
     }
 
-    fn matmul(
-        &self,
-        a: View,
-        b: View,
-        transpose_a: bool,
-        transpose_b: bool,
-    ) -> Result<Box<dyn Storage>> {
-        boxed(matmul::matmul(
-            data_of(&a)?,
-            a.shape,
-            data_of(&b)?,
-            b.shape,
-            transpose_a,
-            transpose_b,
-        )?)
+    fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>> {
+        boxed(matmul::matmul(data_of(&a)?, a.shape, data_of(&b)?, b.shape, transpose_a, transpose_b)?)
     }
 
-    fn reduce(
-        &self,
-        op: ReduceOp,
-        x: View,
-        outer: usize,
-        inner: usize,
-        out: DType,
-    ) -> Result<Box<dyn Storage>> {
+    fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>> {
         boxed(reduce::reduce(op, data_of(&x)?, outer, inner, out)?)
     }
 
-    fn arg_reduce(
-        &self,
-        op: ArgOp,
-        x: View,
-        outer: usize,
-        axis: usize,
-        inner: usize,
-    ) -> Result<Box<dyn Storage>> {
+    fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
         boxed(reduce::arg_reduce(op, data_of(&x)?, outer, axis, inner)?)
     }
 
@@ -319,25 +272,11 @@ impl Backend for CpuBackend {
         boxed(layout::concat(&datas, outer)?)
     }
 
-    fn gather(
-        &self,
-        x: View,
-        indices: View,
-        outer: usize,
-        axis: usize,
-        inner: usize,
-    ) -> Result<Box<dyn Storage>> {
+    fn gather(&self, x: View, indices: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
         boxed(layout::gather(data_of(&x)?, data_of(&indices)?, outer, axis, inner)?)
     }
 
-    fn one_hot(
-        &self,
-        indices: View,
-        depth: usize,
-        on: f64,
-        off: f64,
-        dtype: DType,
-    ) -> Result<Box<dyn Storage>> {
+    fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {
         boxed(layout::one_hot(data_of(&indices)?, depth, on, off, dtype))
     }
 }

@@ -63,10 +63,7 @@ pub(crate) fn matmul(
     // Element (i, p) of op(a) and (p, j) of op(b), as (row stride, column stride).
     let (a_rs, a_cs) = if ta { (1, m as isize) } else { (k as isize, 1) };
     let (b_rs, b_cs) = if tb { (1, k as isize) } else { (n as isize, 1) };
-    let (a_step, b_step) = (
-        if ba == 1 { 0 } else { m * k },
-        if bb == 1 { 0 } else { k * n },
-    );
+    let (a_step, b_step) = (if ba == 1 { 0 } else { m * k }, if bb == 1 { 0 } else { k * n });
     let work = m * n * k;
     let one = |i: usize, dst: &mut [f32], par: gemm::Parallelism| {
         let lhs = &a[i * a_step..i * a_step + m * k];
@@ -100,11 +97,7 @@ pub(crate) fn matmul(
         }
     };
     if work >= GEMM_PAR_WORK || batch == 1 {
-        let par = if work >= GEMM_PAR_WORK {
-            gemm::Parallelism::Rayon(0)
-        } else {
-            gemm::Parallelism::None
-        };
+        let par = if work >= GEMM_PAR_WORK { gemm::Parallelism::Rayon(0) } else { gemm::Parallelism::None };
         for (i, dst) in out.chunks_exact_mut(mn).enumerate() {
             one(i, dst, par);
         }

@@ -6,13 +6,7 @@ use tidytensor_core::{bail, ArgOp, DType, ReduceOp, Result};
 use crate::convert::{with_out, Num, OutElem};
 use crate::{CpuData, PAR_CHUNK, PAR_THRESHOLD};
 
-pub(crate) fn reduce(
-    op: ReduceOp,
-    x: &CpuData,
-    outer: usize,
-    inner: usize,
-    out: DType,
-) -> Result<CpuData> {
+pub(crate) fn reduce(op: ReduceOp, x: &CpuData, outer: usize, inner: usize, out: DType) -> Result<CpuData> {
     if outer.checked_mul(inner) != Some(x.len()) {
         bail!("cpu reduce: [{outer}, {inner}] does not match {} values", x.len());
     }
@@ -143,13 +137,7 @@ fn reduce_int<T: Num>(op: ReduceOp, v: &[T], outer: usize, inner: usize, out: DT
     }
 }
 
-pub(crate) fn arg_reduce(
-    op: ArgOp,
-    x: &CpuData,
-    outer: usize,
-    axis: usize,
-    inner: usize,
-) -> Result<CpuData> {
+pub(crate) fn arg_reduce(op: ArgOp, x: &CpuData, outer: usize, axis: usize, inner: usize) -> Result<CpuData> {
     if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len()) {
         bail!("cpu argReduce: [{outer}, {axis}, {inner}] does not match {} values", x.len());
     }
@@ -230,9 +218,7 @@ fn arg_typed<T: Copy + Send + Sync>(
         }
     };
     if v.len() >= PAR_THRESHOLD && outer > 1 {
-        out.par_chunks_mut(inner)
-            .enumerate()
-            .for_each_init(|| Vec::with_capacity(inner), one);
+        out.par_chunks_mut(inner).enumerate().for_each_init(|| Vec::with_capacity(inner), one);
     } else {
         let mut best = Vec::with_capacity(inner);
         for item in out.chunks_mut(inner).enumerate() {

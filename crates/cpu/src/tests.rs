@@ -1,7 +1,7 @@
 //! Every kernel against a naive reference, on small and (for the threaded paths) large shapes.
 
 use super::*;
-use crate::convert::f64_to_i32;
+use tidytensor_core::js_to_int32;
 use tidytensor_core::shape::strides;
 
 struct T {
@@ -84,8 +84,7 @@ fn random(rng: &mut Lcg, dtype: DType, shape: &[usize]) -> T {
 fn same(a: &HostData, b: &HostData) -> bool {
     match (a, b) {
         (HostData::F32(x), HostData::F32(y)) => {
-            x.len() == y.len()
-                && x.iter().zip(y).all(|(p, q)| p == q || (p.is_nan() && q.is_nan()))
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p == q || (p.is_nan() && q.is_nan()))
         }
         _ => a == b,
     }
@@ -125,7 +124,7 @@ fn to_dtype(values: impl IntoIterator<Item = f64>, dtype: DType) -> HostData {
     let v: Vec<f64> = values.into_iter().collect();
     match dtype {
         DType::Float32 => HostData::F32(v.iter().map(|&x| x as f32).collect()),
-        DType::Int32 => HostData::I32(v.iter().map(|&x| f64_to_i32(x)).collect()),
+        DType::Int32 => HostData::I32(v.iter().map(|&x| js_to_int32(x)).collect()),
         DType::Bool => HostData::Bool(v.iter().map(|&x| (x != 0.0) as u8).collect()),
     }
 }
@@ -148,7 +147,10 @@ fn large_buffers_are_pooled_and_released() {
     be().release_pool().unwrap();
     assert_eq!(crate::pool::waiting::<f32>(len), 0);
     let z = be().unary(tidytensor_core::UnaryOp::Abs, x.view(), DType::Float32).unwrap();
-    assert_eq!(be().read(View { storage: &*z, shape: &[len], dtype: DType::Float32 }).unwrap(), HostData::F32(vec![1.0; len]));
+    assert_eq!(
+        be().read(View { storage: &*z, shape: &[len], dtype: DType::Float32 }).unwrap(),
+        HostData::F32(vec![1.0; len])
+    );
 }
 
 #[test]
@@ -185,18 +187,18 @@ fn fill_every_dtype() {
 
 #[test]
 fn to_int32_is_js_toint32() {
-    assert_eq!(f64_to_i32(1.9), 1);
-    assert_eq!(f64_to_i32(-1.9), -1);
-    assert_eq!(f64_to_i32(f64::NAN), 0);
-    assert_eq!(f64_to_i32(f64::INFINITY), 0);
-    assert_eq!(f64_to_i32(f64::NEG_INFINITY), 0);
-    assert_eq!(f64_to_i32(2147483647.9), 2147483647);
-    assert_eq!(f64_to_i32(-2147483648.9), -2147483648);
-    assert_eq!(f64_to_i32(2147483648.0), -2147483648);
-    assert_eq!(f64_to_i32(4294967296.0 + 5.0), 5);
-    assert_eq!(f64_to_i32(-4294967296.0 - 5.5), -5);
-    assert_eq!(f64_to_i32(3e9), -1294967296);
-    assert_eq!(f64_to_i32(1e300), 0); // 1e300 is a multiple of 2^32
+    assert_eq!(js_to_int32(1.9), 1);
+    assert_eq!(js_to_int32(-1.9), -1);
+    assert_eq!(js_to_int32(f64::NAN), 0);
+    assert_eq!(js_to_int32(f64::INFINITY), 0);
+    assert_eq!(js_to_int32(f64::NEG_INFINITY), 0);
+    assert_eq!(js_to_int32(2147483647.9), 2147483647);
+    assert_eq!(js_to_int32(-2147483648.9), -2147483648);
+    assert_eq!(js_to_int32(2147483648.0), -2147483648);
+    assert_eq!(js_to_int32(4294967296.0 + 5.0), 5);
+    assert_eq!(js_to_int32(-4294967296.0 - 5.5), -5);
+    assert_eq!(js_to_int32(3e9), -1294967296);
+    assert_eq!(js_to_int32(1e300), 0); // 1e300 is a multiple of 2^32
 }
 
 #[test]
@@ -222,12 +224,15 @@ fn casts_follow_tfjs() {
     assert_eq!(rd(be().cast(i.view(), DType::Bool).unwrap(), &[4], DType::Bool), HostData::Bool(vec![0, 1, 1, 1]));
     let b = bools(&[1, 0, 1], &[3]);
     assert_eq!(rd(be().cast(b.view(), DType::Int32).unwrap(), &[3], DType::Int32), HostData::I32(vec![1, 0, 1]));
-    assert_eq!(rd(be().cast(b.view(), DType::Float32).unwrap(), &[3], DType::Float32), HostData::F32(vec![1.0, 0.0, 1.0]));
+    assert_eq!(
+        rd(be().cast(b.view(), DType::Float32).unwrap(), &[3], DType::Float32),
+        HostData::F32(vec![1.0, 0.0, 1.0])
+    );
     // Large (threaded) cast.
     let n = 100_000;
     let big = f32s(&(0..n).map(|i| i as f32 - 0.5).collect::<Vec<_>>(), &[n]);
     let got = i32_of(rd(be().cast(big.view(), DType::Int32).unwrap(), &[n], DType::Int32));
-    assert!(got.iter().enumerate().all(|(i, &v)| v == f64_to_i32(i as f64 - 0.5)));
+    assert!(got.iter().enumerate().all(|(i, &v)| v == js_to_int32(i as f64 - 0.5)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,7 +312,10 @@ fn unary_int_and_bool() {
     let e = f32_of(go(UnaryOp::Exp, DType::Float32));
     assert!(e[0] == 0.0 && (e[3] - 7f32.exp()).abs() < 1e-2 && e[5] == f32::INFINITY);
     let b = bools(&[0, 1], &[2]);
-    assert_eq!(rd(be().unary(UnaryOp::Neg, b.view(), DType::Int32).unwrap(), &[2], DType::Int32), HostData::I32(vec![0, -1]));
+    assert_eq!(
+        rd(be().unary(UnaryOp::Neg, b.view(), DType::Int32).unwrap(), &[2], DType::Int32),
+        HostData::I32(vec![0, -1])
+    );
     let ex = f32_of(rd(be().unary(UnaryOp::Exp, b.view(), DType::Float32).unwrap(), &[2], DType::Float32));
     close(&ex, &[1.0, std::f64::consts::E], 1e-6);
     for op in UNARY {
@@ -332,7 +340,7 @@ const BINARY: [BinaryOp; 8] = [
 
 /// tfjs semantics of each op, value by value, computed in f64 and stored as `out`.
 fn binary_ref(op: BinaryOp, a: f64, b: f64, int: bool) -> f64 {
-    let wrap = |v: f64| f64_to_i32(v) as f64;
+    let wrap = |v: f64| js_to_int32(v) as f64;
     match op {
         BinaryOp::Add if int => (a as i32).wrapping_add(b as i32) as f64,
         BinaryOp::Sub if int => (a as i32).wrapping_sub(b as i32) as f64,
@@ -368,7 +376,14 @@ fn binary_ref(op: BinaryOp, a: f64, b: f64, int: bool) -> f64 {
 }
 
 /// Naive broadcast reference: per output multi-index, index each input.
-fn broadcast_ref(a: &[f64], ash: &[usize], b: &[f64], bsh: &[usize], out: &[usize], f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
+fn broadcast_ref(
+    a: &[f64],
+    ash: &[usize],
+    b: &[f64],
+    bsh: &[usize],
+    out: &[usize],
+    f: impl Fn(f64, f64) -> f64,
+) -> Vec<f64> {
     let n: usize = out.iter().product();
     let (sa, sb) = (strides(ash), strides(bsh));
     let so = strides(out);
@@ -436,12 +451,14 @@ fn binary_broadcasting_all_ops_and_dtypes() {
                 };
                 let int = dtype != DType::Float32;
                 let got = rd(be().binary(op, a.view(), b.view(), &out_shape, out).unwrap(), &out_shape, out);
-                let want = to_dtype(broadcast_ref(&av, &pa, &bv, &pb, &out_shape, |x, y| binary_ref(op, x, y, int)), out);
+                let want =
+                    to_dtype(broadcast_ref(&av, &pa, &bv, &pb, &out_shape, |x, y| binary_ref(op, x, y, int)), out);
                 assert!(
-                    same(&got, &want) || (op == BinaryOp::Pow && dtype == DType::Float32 && {
-                        close(&f32_of(got.clone()), &want.to_f64(), 1e-6);
-                        true
-                    }),
+                    same(&got, &want)
+                        || (op == BinaryOp::Pow && dtype == DType::Float32 && {
+                            close(&f32_of(got.clone()), &want.to_f64(), 1e-6);
+                            true
+                        }),
                     "{op:?} {dtype:?} {ash:?} {bsh:?}"
                 );
             }
@@ -495,9 +512,18 @@ fn binary_bool_inputs() {
     let a = bools(&[0, 1, 1, 0], &[4]);
     let b = bools(&[1, 1, 0, 0], &[4]);
     let sh = &[4];
-    assert_eq!(rd(be().binary(BinaryOp::Add, a.view(), b.view(), sh, DType::Int32).unwrap(), sh, DType::Int32), HostData::I32(vec![1, 2, 1, 0]));
-    assert_eq!(rd(be().binary(BinaryOp::Sub, a.view(), b.view(), sh, DType::Int32).unwrap(), sh, DType::Int32), HostData::I32(vec![-1, 0, 1, 0]));
-    assert_eq!(rd(be().binary(BinaryOp::Maximum, a.view(), b.view(), sh, DType::Bool).unwrap(), sh, DType::Bool), HostData::Bool(vec![1, 1, 1, 0]));
+    assert_eq!(
+        rd(be().binary(BinaryOp::Add, a.view(), b.view(), sh, DType::Int32).unwrap(), sh, DType::Int32),
+        HostData::I32(vec![1, 2, 1, 0])
+    );
+    assert_eq!(
+        rd(be().binary(BinaryOp::Sub, a.view(), b.view(), sh, DType::Int32).unwrap(), sh, DType::Int32),
+        HostData::I32(vec![-1, 0, 1, 0])
+    );
+    assert_eq!(
+        rd(be().binary(BinaryOp::Maximum, a.view(), b.view(), sh, DType::Bool).unwrap(), sh, DType::Bool),
+        HostData::Bool(vec![1, 1, 1, 0])
+    );
 }
 
 #[test]
@@ -548,7 +574,10 @@ fn check_matmul(rng: &mut Lcg, ba: usize, bb: usize, m: usize, k: usize, n: usiz
         let scale = 100.0 * (k.max(1) as f64);
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
-            assert!(((*g as f64) - w).abs() <= 1e-4 * w.abs().max(1.0) + 1e-6 * scale, "{ba} {bb} {m} {k} {n} {ta} {tb}: {g} vs {w}");
+            assert!(
+                ((*g as f64) - w).abs() <= 1e-4 * w.abs().max(1.0) + 1e-6 * scale,
+                "{ba} {bb} {m} {k} {n} {ta} {tb}: {g} vs {w}"
+            );
         }
     }
 }
@@ -577,7 +606,10 @@ fn matmul_matches_triple_loop() {
 fn matmul_k0_is_zeros_and_bad_shapes_error() {
     let a = f32s(&[], &[1, 2, 0]);
     let b = f32s(&[], &[1, 0, 3]);
-    assert_eq!(rd(be().matmul(a.view(), b.view(), false, false).unwrap(), &[1, 2, 3], DType::Float32), HostData::F32(vec![0.0; 6]));
+    assert_eq!(
+        rd(be().matmul(a.view(), b.view(), false, false).unwrap(), &[1, 2, 3], DType::Float32),
+        HostData::F32(vec![0.0; 6])
+    );
     let c = f32s(&[1.0; 6], &[1, 2, 3]);
     assert!(be().matmul(c.view(), c.view(), false, false).is_err());
     let d = f32s(&[1.0; 12], &[2, 2, 3]);
@@ -674,13 +706,19 @@ fn arg_ref(op: ArgOp, x: &[f64], outer: usize, axis: usize, inner: usize) -> Vec
 #[test]
 fn arg_reduce_matches_reference() {
     let mut rng = Lcg(5);
-    for (outer, axis, inner) in [(1, 1, 1), (2, 5, 1), (3, 4, 2), (1, 7, 5), (2, 0, 3), (0, 4, 2), (1000, 100, 1), (40, 50, 40)] {
+    for (outer, axis, inner) in
+        [(1, 1, 1), (2, 5, 1), (3, 4, 2), (1, 7, 5), (2, 0, 3), (0, 4, 2), (1000, 100, 1), (40, 50, 40)]
+    {
         for dtype in [DType::Float32, DType::Int32, DType::Bool] {
             let x = random(&mut rng, dtype, &[outer, axis, inner]);
             let xv = be().read(x.view()).unwrap().to_f64();
             for op in [ArgOp::ArgMax, ArgOp::ArgMin] {
                 let got = rd(be().arg_reduce(op, x.view(), outer, axis, inner).unwrap(), &[outer, inner], DType::Int32);
-                assert_eq!(got, HostData::I32(arg_ref(op, &xv, outer, axis, inner)), "{op:?} {dtype:?} {outer} {axis} {inner}");
+                assert_eq!(
+                    got,
+                    HostData::I32(arg_ref(op, &xv, outer, axis, inner)),
+                    "{op:?} {dtype:?} {outer} {axis} {inner}"
+                );
             }
         }
     }
@@ -846,7 +884,10 @@ fn concat_matches_reference() {
     assert_eq!(got, HostData::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]));
     let i = i32s(&[1, 2], &[2, 1]);
     let j = i32s(&[3, 4], &[2, 1]);
-    assert_eq!(rd(be().concat(&[i.view(), j.view()], 2).unwrap(), &[2, 2], DType::Int32), HostData::I32(vec![1, 3, 2, 4]));
+    assert_eq!(
+        rd(be().concat(&[i.view(), j.view()], 2).unwrap(), &[2, 2], DType::Int32),
+        HostData::I32(vec![1, 3, 2, 4])
+    );
     let p = bools(&[1, 0], &[2]);
     assert_eq!(rd(be().concat(&[p.view(), p.view()], 2).unwrap(), &[4], DType::Bool), HostData::Bool(vec![1, 1, 0, 0]));
     let e = f32s(&[], &[0, 3]);
@@ -868,10 +909,16 @@ fn gather_and_one_hot() {
     );
     let y = i32s(&[10, 20, 30, 40], &[4]);
     let idx2 = i32s(&[3, 3, 0], &[3]);
-    assert_eq!(rd(be().gather(y.view(), idx2.view(), 1, 4, 1).unwrap(), &[3], DType::Int32), HostData::I32(vec![40, 40, 10]));
+    assert_eq!(
+        rd(be().gather(y.view(), idx2.view(), 1, 4, 1).unwrap(), &[3], DType::Int32),
+        HostData::I32(vec![40, 40, 10])
+    );
     let z = bools(&[1, 0, 0, 1], &[2, 2]);
     let idx3 = i32s(&[1], &[1]);
-    assert_eq!(rd(be().gather(z.view(), idx3.view(), 1, 2, 2).unwrap(), &[1, 2], DType::Bool), HostData::Bool(vec![0, 1]));
+    assert_eq!(
+        rd(be().gather(z.view(), idx3.view(), 1, 2, 2).unwrap(), &[1, 2], DType::Bool),
+        HostData::Bool(vec![0, 1])
+    );
     let none = i32s(&[], &[0]);
     assert_eq!(rd(be().gather(y.view(), none.view(), 1, 4, 1).unwrap(), &[0], DType::Int32), HostData::I32(vec![]));
     let bad = i32s(&[4], &[1]);

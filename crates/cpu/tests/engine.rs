@@ -130,10 +130,7 @@ fn variables_follow_tfjs() {
         assert_eq!(counts(e).0, before.0);
         assert_eq!(e.read(v).unwrap(), HostData::F32(vec![1., 2.]));
         let wrong = f32s(e, &[1., 2., 3.], &[3]);
-        assert_eq!(
-            e.assign(v, wrong).unwrap_err().0,
-            "shape of the new value (3) and previous value (2) must match"
-        );
+        assert_eq!(e.assign(v, wrong).unwrap_err().0, "shape of the new value (3) and previous value (2) must match");
         let ints = e.cast(init, DType::Int32).unwrap();
         assert_eq!(
             e.assign(v, ints).unwrap_err().0,

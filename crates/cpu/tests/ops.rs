@@ -68,10 +68,13 @@ fn every_op_is_leak_free() {
             ("sum", Box::new(|e| e.reduce(ReduceOp::Sum, x, Some(&[0]), false))),
             ("mean", Box::new(|e| e.reduce(ReduceOp::Mean, x, None, true))),
             ("max", Box::new(|e| e.reduce(ReduceOp::Max, three, Some(&[0, 2]), false))),
-            ("max of nothing", Box::new(|e| {
-                let empty = e.fill(&[2, 0], 0.0, DType::Float32)?;
-                e.reduce(ReduceOp::Max, empty, Some(&[1]), false)
-            })),
+            (
+                "max of nothing",
+                Box::new(|e| {
+                    let empty = e.fill(&[2, 0], 0.0, DType::Float32)?;
+                    e.reduce(ReduceOp::Max, empty, Some(&[1]), false)
+                }),
+            ),
             ("min", Box::new(|e| e.reduce(ReduceOp::Min, x, Some(&[-1]), false))),
             ("argMax", Box::new(|e| e.arg_reduce(ArgOp::ArgMax, x, 0))),
             ("argMin", Box::new(|e| e.arg_reduce(ArgOp::ArgMin, x, 1))),
@@ -83,10 +86,13 @@ fn every_op_is_leak_free() {
             ("stack", Box::new(|e| e.stack(&[y, y, y], 1))),
             ("slice", Box::new(|e| e.slice(x, &[0, 1], &[2, -1]))),
             ("gather", Box::new(|e| e.gather(x, idx, 1, 0))),
-            ("gather batchDims", Box::new(|e| {
-                let pairs = ti(e, &[0, 1, 1, 0], &[2, 2]);
-                e.gather(x, pairs, 1, 1)
-            })),
+            (
+                "gather batchDims",
+                Box::new(|e| {
+                    let pairs = ti(e, &[0, 1, 1, 0], &[2, 2]);
+                    e.gather(x, pairs, 1, 1)
+                }),
+            ),
             ("cast", Box::new(|e| e.cast(x, DType::Bool))),
             ("reshape", Box::new(|e| e.reshape(x, &[3, -1]))),
             ("clone", Box::new(|e| e.clone_tensor(x))),
@@ -95,9 +101,20 @@ fn every_op_is_leak_free() {
             ("linspace", Box::new(|e| e.linspace(0.0, 1.0, 5))),
             ("eye", Box::new(|e| e.eye(3, Some(2), &[2], DType::Float32))),
             ("oneHot", Box::new(|e| e.one_hot(idx, 3.0, 1.0, 0.0, DType::Int32))),
-            ("randomNormal", Box::new(|e| e.random(&[10], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some(1.0)))),
-            ("truncatedNormal", Box::new(|e| e.random(&[10], Random::TruncatedNormal { mean: 0.0, std_dev: 1.0 }, DType::Float32, None))),
-            ("randomUniform", Box::new(|e| e.random(&[10], Random::Uniform { min: 0.0, max: 3.0 }, DType::Int32, Some(2.0)))),
+            (
+                "randomNormal",
+                Box::new(|e| e.random(&[10], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some(1.0))),
+            ),
+            (
+                "truncatedNormal",
+                Box::new(|e| {
+                    e.random(&[10], Random::TruncatedNormal { mean: 0.0, std_dev: 1.0 }, DType::Float32, None)
+                }),
+            ),
+            (
+                "randomUniform",
+                Box::new(|e| e.random(&[10], Random::Uniform { min: 0.0, max: 3.0 }, DType::Int32, Some(2.0))),
+            ),
         ];
         for (name, op) in ops {
             leak_free(e, name, op);
@@ -112,29 +129,41 @@ fn failing_ops_in_a_scope_are_leak_free() {
         let fx = t(e, &[1.], &[1]);
         let before = e.memory().num_tensors;
         let failures: Vec<(&str, Box<dyn FnOnce(&mut Engine) -> Result<TensorId>>)> = vec![
-            ("broadcast", Box::new(|e| {
-                let r = e.reshape(x, &[3, 2])?;
-                e.binary(BinaryOp::Add, x, r)
-            })),
-            ("sqrt int", Box::new(|e| {
-                let i = e.cast(x, DType::Int32)?;
-                e.unary(UnaryOp::Sqrt, i)
-            })),
+            (
+                "broadcast",
+                Box::new(|e| {
+                    let r = e.reshape(x, &[3, 2])?;
+                    e.binary(BinaryOp::Add, x, r)
+                }),
+            ),
+            (
+                "sqrt int",
+                Box::new(|e| {
+                    let i = e.cast(x, DType::Int32)?;
+                    e.unary(UnaryOp::Sqrt, i)
+                }),
+            ),
             ("reduce axis", Box::new(|e| e.reduce(ReduceOp::Sum, x, Some(&[2]), false))),
             ("reshape", Box::new(|e| e.reshape(x, &[4]))),
             ("concat", Box::new(|e| e.concat(&[x, fx], 0))),
             ("stack", Box::new(|e| e.stack(&[x, fx], 0))),
             ("slice", Box::new(|e| e.slice(x, &[0, 2], &[2, 2]))),
-            ("gather range", Box::new(|e| {
-                let i = e.tensor(HostData::I32(vec![5]), &[1])?;
-                e.gather(x, i, 0, 0)
-            })),
+            (
+                "gather range",
+                Box::new(|e| {
+                    let i = e.tensor(HostData::I32(vec![5]), &[1])?;
+                    e.gather(x, i, 0, 0)
+                }),
+            ),
             ("gather float indices", Box::new(|e| e.gather(x, fx, 0, 0))),
-            ("matmul batch", Box::new(|e| {
-                let a = e.fill(&[2, 2, 3], 1.0, DType::Float32)?;
-                let b = e.fill(&[3, 3, 2], 1.0, DType::Float32)?;
-                e.matmul(a, b, false, false)
-            })),
+            (
+                "matmul batch",
+                Box::new(|e| {
+                    let a = e.fill(&[2, 2, 3], 1.0, DType::Float32)?;
+                    let b = e.fill(&[3, 3, 2], 1.0, DType::Float32)?;
+                    e.matmul(a, b, false, false)
+                }),
+            ),
             ("softmax dim", Box::new(|e| e.softmax(x, 0))),
             ("oneHot depth", Box::new(|e| e.one_hot(x, 1.0, 1.0, 0.0, DType::Int32))),
             ("range step", Box::new(|e| e.range(0.0, 1.0, 0.0, DType::Float32))),
@@ -181,7 +210,10 @@ fn values_shapes_and_dtypes() {
         let tr = e.transpose(x, None).unwrap();
         assert_eq!(read(e, tr), vec![1., 4., 2., 5., 3., 6.]);
         let cat = e.concat(&[x, col], 1).unwrap();
-        assert_eq!((e.shape(cat).unwrap().to_vec(), read(e, cat)), (vec![2, 4], vec![1., 2., 3., 10., 4., 5., 6., 20.]));
+        assert_eq!(
+            (e.shape(cat).unwrap().to_vec(), read(e, cat)),
+            (vec![2, 4], vec![1., 2., 3., 10., 4., 5., 6., 20.])
+        );
         let st = e.stack(&[i7, i2], 1).unwrap();
         assert_eq!(read(e, st), vec![7., 2., -7., 2., 1., 0.]);
         let sl = e.slice(x, &[1, 1], &[1, -1]).unwrap();
@@ -196,6 +228,8 @@ fn values_shapes_and_dtypes() {
         assert!((v[0] + v[1] + v[2] - 1.0).abs() < 1e-6 && v[2] > v[1]);
         let r = e.range(0.0, 5.0, 2.0, DType::Int32).unwrap();
         assert_eq!(read(e, r), vec![0., 2., 4.]);
+        let wrapped = e.fill(&[1], 3e9, DType::Int32).unwrap();
+        assert_eq!(read(e, wrapped), vec![-1294967296.0], "int32 stores like an Int32Array (ToInt32)");
         let down = e.range(5.0, 0.0, -2.0, DType::Float32).unwrap();
         assert_eq!(read(e, down), vec![5., 3., 1.]);
         let cube = e.range(0.0, 24.0, 1.0, DType::Float32).unwrap();
@@ -210,7 +244,8 @@ fn values_shapes_and_dtypes() {
         let u2 = e.random(&[1000], Random::Uniform { min: -1.0, max: 1.0 }, DType::Float32, Some(7.0)).unwrap();
         assert_eq!(read(e, u), read(e, u2), "seeded randoms repeat");
         assert!(read(e, u).iter().all(|&v| (-1.0..1.0).contains(&v)));
-        let tn = e.random(&[1000], Random::TruncatedNormal { mean: 5.0, std_dev: 1.0 }, DType::Float32, Some(3.0)).unwrap();
+        let tn =
+            e.random(&[1000], Random::TruncatedNormal { mean: 5.0, std_dev: 1.0 }, DType::Float32, Some(3.0)).unwrap();
         assert!(read(e, tn).iter().all(|&v| (3.0..=7.0).contains(&v)));
     });
 }

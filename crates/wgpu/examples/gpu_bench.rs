@@ -31,7 +31,10 @@ fn time(samples: usize, mut f: impl FnMut() -> R<()>) -> R<f64> {
 
 fn run(e: &mut Engine, gpu: &WgpuBackend, sizes: &[usize], chain_log2: u32) -> R<()> {
     let info = gpu.info();
-    println!("adapter: {} ({}, {} {}), type {}", info.name, info.backend, info.driver, info.driver_info, info.device_type);
+    println!(
+        "adapter: {} ({}, {} {}), type {}",
+        info.name, info.backend, info.driver, info.driver_info, info.device_type
+    );
 
     for &n in sizes {
         let a = e.random(&[n, n], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some(1.0))?;

@@ -164,10 +164,8 @@ impl Gpu {
                 },
                 count: None,
             });
-            let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: None,
-                entries: &entries,
-            });
+            let bgl =
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
             let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: None,
                 bind_group_layouts: &[Some(&bgl)],
@@ -221,7 +219,7 @@ impl Gpu {
     }
 
     pub fn max_binding(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
     }
 
     /// Refuses a buffer larger than one storage binding may be.
@@ -244,7 +242,11 @@ impl Gpu {
         if let Some(buf) = st.storage.take(class) {
             return Ok(RawBuf { buf, class, bytes });
         }
-        let buf = self.create(class, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST, st)?;
+        let buf = self.create(
+            class,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            st,
+        )?;
         st.storage.created(class);
         Ok(RawBuf { buf, class, bytes })
     }
@@ -286,7 +288,12 @@ impl Gpu {
 
     /// The pipeline for `key`, compiled from `source()` on first use. A shader or pipeline
     /// that wgpu rejects is an `Err`, never a panic.
-    pub fn pipeline(&self, key: &str, n_inputs: usize, source: impl FnOnce() -> String) -> Result<wgpu::ComputePipeline> {
+    pub fn pipeline(
+        &self,
+        key: &str,
+        n_inputs: usize,
+        source: impl FnOnce() -> String,
+    ) -> Result<wgpu::ComputePipeline> {
         if let Some(p) = lock(&self.pipelines).get(key) {
             return Ok(p.clone());
         }
@@ -353,7 +360,15 @@ impl Gpu {
     }
 
     /// Records a buffer-to-buffer copy (4-byte aligned offsets and size).
-    pub fn copy(&self, st: &mut State, src: &wgpu::Buffer, src_offset: u64, dst: &wgpu::Buffer, dst_offset: u64, size: u64) {
+    pub fn copy(
+        &self,
+        st: &mut State,
+        src: &wgpu::Buffer,
+        src_offset: u64,
+        dst: &wgpu::Buffer,
+        dst_offset: u64,
+        size: u64,
+    ) {
         if size > 0 {
             st.ops.push(Op::Copy { src: src.clone(), src_offset, dst: dst.clone(), dst_offset, size });
         }
@@ -392,7 +407,8 @@ impl Gpu {
                     i += 1;
                 }
                 Op::Dispatch { .. } => {
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+                    let mut pass =
+                        enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
                     while let Some(Op::Dispatch { pipeline, n_inputs, buffers, slot, groups }) = ops.get(i) {
                         let ubuf = uniforms.as_ref().expect("dispatches have parameters");
                         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
@@ -522,6 +538,14 @@ impl Gpu {
     }
 }
 
+/// A copy into a staging buffer that has been submitted and not yet read.
+pub struct PendingRead {
+    staging: wgpu::Buffer,
+    class: u64,
+    bytes: u64,
+    idx: Option<wgpu::SubmissionIndex>,
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -539,12 +563,4 @@ mod tests {
         assert!(r.is_err());
         g.check_errors().expect("errors inside scopes are not left for later");
     }
-}
-
-/// A copy into a staging buffer that has been submitted and not yet read.
-pub struct PendingRead {
-    staging: wgpu::Buffer,
-    class: u64,
-    bytes: u64,
-    idx: Option<wgpu::SubmissionIndex>,
 }

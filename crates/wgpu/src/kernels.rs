@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use tidytensor_core::{bail, ArgOp, BinaryOp, DType, ReduceOp, Result, Storage, UnaryOp};
+use tidytensor_core::{bail, js_to_int32, ArgOp, BinaryOp, DType, ReduceOp, Result, Storage, UnaryOp};
 
 use crate::device::{Gpu, RawBuf, State, WG};
 use crate::WgpuStorage;
@@ -115,19 +115,8 @@ fn conv_fn(from: Dom, to: DType) -> String {
 pub(crate) fn value_bits(value: f64, dtype: DType) -> u32 {
     match dtype {
         DType::Float32 => (value as f32).to_bits(),
-        DType::Int32 => f64_to_i32(value) as u32,
+        DType::Int32 => js_to_int32(value) as u32,
         DType::Bool => (value != 0.0) as u32,
-    }
-}
-
-/// JavaScript `ToInt32`.
-pub(crate) fn f64_to_i32(x: f64) -> i32 {
-    if x > -2147483649.0 && x < 2147483648.0 {
-        x as i32
-    } else if !x.is_finite() {
-        0
-    } else {
-        x.trunc().rem_euclid(4294967296.0) as u32 as i32
     }
 }
 
@@ -178,7 +167,8 @@ fn run1d(
 }
 
 fn u32_of(n: usize, what: &str) -> Result<u32> {
-    u32::try_from(n).map_err(|_| tidytensor_core::Error::new(format!("wgpu backend: {what} of {n} is too large for the GPU")))
+    u32::try_from(n)
+        .map_err(|_| tidytensor_core::Error::new(format!("wgpu backend: {what} of {n} is too large for the GPU")))
 }
 
 // ---- fill, cast, unary, binary ----
@@ -329,7 +319,12 @@ pub(crate) fn binary(
 ) -> Result<Box<dyn Storage>> {
     let n: usize = out_shape.iter().product();
     if a.1.len() != out_shape.len() || b.1.len() != out_shape.len() {
-        bail!("wgpu binary kernel: input ranks {} and {} differ from output rank {}", a.1.len(), b.1.len(), out_shape.len());
+        bail!(
+            "wgpu binary kernel: input ranks {} and {} differ from output rank {}",
+            a.1.len(),
+            b.1.len(),
+            out_shape.len()
+        );
     }
     for i in 0..out_shape.len() {
         if (a.1[i] != out_shape[i] && a.1[i] != 1) || (b.1[i] != out_shape[i] && b.1[i] != 1) {
@@ -451,7 +446,14 @@ fn empty_reduce_value(op: ReduceOp) -> f64 {
     }
 }
 
-pub(crate) fn reduce(gpu: &Arc<Gpu>, op: ReduceOp, x: &WgpuStorage, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>> {
+pub(crate) fn reduce(
+    gpu: &Arc<Gpu>,
+    op: ReduceOp,
+    x: &WgpuStorage,
+    outer: usize,
+    inner: usize,
+    out: DType,
+) -> Result<Box<dyn Storage>> {
     if outer.checked_mul(inner) != Some(x.len) {
         bail!("wgpu reduce: [{outer}, {inner}] does not match {} values", x.len);
     }
@@ -462,7 +464,10 @@ pub(crate) fn reduce(gpu: &Arc<Gpu>, op: ReduceOp, x: &WgpuStorage, outer: usize
     let xd = x.dtype;
     let acc = acc_for(op, xd, out);
     let helpers = |load: &str, fin: &str| {
-        format!("fn ident() -> {0} {{ return {1}; }}\nfn comb(a: {0}, b: {0}) -> {0} {{ {2} }}\n{load}{fin}", acc.ty, acc.ident, acc.comb)
+        format!(
+            "fn ident() -> {0} {{ return {1}; }}\nfn comb(a: {0}, b: {0}) -> {0} {{ {2} }}\n{load}{fin}",
+            acc.ty, acc.ident, acc.comb
+        )
     };
     launch(gpu, outer, out, |g, st, o| {
         let mut temps: Vec<RawBuf> = Vec::new();
@@ -476,7 +481,11 @@ pub(crate) fn reduce(gpu: &Arc<Gpu>, op: ReduceOp, x: &WgpuStorage, outer: usize
                 let first = temps.is_empty();
                 let key = format!("reduce_tree:{op:?}:{xd:?}:{first}");
                 let src = || {
-                    let load = if first { acc.first_load.clone() } else { format!("fn ld0(i: u32) -> {0} {{ return X0[i]; }}\n", acc.ty) };
+                    let load = if first {
+                        acc.first_load.clone()
+                    } else {
+                        format!("fn ld0(i: u32) -> {0} {{ return X0[i]; }}\n", acc.ty)
+                    };
                     let input_ty = if first { sty(xd) } else { acc.ty };
                     shader(&[input_ty], acc.ty, &helpers(&load, ""), &REDUCE_TREE.replace("$ACC", acc.ty))
                 };
@@ -491,7 +500,11 @@ pub(crate) fn reduce(gpu: &Arc<Gpu>, op: ReduceOp, x: &WgpuStorage, outer: usize
             let first = temps.is_empty();
             let key = format!("reduce_rows:{op:?}:{xd:?}:{out:?}:{first}");
             let src = || {
-                let load = if first { acc.first_load.clone() } else { format!("fn ld0(i: u32) -> {0} {{ return X0[i]; }}\n", acc.ty) };
+                let load = if first {
+                    acc.first_load.clone()
+                } else {
+                    format!("fn ld0(i: u32) -> {0} {{ return X0[i]; }}\n", acc.ty)
+                };
                 let input_ty = if first { sty(xd) } else { acc.ty };
                 shader(&[input_ty], sty(out), &helpers(&load, &acc.fin), REDUCE_ROWS)
             };
@@ -506,7 +519,14 @@ pub(crate) fn reduce(gpu: &Arc<Gpu>, op: ReduceOp, x: &WgpuStorage, outer: usize
     })
 }
 
-pub(crate) fn arg_reduce(gpu: &Arc<Gpu>, op: ArgOp, x: &WgpuStorage, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
+pub(crate) fn arg_reduce(
+    gpu: &Arc<Gpu>,
+    op: ArgOp,
+    x: &WgpuStorage,
+    outer: usize,
+    axis: usize,
+    inner: usize,
+) -> Result<Box<dyn Storage>> {
     if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len) {
         bail!("wgpu argReduce: [{outer}, {axis}, {inner}] does not match {} values", x.len);
     }
@@ -575,7 +595,13 @@ fn collapse_strided(dims: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize
 }
 
 /// Y[i] = X[offset + strided index of i over `dims`]: a buffer copy when that is contiguous.
-fn strided_copy(gpu: &Arc<Gpu>, x: &WgpuStorage, offset: usize, dims: &[usize], strides: &[usize]) -> Result<Box<dyn Storage>> {
+fn strided_copy(
+    gpu: &Arc<Gpu>,
+    x: &WgpuStorage,
+    offset: usize,
+    dims: &[usize],
+    strides: &[usize],
+) -> Result<Box<dyn Storage>> {
     let n: usize = dims.iter().product();
     let (d, s) = collapse_strided(dims, strides);
     let dtype = x.dtype;
@@ -614,7 +640,13 @@ pub(crate) fn transpose(gpu: &Arc<Gpu>, x: &WgpuStorage, shape: &[usize], perm: 
     strided_copy(gpu, x, 0, &dims, &st)
 }
 
-pub(crate) fn slice(gpu: &Arc<Gpu>, x: &WgpuStorage, shape: &[usize], begin: &[usize], size: &[usize]) -> Result<Box<dyn Storage>> {
+pub(crate) fn slice(
+    gpu: &Arc<Gpu>,
+    x: &WgpuStorage,
+    shape: &[usize],
+    begin: &[usize],
+    size: &[usize],
+) -> Result<Box<dyn Storage>> {
     let rank = shape.len();
     if begin.len() != rank || size.len() != rank {
         bail!("wgpu slice: begin/size ranks {}/{} for rank {rank}", begin.len(), size.len());
@@ -666,7 +698,14 @@ pub(crate) fn concat(gpu: &Arc<Gpu>, inputs: &[&WgpuStorage], outer: usize) -> R
     })
 }
 
-pub(crate) fn gather(gpu: &Arc<Gpu>, x: &WgpuStorage, idx: &WgpuStorage, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
+pub(crate) fn gather(
+    gpu: &Arc<Gpu>,
+    x: &WgpuStorage,
+    idx: &WgpuStorage,
+    outer: usize,
+    axis: usize,
+    inner: usize,
+) -> Result<Box<dyn Storage>> {
     if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len) {
         bail!("wgpu gather: [{outer}, {axis}, {inner}] does not match {} values", x.len);
     }
@@ -674,14 +713,22 @@ pub(crate) fn gather(gpu: &Arc<Gpu>, x: &WgpuStorage, idx: &WgpuStorage, outer: 
         bail!("wgpu gather: indices must be int32, got {}", idx.dtype.name());
     }
     let n = outer * idx.len * inner;
-    let params = [u32_of(n, "size")?, u32_of(idx.len, "index count")?, u32_of(axis, "axis")?, u32_of(inner, "inner size")?];
+    let params =
+        [u32_of(n, "size")?, u32_of(idx.len, "index count")?, u32_of(axis, "axis")?, u32_of(inner, "inner size")?];
     launch(gpu, n, x.dtype, |g, st, o| {
         let src = || shader(&["u32", "i32"], "u32", "", GATHER);
         run1d(g, st, "gather", src, &[sbind(x), sbind(idx)], bind(o), &params, n, WG)
     })
 }
 
-pub(crate) fn one_hot(gpu: &Arc<Gpu>, idx: &WgpuStorage, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {
+pub(crate) fn one_hot(
+    gpu: &Arc<Gpu>,
+    idx: &WgpuStorage,
+    depth: usize,
+    on: f64,
+    off: f64,
+    dtype: DType,
+) -> Result<Box<dyn Storage>> {
     if idx.dtype != DType::Int32 {
         bail!("wgpu oneHot: indices must be int32, got {}", idx.dtype.name());
     }
@@ -742,6 +789,13 @@ pub(crate) fn matmul(
             return fill_raw(g, st, o, len, 0);
         }
         let pipeline = g.pipeline("matmul", 2, || shader(&["f32", "f32"], "f32", "", MATMUL))?;
-        g.dispatch(st, pipeline, &[sbind(a.0), sbind(b.0)], bind(o), &params, (groups.0 as u32, groups.1 as u32, groups.2 as u32))
+        g.dispatch(
+            st,
+            pipeline,
+            &[sbind(a.0), sbind(b.0)],
+            bind(o),
+            &params,
+            (groups.0 as u32, groups.1 as u32, groups.2 as u32),
+        )
     })
 }

@@ -28,8 +28,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReadDone, ReduceOp, Result, Storage, UnaryOp,
-    View,
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReadDone, ReduceOp, Result, Storage, UnaryOp, View,
 };
 
 use device::{Gpu, RawBuf};
@@ -145,14 +144,13 @@ impl WgpuBackend {
             driver_info: i.driver_info.clone(),
             backend: format!("{:?}", i.backend),
             device_type: format!("{:?}", i.device_type),
-            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size as u64,
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
             max_buffer_size: l.max_buffer_size,
             max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
             max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
             max_compute_workgroup_storage_size: l.max_compute_workgroup_storage_size,
         }
     }
-
 
     /// Submits recorded work now (reads do this themselves).
     pub fn flush(&self) -> Result<()> {

@@ -57,7 +57,14 @@ impl Diff<'_> {
         let gpu_before = common::field(self.e, "numBytesInGPU");
         let got = op(self.e);
         // clone/reshape/same-dtype cast share the input's buffer: no new GPU bytes.
-        let shares = ["clone", "reshape", "expandDims + squeeze", "cast float32 -> Float32", "cast int32 -> Int32", "cast bool -> Bool"];
+        let shares = [
+            "clone",
+            "reshape",
+            "expandDims + squeeze",
+            "cast float32 -> Float32",
+            "cast int32 -> Int32",
+            "cast bool -> Bool",
+        ];
         if let (Ok(g), false) = (&got, shares.contains(&name)) {
             // The result must be held by the wgpu backend (4 bytes per element).
             let n: usize = self.e.shape(*g).unwrap().iter().product();
@@ -75,7 +82,9 @@ impl Diff<'_> {
                     let (wv, gv) = (self.e.read(w), self.e.read(g));
                     match (wv, gv) {
                         (Ok(wv), Ok(gv)) => self.compare(name, tol, &wv, &gv),
-                        (a, b) => self.failures.push(format!("{name}: read failed: cpu {:?} wgpu {:?}", a.err(), b.err())),
+                        (a, b) => {
+                            self.failures.push(format!("{name}: read failed: cpu {:?} wgpu {:?}", a.err(), b.err()))
+                        }
                     }
                 }
                 self.e.dispose(w);
@@ -118,12 +127,20 @@ impl Diff<'_> {
                 .map(|(i, (a, b))| format!("[{i}] cpu {a:e} wgpu {b:e}"))
                 .collect(),
             _ if want == got => vec![],
-            (HostData::I32(w), HostData::I32(g)) => {
-                w.iter().zip(g).enumerate().filter(|(_, (a, b))| a != b).map(|(i, (a, b))| format!("[{i}] cpu {a} wgpu {b}")).collect()
-            }
-            (HostData::Bool(w), HostData::Bool(g)) => {
-                w.iter().zip(g).enumerate().filter(|(_, (a, b))| a != b).map(|(i, (a, b))| format!("[{i}] cpu {a} wgpu {b}")).collect()
-            }
+            (HostData::I32(w), HostData::I32(g)) => w
+                .iter()
+                .zip(g)
+                .enumerate()
+                .filter(|(_, (a, b))| a != b)
+                .map(|(i, (a, b))| format!("[{i}] cpu {a} wgpu {b}"))
+                .collect(),
+            (HostData::Bool(w), HostData::Bool(g)) => w
+                .iter()
+                .zip(g)
+                .enumerate()
+                .filter(|(_, (a, b))| a != b)
+                .map(|(i, (a, b))| format!("[{i}] cpu {a} wgpu {b}"))
+                .collect(),
             _ => vec![format!("dtype mismatch {:?} vs {:?}", want.dtype(), got.dtype())],
         };
         if want.len() != got.len() {
@@ -150,8 +167,30 @@ fn diff(f: impl FnOnce(&mut Diff)) {
 }
 
 const SPECIALS: [f32; 24] = [
-    0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 100.0, -100.0, 1e-3, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 7.25, 1e6, -88.5,
-    0.1, -0.3, 2.0, 10.0, 1e-6, 89.0, -1e-4, 0.7,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -2.5,
+    3.0,
+    100.0,
+    -100.0,
+    1e-3,
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    7.25,
+    1e6,
+    -88.5,
+    0.1,
+    -0.3,
+    2.0,
+    10.0,
+    1e-6,
+    89.0,
+    -1e-4,
+    0.7,
 ];
 
 #[test]
@@ -212,7 +251,8 @@ fn binary_ops_match_cpu() {
         // Includes results beyond 2^53 (the cpu backend rounds them to f64 before ToInt32)
         // and beyond 2^84 (0).
         let ie = d.i(&[3, 2, 0, 31, -1, -2, 5, 1, 2, 3, 4, 7, 40, 39, 20, 70, 30, 3, 33, 83, 84, 100, 55, 23], &[24]);
-        let ibase = d.i(&[-2, 7, 0, 2, -1, 1, -3, 0, 46340, 10, -7, 3, 3, -3, 7, 2, 5, 46341, -5, 2, 2, 3, 2, -11], &[24]);
+        let ibase =
+            d.i(&[-2, 7, 0, 2, -1, 1, -3, 0, 46340, 10, -7, 3, 3, -3, 7, 2, 5, 46341, -5, 2, 2, 3, 2, -11], &[24]);
         d.check("pow int32", EXACT, |e| e.binary(Pow, ibase, ie));
         let empty = d.f(&[], &[0, 6]);
         d.check("add empty", EXACT, |e| e.binary(Add, empty, row));
@@ -350,10 +390,12 @@ fn arg_reduce_and_softmax_match_cpu() {
         d.check("softmax NaN and extremes", EXACT, |e| e.softmax(rows, -1));
         d.check("softmax long rows", LOOSE, |e| e.softmax(wide, -1));
         d.check("softmax dim error", EXACT, |e| e.softmax(small, 0));
-        d.check("softmax 1-d", EXACT, |e| e.softmax(wide, 0).or_else(|_| {
-            let v = e.tensor(HostData::F32(vec![0.5, 1.5, -2.0]), &[3])?;
-            e.softmax(v, 0)
-        }));
+        d.check("softmax 1-d", EXACT, |e| {
+            e.softmax(wide, 0).or_else(|_| {
+                let v = e.tensor(HostData::F32(vec![0.5, 1.5, -2.0]), &[3])?;
+                e.softmax(v, 0)
+            })
+        });
     });
 }
 
@@ -415,7 +457,26 @@ fn layout_ops_match_cpu() {
 #[test]
 fn creation_and_casts_match_cpu() {
     diff(|d| {
-        let big: Vec<f32> = vec![0.0, -0.0, 1.5, -1.5, 2.9, -2.9, 2147483520.0, -2147483648.0, 3e9, -3e9, 1e20, -5e9, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 4294967296.0, 6442450944.0, 1e-40];
+        let big: Vec<f32> = vec![
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            2.9,
+            -2.9,
+            2147483520.0,
+            -2147483648.0,
+            3e9,
+            -3e9,
+            1e20,
+            -5e9,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            4294967296.0,
+            6442450944.0,
+            1e-40,
+        ];
         let x = d.f(&big, &[big.len()]);
         let ix = d.i(&[0, 1, -1, i32::MAX, i32::MIN, 16777217], &[6]);
         let bx = d.b(&[0, 1, 1, 0], &[4]);
@@ -432,10 +493,18 @@ fn creation_and_casts_match_cpu() {
         d.check("range int32 descending", EXACT, |e| e.range(10.0, 1.0, -3.0, DType::Int32));
         d.check("range empty", EXACT, |e| e.range(5.0, 1.0, 1.0, DType::Float32));
         d.check("linspace", EXACT, |e| e.linspace(-1.0, 1.0, 9));
-        d.check("randomNormal", EXACT, |e| e.random(&[100], Random::Normal { mean: 1.0, std_dev: 2.0 }, DType::Float32, Some(3.0)));
-        d.check("truncatedNormal", EXACT, |e| e.random(&[2, 50], Random::TruncatedNormal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some(4.0)));
-        d.check("randomUniform int32", EXACT, |e| e.random(&[64], Random::Uniform { min: -5.0, max: 5.0 }, DType::Int32, Some(5.0)));
-        d.check("randomUniform float32", EXACT, |e| e.random(&[64], Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, Some(6.0)));
+        d.check("randomNormal", EXACT, |e| {
+            e.random(&[100], Random::Normal { mean: 1.0, std_dev: 2.0 }, DType::Float32, Some(3.0))
+        });
+        d.check("truncatedNormal", EXACT, |e| {
+            e.random(&[2, 50], Random::TruncatedNormal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some(4.0))
+        });
+        d.check("randomUniform int32", EXACT, |e| {
+            e.random(&[64], Random::Uniform { min: -5.0, max: 5.0 }, DType::Int32, Some(5.0))
+        });
+        d.check("randomUniform float32", EXACT, |e| {
+            e.random(&[64], Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, Some(6.0))
+        });
         d.check("clone", EXACT, |e| e.clone_tensor(x));
         d.check("reshape", EXACT, |e| e.reshape(ix, &[2, -1]));
     });

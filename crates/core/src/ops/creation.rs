@@ -6,10 +6,19 @@ use rand_distr::{Distribution, Normal, Uniform};
 /// Random distributions of `tf.randomNormal`, `tf.randomUniform` and `tf.truncatedNormal`.
 #[derive(Clone, Copy, Debug)]
 pub enum Random {
-    Normal { mean: f64, std_dev: f64 },
+    Normal {
+        mean: f64,
+        std_dev: f64,
+    },
     /// Normal, redrawn until within two standard deviations of the mean.
-    TruncatedNormal { mean: f64, std_dev: f64 },
-    Uniform { min: f64, max: f64 },
+    TruncatedNormal {
+        mean: f64,
+        std_dev: f64,
+    },
+    Uniform {
+        min: f64,
+        max: f64,
+    },
 }
 
 impl Engine {
@@ -17,7 +26,7 @@ impl Engine {
     pub fn fill(&mut self, shape: &[usize], value: f64, dtype: DType) -> Result<TensorId> {
         let value = match dtype {
             DType::Float32 => value as f32 as f64,
-            DType::Int32 => value as i32 as f64,
+            DType::Int32 => crate::js_to_int32(value) as f64,
             DType::Bool => (value != 0.0) as u8 as f64,
         };
         if shape.len() > shape::MAX_RANK {
@@ -48,7 +57,7 @@ impl Engine {
             }
             v = match dtype {
                 DType::Float32 => v as f32 as f64,
-                _ => v as i32 as f64,
+                _ => crate::js_to_int32(v) as f64,
             };
             values.push(v);
         }
@@ -116,7 +125,8 @@ impl Engine {
         let n = shape::size(shape);
         let values: Vec<f64> = match dist {
             Random::Normal { mean, std_dev } | Random::TruncatedNormal { mean, std_dev } => {
-                let normal = Normal::new(mean, std_dev.abs()).map_err(|e| crate::Error(format!("Invalid normal distribution: {e}")))?;
+                let normal = Normal::new(mean, std_dev.abs())
+                    .map_err(|e| crate::Error(format!("Invalid normal distribution: {e}")))?;
                 let truncated = matches!(dist, Random::TruncatedNormal { .. });
                 (0..n)
                     .map(|_| loop {
@@ -128,13 +138,14 @@ impl Engine {
                     .collect()
             }
             Random::Uniform { min, max } => {
-                if !(min <= max) {
+                if min.partial_cmp(&max).is_none_or(|o| o.is_gt()) {
                     bail!("Error in randomUniform: minval ({min}) must be <= maxval ({max})");
                 }
                 if min == max {
                     vec![min; n]
                 } else {
-                    let u = Uniform::new(min, max).map_err(|e| crate::Error(format!("Invalid uniform distribution: {e}")))?;
+                    let u = Uniform::new(min, max)
+                        .map_err(|e| crate::Error(format!("Invalid uniform distribution: {e}")))?;
                     (0..n).map(|_| rng.sample(u)).collect()
                 }
             }

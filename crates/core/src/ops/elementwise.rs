@@ -52,7 +52,8 @@ impl Engine {
         let (ca, cb) = (cast_if(&*backend, &a, dtype)?, cast_if(&*backend, &b, dtype)?);
         let rank = out_shape.len();
         let (sa, sb) = (pad_rank(&a.shape, rank), pad_rank(&b.shape, rank));
-        let storage = backend.binary(op, view_of(&a, &ca, &sa, dtype), view_of(&b, &cb, &sb, dtype), &out_shape, out)?;
+        let storage =
+            backend.binary(op, view_of(&a, &ca, &sa, dtype), view_of(&b, &cb, &sb, dtype), &out_shape, out)?;
         self.output(storage, out_shape, out)
     }
 }

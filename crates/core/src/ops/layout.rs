@@ -38,7 +38,7 @@ impl Engine {
         }
         let mut out: Vec<usize> = new_shape.iter().map(|&d| d.max(0) as usize).collect();
         if let Some(i) = implicit {
-            if product == 0 || size % product != 0 {
+            if product == 0 || !size.is_multiple_of(product) {
                 bail!("The implicit shape can't be a fractional number. Got {size} / {product}");
             }
             out[i] = size / product;
@@ -47,7 +47,11 @@ impl Engine {
             bail!("Size({size}) must match the product of shape {}", shape::join_i64(new_shape));
         }
         if out.len() > shape::MAX_RANK {
-            bail!("tidytensor supports tensors up to rank {}, but got shape [{}]", shape::MAX_RANK, shape::join_i64(new_shape));
+            bail!(
+                "tidytensor supports tensors up to rank {}, but got shape [{}]",
+                shape::MAX_RANK,
+                shape::join_i64(new_shape)
+            );
         }
         let (data, _, dtype) = self.pin(x)?;
         Ok(self.share(data, out, dtype))
@@ -158,12 +162,8 @@ impl Engine {
         let converted = inputs.iter().map(|t| cast_if(&*backend, t, dtype)).collect::<Result<Vec<_>>>()?;
         let outer = shape::size(&s0[..axis]);
         let shapes2d: Vec<[usize; 2]> = inputs.iter().map(|t| [outer, shape::size(&t.shape[axis..])]).collect();
-        let views: Vec<View> = inputs
-            .iter()
-            .zip(&converted)
-            .zip(&shapes2d)
-            .map(|((t, c), s)| view_of(t, c, s, dtype))
-            .collect();
+        let views: Vec<View> =
+            inputs.iter().zip(&converted).zip(&shapes2d).map(|((t, c), s)| view_of(t, c, s, dtype)).collect();
         let storage = backend.concat(&views, outer)?;
         let mut out_shape = s0.clone();
         out_shape[axis] = inputs.iter().map(|t| t.shape[axis]).sum();
@@ -177,7 +177,11 @@ impl Engine {
         for &t in &xs[1..] {
             let s = self.shape(t)?;
             if s != s0.as_slice() {
-                bail!("All tensors passed to stack must have matching shapes Shapes {} and {} must match", shape::fmt(&s0), shape::fmt(s));
+                bail!(
+                    "All tensors passed to stack must have matching shapes Shapes {} and {} must match",
+                    shape::fmt(&s0),
+                    shape::fmt(s)
+                );
             }
             if self.dtype(t)? != d0 {
                 bail!("All tensors passed to stack must have matching dtypes");
@@ -200,7 +204,11 @@ impl Engine {
         }
         if result.is_ok() {
             let axis = if axis < 0 { axis + rank + 1 } else { axis };
-            result = if expanded.len() == 1 { Ok(expanded.pop().expect("one element")) } else { self.concat(&expanded, axis) };
+            result = if expanded.len() == 1 {
+                Ok(expanded.pop().expect("one element"))
+            } else {
+                self.concat(&expanded, axis)
+            };
         }
         for t in expanded {
             self.dispose(t);
@@ -213,10 +221,16 @@ impl Engine {
         let s = self.shape(x)?.to_vec();
         let rank = s.len();
         if begin.len() != rank {
-            bail!("Error in slice{rank}D: Length of begin {} must match the rank of the array ({rank}).", shape::join_i64(begin));
+            bail!(
+                "Error in slice{rank}D: Length of begin {} must match the rank of the array ({rank}).",
+                shape::join_i64(begin)
+            );
         }
         if size.len() != rank {
-            bail!("Error in slice{rank}D: Length of size {} must match the rank of the array ({rank}).", shape::join_i64(size));
+            bail!(
+                "Error in slice{rank}D: Length of size {} must match the rank of the array ({rank}).",
+                shape::join_i64(size)
+            );
         }
         let mut b = Vec::with_capacity(rank);
         let mut z = Vec::with_capacity(rank);
@@ -227,7 +241,11 @@ impl Engine {
             let bi = begin[i] as usize;
             let zi = if size[i] < 0 { s[i] - bi } else { size[i] as usize };
             if bi + zi > s[i] {
-                bail!("Error in slice{rank}D: begin[{i}] + size[{i}] ({}) would overflow input.shape[{i}] ({})", bi + zi, s[i]);
+                bail!(
+                    "Error in slice{rank}D: begin[{i}] + size[{i}] ({}) would overflow input.shape[{i}] ({})",
+                    bi + zi,
+                    s[i]
+                );
             }
             b.push(bi);
             z.push(zi);

@@ -36,7 +36,11 @@ impl Engine {
         })?;
         let (na, nb, nout) = (shape::size(batch_a), shape::size(batch_b), shape::size(&batch));
         // The kernel broadcasts a batch of 1; other batch broadcasts are materialised first.
-        let wide_a = if na != nout && na != 1 { Some(self.broadcast_to(a, &[&batch[..], &sa[ra - 2..]].concat())?) } else { None };
+        let wide_a = if na != nout && na != 1 {
+            Some(self.broadcast_to(a, &[&batch[..], &sa[ra - 2..]].concat())?)
+        } else {
+            None
+        };
         let wide_b = if nb != nout && nb != 1 {
             match self.broadcast_to(b, &[&batch[..], &sb[rb - 2..]].concat()) {
                 Ok(t) => Some(t),
@@ -58,7 +62,16 @@ impl Engine {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn matmul_3d(&mut self, a: TensorId, b: TensorId, ta: bool, tb: bool, batch: &[usize], m: usize, n: usize) -> Result<TensorId> {
+    fn matmul_3d(
+        &mut self,
+        a: TensorId,
+        b: TensorId,
+        ta: bool,
+        tb: bool,
+        batch: &[usize],
+        m: usize,
+        n: usize,
+    ) -> Result<TensorId> {
         let a_in = self.input(a)?;
         let b_in = self.input(b)?;
         let out_dtype = DType::upcast(a_in.dtype, b_in.dtype);

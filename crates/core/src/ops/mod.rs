@@ -14,11 +14,7 @@ use crate::{bail, Backend, DType, Result, Storage, View};
 /// tfjs's `convertToTensor(..., 'float32')` check.
 pub(crate) fn require_dtype(op: &str, arg: &str, want: DType, got: DType) -> Result<()> {
     if want != got {
-        bail!(
-            "Argument '{arg}' passed to '{op}' must be {} tensor, but got {} tensor",
-            want.name(),
-            got.name()
-        );
+        bail!("Argument '{arg}' passed to '{op}' must be {} tensor, but got {} tensor", want.name(), got.name());
     }
     Ok(())
 }
@@ -33,7 +29,12 @@ pub(crate) fn cast_if(backend: &dyn Backend, x: &Input, dtype: DType) -> Result<
 }
 
 /// A view of `x`, or of its converted copy when there is one.
-pub(crate) fn view_of<'a>(x: &'a Input, converted: &'a Option<Box<dyn Storage>>, shape: &'a [usize], dtype: DType) -> View<'a> {
+pub(crate) fn view_of<'a>(
+    x: &'a Input,
+    converted: &'a Option<Box<dyn Storage>>,
+    shape: &'a [usize],
+    dtype: DType,
+) -> View<'a> {
     View { storage: converted.as_deref().unwrap_or(&*x.data.storage), shape, dtype }
 }
 

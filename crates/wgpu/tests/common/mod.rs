@@ -20,7 +20,9 @@ pub fn backend() -> Option<WgpuBackend> {
             if std::env::var("TIDYTENSOR_REQUIRE_WGPU").is_ok_and(|v| v == "1") {
                 panic!("TIDYTENSOR_REQUIRE_WGPU=1 but the wgpu backend is unavailable: {e}");
             }
-            eprintln!("SKIPPED: no wgpu adapter on this machine ({e}); set TIDYTENSOR_REQUIRE_WGPU=1 to make this a failure");
+            eprintln!(
+                "SKIPPED: no wgpu adapter on this machine ({e}); set TIDYTENSOR_REQUIRE_WGPU=1 to make this a failure"
+            );
             None
         }
     }
@@ -47,7 +49,13 @@ pub fn with_gpu<R>(f: impl FnOnce(&mut Engine, &WgpuBackend) -> R) -> Option<R> 
 
 /// A memory field of the active backend (e.g. `numBytesInGPU`).
 pub fn field(e: &Engine, name: &str) -> f64 {
-    e.memory().backend.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).unwrap_or_else(|| panic!("no memory field {name}"))
+    e.memory()
+        .backend
+        .fields
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("no memory field {name}"))
 }
 
 /// Deterministic pseudo-random f32s in [lo, hi).
