@@ -89,22 +89,39 @@ pub fn data_sync(x: f64) -> Result<Values> {
     engine(|e| e.read(id(x))).map(typed_array)
 }
 
+type Resolve = Box<dyn FnOnce(Env) -> Result<Values>>;
+
+/// A Promise's deferred that is settled exactly once: dropped unsettled (say, by a panic on the
+/// reading thread) it rejects, because an unsettled deferred would hold the event loop open.
+struct Settle(Option<napi::JsDeferred<Values, Resolve>>);
+
+impl Settle {
+    fn finish(mut self, r: tidytensor_core::Result<HostData>) {
+        if let Some(d) = self.0.take() {
+            match r {
+                Ok(data) => d.resolve(Box::new(move |_| Ok(typed_array(data)))),
+                Err(err) => d.reject(Error::from_reason(err.0)),
+            }
+        }
+    }
+}
+
+impl Drop for Settle {
+    fn drop(&mut self) {
+        if let Some(d) = self.0.take() {
+            d.reject(Error::from_reason("tidytensor: the read was abandoned"));
+        }
+    }
+}
+
 /// `tensor.data()`: a Promise of the values. The read is started now (so it survives a
 /// `dispose` right after) and completes off the JS thread on backends that need to wait.
 #[napi]
 pub fn data_async(env: &Env, x: f64) -> Result<Object<'_>> {
-    // Check first: a deferred dropped unresolved would hold the event loop open.
     engine(|e| e.info(id(x)).map(|_| ()))?;
-    let (deferred, promise) = env.create_deferred()?;
-    engine(|e| {
-        e.read_async(
-            id(x),
-            Box::new(move |r| match r {
-                Ok(data) => deferred.resolve(move |_| Ok(typed_array(data))),
-                Err(err) => deferred.reject(Error::from_reason(err.0)),
-            }),
-        )
-    })?;
+    let (deferred, promise) = env.create_deferred::<Values, Resolve>()?;
+    let settle = Settle(Some(deferred));
+    engine(|e| e.read_async(id(x), Box::new(move |r| settle.finish(r))))?;
     Ok(promise)
 }
 

@@ -221,7 +221,12 @@ impl Backend for WgpuBackend {
             Ok((dtype, None)) => done(Ok(host_data(dtype, &[]))),
             Ok((dtype, Some(pending))) => {
                 let gpu = self.gpu.clone();
-                std::thread::spawn(move || done(gpu.finish_read(pending).map(|b| host_data(dtype, &b))));
+                std::thread::spawn(move || {
+                    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gpu.finish_read(pending)));
+                    let read = read
+                        .unwrap_or_else(|_| Err(tidytensor_core::Error::new("wgpu backend: the readback panicked")));
+                    done(read.map(|b| host_data(dtype, &b)))
+                });
             }
         }
     }
