@@ -77,6 +77,17 @@ describe(`memory on the ${backend} backend`, () => {
   });
 });
 
+describe(`limits on the ${backend} backend`, () => {
+  it('refuses tensors larger than the backend can hold, before allocating', () => {
+    const base = counts();
+    for (const make of [() => tf.zeros([1e6, 1e6, 1e6]), () => tf.range(0, 1e13), () => tf.eye(1e7),
+      () => tf.randomNormal([1e7, 1e7]), () => tf.ones([1e5]).reshape([1e5, 1]).add(tf.ones([1e7]))]) {
+      assert.throws(() => tf.tidy(make), /is larger than the (cpu|wgpu) backend can hold|more elements than/);
+    }
+    assert.deepEqual(counts(), base);
+  });
+});
+
 describe(`reads on the ${backend} backend`, () => {
   it('data() started before dispose still resolves', async () => {
     let pending;

@@ -103,6 +103,11 @@ pub trait Backend: Send + Sync {
         done(self.read(x))
     }
     fn memory(&self) -> BackendMemory;
+    /// The largest tensor, in bytes, this backend can hold; the engine refuses larger ones
+    /// before any memory is touched (an allocation failure would abort the process).
+    fn max_tensor_bytes(&self) -> usize {
+        usize::MAX
+    }
     /// Frees memory kept for reuse that no tensor holds (buffer pools).
     fn release_pool(&self) -> Result<()> {
         Ok(())

@@ -159,6 +159,23 @@ impl Engine {
         Ok(Input { data, shape, dtype })
     }
 
+    /// Checks, before anything is allocated, that a tensor of `shape` and `dtype` fits the
+    /// active backend.
+    pub(crate) fn check_size(&self, shape: &[usize], dtype: DType) -> Result<()> {
+        let backend = self.backend()?;
+        let max = backend.max_tensor_bytes();
+        match shape::checked_size(shape).and_then(|n| n.checked_mul(dtype.size_of())) {
+            Some(bytes) if bytes <= max => Ok(()),
+            bytes => bail!(
+                "A {} tensor of shape [{}] ({} bytes) is larger than the {} backend can hold ({max} bytes)",
+                dtype.name(),
+                shape::fmt(shape),
+                bytes.map_or_else(|| "too many".to_string(), |b| b.to_string()),
+                backend.name()
+            ),
+        }
+    }
+
     /// Registers kernel output as a new tensor on the active backend.
     pub(crate) fn output(&mut self, storage: Box<dyn Storage>, shape: Vec<usize>, dtype: DType) -> Result<TensorId> {
         let backend = self.backend()?;

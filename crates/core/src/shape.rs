@@ -9,6 +9,11 @@ pub fn size(shape: &[usize]) -> usize {
     shape.iter().product()
 }
 
+/// The element count, or `None` when it overflows.
+pub fn checked_size(shape: &[usize]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
+}
+
 /// Row-major strides in elements.
 pub fn strides(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];
@@ -87,7 +92,7 @@ pub fn from_user(shape: &[i64]) -> Result<Vec<usize>> {
     if shape.len() > MAX_RANK {
         bail!("tidytensor supports tensors up to rank {MAX_RANK}, but got shape [{}]", join_i64(shape));
     }
-    shape
+    let dims = shape
         .iter()
         .map(|&d| {
             if d < 0 {
@@ -96,7 +101,11 @@ pub fn from_user(shape: &[i64]) -> Result<Vec<usize>> {
                 Ok(d as usize)
             }
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    if checked_size(&dims).is_none() {
+        bail!("A tensor of shape [{}] has more elements than this machine can address", join_i64(shape));
+    }
+    Ok(dims)
 }
 
 pub fn join_i64(v: &[i64]) -> String {

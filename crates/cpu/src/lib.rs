@@ -222,6 +222,13 @@ impl Backend for CpuBackend {
         }
     }
 
+    /// The machine's physical memory: a larger tensor could only fail to allocate, and a failed
+    /// allocation aborts the process.
+    fn max_tensor_bytes(&self) -> usize {
+        static TOTAL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *TOTAL.get_or_init(|| physical_memory().unwrap_or(isize::MAX as usize))
+    }
+
     fn release_pool(&self) -> Result<()> {
         pool::release();
         Ok(())
@@ -279,4 +286,12 @@ impl Backend for CpuBackend {
     fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {
         boxed(layout::one_hot(data_of(&indices)?, depth, on, off, dtype))
     }
+}
+
+/// Total physical memory in bytes, where the OS tells (`MemTotal` in /proc/meminfo on Linux).
+fn physical_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: usize =
+        info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    kib.checked_mul(1024)
 }

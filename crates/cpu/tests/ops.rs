@@ -167,6 +167,15 @@ fn failing_ops_in_a_scope_are_leak_free() {
             ("softmax dim", Box::new(|e| e.softmax(x, 0))),
             ("oneHot depth", Box::new(|e| e.one_hot(x, 1.0, 1.0, 0.0, DType::Int32))),
             ("range step", Box::new(|e| e.range(0.0, 1.0, 0.0, DType::Float32))),
+            ("too large", Box::new(|e| e.fill(&[1 << 20, 1 << 20, 1 << 20], 0.0, DType::Float32))),
+            (
+                "too large broadcast",
+                Box::new(|e| {
+                    let col = e.fill(&[1 << 20, 1], 1.0, DType::Float32)?;
+                    let row = e.fill(&[1 << 20], 1.0, DType::Float32)?;
+                    e.binary(BinaryOp::Add, col, row)
+                }),
+            ),
         ];
         for (name, op) in failures {
             e.start_scope(name);

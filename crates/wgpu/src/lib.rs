@@ -245,6 +245,11 @@ impl Backend for WgpuBackend {
     }
 
     /// Submits pending work and frees every pooled buffer no tensor holds.
+    /// The largest storage binding: kernels bind a whole tensor.
+    fn max_tensor_bytes(&self) -> usize {
+        usize::try_from(self.gpu.max_binding()).unwrap_or(usize::MAX)
+    }
+
     fn release_pool(&self) -> Result<()> {
         self.gpu.release_pool()
     }

@@ -32,6 +32,7 @@ impl Engine {
         if shape.len() > shape::MAX_RANK {
             bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
         }
+        self.check_size(shape, dtype)?;
         let storage = self.backend()?.fill(shape::size(shape), value, dtype)?;
         self.output(storage, shape.to_vec(), dtype)
     }
@@ -48,6 +49,7 @@ impl Engine {
         let n = if empty { 0 } else { ((stop - start) / step).ceil().abs() as usize };
         // tfjs flips a default step of 1 for a decreasing range, and accumulates each value
         // from the previous one in the output dtype.
+        self.check_size(&[n], dtype)?;
         let step = if stop < start && step == 1.0 { -1.0 } else { step };
         let mut values = Vec::with_capacity(n);
         let mut v = start;
@@ -70,6 +72,7 @@ impl Engine {
             bail!("The number of values should be positive.");
         }
         let n = num as usize;
+        self.check_size(&[n], DType::Float32)?;
         let step = (stop - start) / (num - 1) as f64;
         let mut values = Vec::with_capacity(n);
         let mut v = start as f32;
@@ -88,6 +91,7 @@ impl Engine {
         let mut dims = batch.to_vec();
         dims.extend([rows, cols]);
         let dims = shape::from_user(&dims)?;
+        self.check_size(&dims, dtype)?;
         let (r, c) = (rows as usize, cols as usize);
         let batches = shape::size(&dims[..dims.len() - 2]);
         let mut values = vec![0.0; batches * r * c];
@@ -107,9 +111,10 @@ impl Engine {
         let idx = self.input(indices)?;
         require_dtype("oneHot", "indices", DType::Int32, idx.dtype)?;
         let depth = depth as usize;
-        let storage = self.backend()?.one_hot(idx.view(), depth, on, off, dtype)?;
         let mut out_shape = idx.shape.clone();
         out_shape.push(depth);
+        self.check_size(&out_shape, dtype)?;
+        let storage = self.backend()?.one_hot(idx.view(), depth, on, off, dtype)?;
         self.output(storage, out_shape, dtype)
     }
 
@@ -118,6 +123,7 @@ impl Engine {
         if dtype == DType::Bool {
             bail!("Unsupported data type bool");
         }
+        self.check_size(shape, dtype)?;
         let mut rng = match seed {
             Some(s) => StdRng::seed_from_u64(s.to_bits()),
             None => StdRng::from_os_rng(),

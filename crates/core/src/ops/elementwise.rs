@@ -48,6 +48,7 @@ impl Engine {
             (BinaryOp::Maximum | BinaryOp::Minimum, DType::Bool) => (op, DType::Int32),
             _ => (op, dtype),
         };
+        self.check_size(&out_shape, out)?;
         let backend = self.backend()?;
         let (ca, cb) = (cast_if(&*backend, &a, dtype)?, cast_if(&*backend, &b, dtype)?);
         let rank = out_shape.len();

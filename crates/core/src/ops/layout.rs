@@ -15,6 +15,7 @@ impl Engine {
             return self.clone_tensor(x);
         }
         let input = self.input(x)?;
+        self.check_size(&input.shape, dtype)?;
         let storage = self.backend()?.cast(input.view(), dtype)?;
         self.output(storage, input.shape.clone(), dtype)
     }
@@ -158,6 +159,9 @@ impl Engine {
             }
         }
         let dtype = inputs.iter().map(|t| t.dtype).reduce(DType::upcast).unwrap_or(DType::Float32);
+        let mut out_shape = s0.clone();
+        out_shape[axis] = inputs.iter().map(|t| t.shape[axis]).sum();
+        self.check_size(&out_shape, dtype)?;
         let backend = self.backend()?;
         let converted = inputs.iter().map(|t| cast_if(&*backend, t, dtype)).collect::<Result<Vec<_>>>()?;
         let outer = shape::size(&s0[..axis]);
@@ -165,8 +169,6 @@ impl Engine {
         let views: Vec<View> =
             inputs.iter().zip(&converted).zip(&shapes2d).map(|((t, c), s)| view_of(t, c, s, dtype)).collect();
         let storage = backend.concat(&views, outer)?;
-        let mut out_shape = s0.clone();
-        out_shape[axis] = inputs.iter().map(|t| t.shape[axis]).sum();
         self.output(storage, out_shape, dtype)
     }
 
@@ -293,6 +295,7 @@ impl Engine {
         let mut out_shape = xs[..axis].to_vec();
         out_shape.extend_from_slice(&is[b..]);
         out_shape.extend_from_slice(&xs[axis + 1..]);
+        self.check_size(&out_shape, input.dtype)?;
         let backend = self.backend()?;
         let storage = if b == 0 {
             backend.gather(input.view(), idx.view(), outer, dim, inner)?

@@ -34,6 +34,7 @@ impl Engine {
                 shape::fmt(&sb)
             ))
         })?;
+        self.check_size(&[&batch[..], &[m, n]].concat(), DType::upcast(self.dtype(a)?, self.dtype(b)?))?;
         let (na, nb, nout) = (shape::size(batch_a), shape::size(batch_b), shape::size(&batch));
         // The kernel broadcasts a batch of 1; other batch broadcasts are materialised first.
         let wide_a = if na != nout && na != 1 {
