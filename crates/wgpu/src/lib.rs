@@ -212,22 +212,21 @@ impl Backend for WgpuBackend {
         Ok(host_data(s.dtype, &bytes))
     }
 
-    /// Submits the copy now, then waits for it on a background thread (never on the caller's:
-    /// in Node that is the JS thread, and the libuv pool stays free too).
+    /// Submits the copy now, then waits for it on the background reader thread (never on the
+    /// caller's: in Node that is the JS thread, and the libuv pool stays free too).
     fn read_async(&self, x: View, done: ReadDone) {
         let started = storage(&x).and_then(|s| Ok((s.dtype, self.gpu.start_read(&s.raw.buf, s.len as u64 * 4)?)));
         match started {
             Err(e) => done(Err(e)),
             Ok((dtype, None)) => done(Ok(host_data(dtype, &[]))),
-            Ok((dtype, Some(pending))) => {
-                let gpu = self.gpu.clone();
-                std::thread::spawn(move || {
-                    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gpu.finish_read(pending)));
-                    let read = read
-                        .unwrap_or_else(|_| Err(tidytensor_core::Error::new("wgpu backend: the readback panicked")));
-                    done(read.map(|b| host_data(dtype, &b)))
-                });
-            }
+            Ok((dtype, Some(pending))) => match reader(&self.gpu) {
+                Some(tx) => {
+                    if let Err(std::sync::mpsc::SendError(job)) = tx.send(ReadJob { pending, dtype, done }) {
+                        job.finish(&self.gpu);
+                    }
+                }
+                None => ReadJob { pending, dtype, done }.finish(&self.gpu),
+            },
         }
     }
 
@@ -318,4 +317,42 @@ fn host_data(dtype: DType, bytes: &[u8]) -> HostData {
             HostData::Bool(w.iter().map(|&b| (b != 0) as u8).collect())
         }
     }
+}
+
+/// An asynchronous read whose copy has been submitted.
+struct ReadJob {
+    pending: device::PendingRead,
+    dtype: DType,
+    done: ReadDone,
+}
+
+impl ReadJob {
+    /// Waits for the copy and hands the values (or the error, or a panic as an error) to `done`.
+    fn finish(self, gpu: &Gpu) {
+        let ReadJob { pending, dtype, done } = self;
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gpu.finish_read(pending)))
+            .unwrap_or_else(|_| Err(tidytensor_core::Error::new("wgpu backend: the readback panicked")));
+        done(read.map(|b| host_data(dtype, &b)))
+    }
+}
+
+/// The one thread that waits for asynchronous reads, in submission order (so many reads in
+/// flight cost one thread, not one each). `None` if it could not be started.
+fn reader(gpu: &Arc<Gpu>) -> Option<&'static std::sync::mpsc::Sender<ReadJob>> {
+    static READER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<ReadJob>>> = std::sync::OnceLock::new();
+    READER
+        .get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<ReadJob>();
+            let gpu = gpu.clone();
+            std::thread::Builder::new()
+                .name("tidytensor-wgpu-reads".into())
+                .spawn(move || {
+                    for job in rx {
+                        job.finish(&gpu);
+                    }
+                })
+                .ok()
+                .map(|_| tx)
+        })
+        .as_ref()
 }
