@@ -127,9 +127,19 @@ function matMul(a, b, transposeA = false, transposeB = false) {
 // ---------------------------------------------------------------------------------------------
 // Reductions
 
+// Axes travel to native as integers; anything else (NaN, 1.5, '0') is refused here, where it
+// can still be named, instead of being truncated on the way.
 function axesArg(axis) {
   if (axis == null) return null;
-  if (typeof axis === 'number') return [axis];
+  const axes = typeof axis === 'number' ? [axis] : axis;
+  if (!Array.isArray(axes) || !axes.every(Number.isInteger)) {
+    throw new Error(`All values in axis param must be integers but got axis ${axis}`);
+  }
+  return axes;
+}
+
+function axisArg(axis) {
+  if (!Number.isInteger(axis)) throw new Error(`The axis must be an integer but got ${axis}`);
   return axis;
 }
 
@@ -154,6 +164,7 @@ const min = (x, axis = null, keepDims = false) => reduce(native.min, 'Min', 'min
 function argReduce(fn, kernel, opName, x, axis) {
   const t = convertToTensor(x, 'x', opName, 'numeric');
   try {
+    axisArg(axis);
     return wrap(state.profiling ? record(kernel, [t], fn, t.id, axis) : fn(t.id, axis));
   } finally {
     if (t !== x) t.dispose();
@@ -166,6 +177,7 @@ const argMin = (x, axis = 0) => argReduce(native.argMin, 'ArgMin', 'argMin', x, 
 function softmax(logits, dim = -1) {
   const t = convertToTensor(logits, 'logits', 'softmax', 'float32');
   try {
+    axisArg(dim);
     return wrap(state.profiling ?
       record('Softmax', [t], native.softmax, t.id, dim) : native.softmax(t.id, dim));
   } finally {
@@ -189,6 +201,7 @@ function reshape(x, shape) {
 function expandDims(x, axis = 0) {
   const t = convertToTensor(x, 'x', 'expandDims', 'string_or_numeric');
   try {
+    axisArg(axis);
     return wrap(state.profiling ?
       record('ExpandDims', [t], native.expandDims, t.id, axis) :
       native.expandDims(t.id, axis));
@@ -250,6 +263,7 @@ function concat(tensors, axis = 0) {
   }
   const [ts, ids] = convertList(tensors, 'tensors', 'concat');
   try {
+    axisArg(axis);
     return wrap(state.profiling ?
       record(ts.length === 1 ? 'Identity' : 'Concat', ts, native.concat, ids, axis) :
       native.concat(ids, axis));
@@ -262,6 +276,7 @@ function stack(tensors, axis = 0) {
   const [ts, ids] = convertList(tensors, 'tensors', 'stack');
   try {
     if (ts.length < 1) throw new Error('Pass at least one tensor to tf.stack');
+    axisArg(axis);
     if (axis > ts[0].shape.length) throw new Error('Axis must be <= rank of the tensor');
     return wrap(state.profiling ?
       record('Pack', ts, native.stack, ids, axis) : native.stack(ids, axis));
@@ -331,6 +346,8 @@ function gather(x, indices, axis = 0, batchDims = 0) {
     throw e;
   }
   try {
+    axisArg(axis);
+    axisArg(batchDims);
     return wrap(state.profiling ?
       record('GatherV2', [tx, ti], native.gather, tx.id, ti.id, axis, batchDims) :
       native.gather(tx.id, ti.id, axis, batchDims));
