@@ -121,6 +121,27 @@ describe(`reads on the ${backend} backend`, () => {
   });
 });
 
+describe('threads', () => {
+  it('each worker thread has its own engine', async () => {
+    const { Worker } = require('node:worker_threads');
+    const before = tf.memory().numTensors;
+    const src = `
+      const { parentPort } = require('node:worker_threads');
+      const tf = require(${JSON.stringify(path.join(__dirname, '..'))});
+      if (process.env.TIDYTENSOR_BACKEND) tf.setBackend(process.env.TIDYTENSOR_BACKEND);
+      const kept = tf.tensor1d([1, 2, 3]);
+      const s = tf.tidy(() => tf.tensor2d([[1, 2], [3, 4]]).matMul(tf.eye(2)).sum());
+      parentPort.postMessage({ value: s.dataSync()[0], numTensors: tf.memory().numTensors, kept: kept.sum().dataSync()[0] });`;
+    const msg = await new Promise((resolve, reject) => {
+      const w = new Worker(src, { eval: true });
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    assert.deepEqual(msg, { value: 10, numTensors: 2, kept: 6 });
+    assert.equal(tf.memory().numTensors, before, "the worker's tensors are not counted here");
+  });
+});
+
 describe('backends', () => {
   it('tensors move between backends when used', async () => {
     const names = tf.engine().backendNames;
