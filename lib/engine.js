@@ -44,8 +44,8 @@ function isPromise(x) {
   return x != null && typeof x.then === 'function';
 }
 
+// tidy(fn) or tidy(name, fn); the name only labels profiles in tfjs and is not kept here.
 function tidy(nameOrFn, fn) {
-  let name = null;
   if (fn == null) {
     if (typeof nameOrFn !== 'function') throw new Error('Please provide a function to tidy()');
     fn = nameOrFn;
@@ -58,9 +58,8 @@ function tidy(nameOrFn, fn) {
       throw new Error('When calling with two arguments, the 2nd argument ' +
         'to tidy() must be a function');
     }
-    name = String(nameOrFn);
   }
-  native.startScope(name == null ? 'unnamed scope' : name);
+  native.startScope();
   let result;
   try {
     result = fn();
@@ -195,8 +194,9 @@ function findBackend(name) {
 // engine(): the parts of tfjs's Engine that programs use directly.
 
 const engineObject = {
-  startScope(name) {
-    native.startScope(name == null ? 'unnamed scope' : String(name));
+  // Scope names only label profiles in tfjs; tidytensor's profile does not show scopes.
+  startScope() {
+    native.startScope();
   },
   endScope(result) {
     native.endScope(collectIds(result));

@@ -5,9 +5,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 #[napi]
-pub fn start_scope(name: Option<String>) -> Result<()> {
+pub fn start_scope() -> Result<()> {
     engine(|e| {
-        e.start_scope(name.as_deref().unwrap_or("unnamed scope"));
+        e.start_scope();
         Ok(())
     })
 }

@@ -27,8 +27,6 @@ struct Variable {
 
 struct Scope {
     id: ScopeId,
-    #[allow(dead_code)] // shown by profilers later; kept so tidy(name, fn) has a place to go
-    name: String,
     tracked: Vec<TensorId>,
 }
 
@@ -255,9 +253,10 @@ impl Engine {
 
     // ---- scopes ----
 
-    pub fn start_scope(&mut self, name: &str) -> ScopeId {
+    /// Opens a scope: tensors made until the matching [`Engine::end_scope`] are tracked by it.
+    pub fn start_scope(&mut self) -> ScopeId {
         self.next_scope += 1;
-        self.scopes.push(Scope { id: self.next_scope, name: name.to_string(), tracked: Vec::new() });
+        self.scopes.push(Scope { id: self.next_scope, tracked: Vec::new() });
         self.next_scope
     }
 
@@ -295,7 +294,7 @@ impl Engine {
     /// Runs `f` in a scope, like `tf.tidy`: on success the ids `f` returns survive, on error
     /// everything `f` made is disposed and the error is returned.
     pub fn tidy(&mut self, f: impl FnOnce(&mut Engine) -> Result<Vec<TensorId>>) -> Result<Vec<TensorId>> {
-        self.start_scope("tidy");
+        self.start_scope();
         match f(self) {
             Ok(ids) => {
                 self.end_scope(&ids);

@@ -67,9 +67,9 @@ fn tidy_disposes_all_but_the_result() {
 #[test]
 fn nested_scopes_move_results_to_the_parent() {
     run(|e| {
-        e.start_scope("outer");
+        e.start_scope();
         let a = f32s(e, &[1.], &[]);
-        e.start_scope("inner");
+        e.start_scope();
         let b = f32s(e, &[2.], &[]);
         let c = f32s(e, &[3.], &[]);
         e.keep(a);

@@ -25,7 +25,7 @@ fn ti(e: &mut Engine, v: &[i32], shape: &[usize]) -> TensorId {
 fn leak_free(e: &mut Engine, name: &str, op: impl FnOnce(&mut Engine) -> Result<TensorId>) {
     let m0 = e.memory();
     let bytes = tidytensor_cpu::thread_live_bytes();
-    e.start_scope(name);
+    e.start_scope();
     let r = op(e);
     e.end_scope(&[]);
     let m1 = e.memory();
@@ -178,7 +178,7 @@ fn failing_ops_in_a_scope_are_leak_free() {
             ),
         ];
         for (name, op) in failures {
-            e.start_scope(name);
+            e.start_scope();
             let r = op(e);
             e.end_scope(&[]);
             assert!(r.is_err(), "{name} should fail");
