@@ -1,6 +1,5 @@
 'use strict';
 // tidytensor: the TensorFlow.js 4.22 API for Node on a native Rust engine.
-const native = require('./lib/native');
 const ops = require('./lib/ops');
 const eng = require('./lib/engine');
 const { Tensor, Variable } = require('./lib/tensor');
