@@ -112,6 +112,55 @@ pub fn join_i64(v: &[i64]) -> String {
     v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
 }
 
+/// Drops size-1 dims and merges neighbours that stay contiguous under `strides`: the smallest
+/// loop nest that visits the same elements in the same order (for backends' strided kernels).
+pub fn collapse_strided(dims: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let (mut d, mut s): (Vec<usize>, Vec<usize>) = (vec![], vec![]);
+    for (&size, &stride) in dims.iter().zip(strides) {
+        if size == 1 {
+            continue;
+        }
+        if let (Some(pd), Some(ps)) = (d.last_mut(), s.last_mut()) {
+            if *ps == stride * size {
+                *pd *= size;
+                *ps = stride;
+                continue;
+            }
+        }
+        d.push(size);
+        s.push(stride);
+    }
+    (d, s)
+}
+
+/// The dims of a broadcast `a` (op) `b` → `out` (all of `out`'s rank) with each input's
+/// strides (0 along broadcast dims); size-1 dims dropped and dims contiguous in both inputs
+/// merged. Empty when every dim is 1.
+pub fn collapse_broadcast(a: &[usize], b: &[usize], out: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let (sa, sb) = (strides(a), strides(b));
+    let (mut dims, mut xs, mut ys): (Vec<usize>, Vec<usize>, Vec<usize>) = (vec![], vec![], vec![]);
+    for i in 0..out.len() {
+        let d = out[i];
+        if d == 1 {
+            continue;
+        }
+        let x = if a[i] == 1 { 0 } else { sa[i] };
+        let y = if b[i] == 1 { 0 } else { sb[i] };
+        if let (Some(pd), Some(px), Some(py)) = (dims.last_mut(), xs.last_mut(), ys.last_mut()) {
+            if *px == x * d && *py == y * d {
+                *pd *= d;
+                *px = x;
+                *py = y;
+                continue;
+            }
+        }
+        dims.push(d);
+        xs.push(x);
+        ys.push(y);
+    }
+    (dims, xs, ys)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +170,20 @@ mod tests {
         assert_eq!(broadcast(&[2, 1, 3], &[4, 1]).unwrap(), vec![2, 4, 3]);
         assert_eq!(broadcast(&[], &[5]).unwrap(), vec![5]);
         assert!(broadcast(&[2, 3], &[4]).unwrap_err().0.contains("2,3 and 4"));
+    }
+
+    #[test]
+    fn collapses_contiguous_dims() {
+        // A [2,3,4] transpose by [0,2,1]: nothing merges; by [0,1,2]: one run of 24.
+        assert_eq!(collapse_strided(&[2, 4, 3], &[12, 1, 4]), (vec![2, 4, 3], vec![12, 1, 4]));
+        assert_eq!(collapse_strided(&[2, 3, 4], &[12, 4, 1]), (vec![24], vec![1]));
+        // [2,1,3] + [1,4,1]... padded: a=[2,1,3], b=[1,4,1] → out [2,4,3].
+        assert_eq!(
+            collapse_broadcast(&[2, 1, 3], &[1, 4, 1], &[2, 4, 3]),
+            (vec![2, 4, 3], vec![3, 0, 1], vec![0, 1, 0])
+        );
+        assert_eq!(collapse_broadcast(&[2, 3], &[2, 3], &[2, 3]), (vec![6], vec![1], vec![1]));
+        assert_eq!(collapse_broadcast(&[1], &[1], &[1]).0, Vec::<usize>::new());
     }
 
     #[test]

@@ -258,36 +258,6 @@ fn broadcast_map<T: Copy + Send + Sync, O: Pooled>(
     general_broadcast(a, b, s, n, f)
 }
 
-/// Broadcast strides of the output dims, with size-1 dims dropped and dims that stay
-/// contiguous in both inputs merged. Returns (dims, a strides, b strides).
-fn collapse_dims(s: &Shapes) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
-    let sa = tidytensor_core::shape::strides(s.a);
-    let sb = tidytensor_core::shape::strides(s.b);
-    let mut dims: Vec<usize> = Vec::with_capacity(s.out.len());
-    let mut as_: Vec<usize> = Vec::with_capacity(s.out.len());
-    let mut bs: Vec<usize> = Vec::with_capacity(s.out.len());
-    for i in 0..s.out.len() {
-        let d = s.out[i];
-        if d == 1 {
-            continue;
-        }
-        let x = if s.a[i] == 1 { 0 } else { sa[i] };
-        let y = if s.b[i] == 1 { 0 } else { sb[i] };
-        if let (Some(pd), Some(px), Some(py)) = (dims.last_mut(), as_.last_mut(), bs.last_mut()) {
-            if *px == x * d && *py == y * d {
-                *pd *= d;
-                *px = x;
-                *py = y;
-                continue;
-            }
-        }
-        dims.push(d);
-        as_.push(x);
-        bs.push(y);
-    }
-    (dims, as_, bs)
-}
-
 fn general_broadcast<T: Copy + Send + Sync, O: Pooled>(
     a: &[T],
     b: &[T],
@@ -295,7 +265,7 @@ fn general_broadcast<T: Copy + Send + Sync, O: Pooled>(
     n: usize,
     f: impl Fn(T, T) -> O + Sync + Send + Copy,
 ) -> Vec<O> {
-    let (dims, sa, sb) = collapse_dims(s);
+    let (dims, sa, sb) = tidytensor_core::shape::collapse_broadcast(s.a, s.b, s.out);
     let Some(&inner) = dims.last() else {
         // Every dim is 1: one element.
         return vec![f(a[0], b[0])];

@@ -20,25 +20,11 @@ pub(crate) fn transpose(x: &CpuData, shape: &[usize], perm: &[usize]) -> Result<
         seen[p] = true;
     }
     let in_strides = shape::strides(shape);
-    // Output dims with their input strides; size-1 dims dropped, dims that stay contiguous in
-    // the input merged.
-    let mut dims: Vec<usize> = Vec::with_capacity(rank);
-    let mut strides: Vec<usize> = Vec::with_capacity(rank);
-    for &p in perm {
-        let (d, s) = (shape[p], in_strides[p]);
-        if d == 1 {
-            continue;
-        }
-        if let (Some(pd), Some(ps)) = (dims.last_mut(), strides.last_mut()) {
-            if *ps == s * d {
-                *pd *= d;
-                *ps = s;
-                continue;
-            }
-        }
-        dims.push(d);
-        strides.push(s);
-    }
+    // Output dims with their input strides, size-1 dims dropped and contiguous runs merged.
+    let (dims, strides) = shape::collapse_strided(
+        &perm.iter().map(|&p| shape[p]).collect::<Vec<_>>(),
+        &perm.iter().map(|&p| in_strides[p]).collect::<Vec<_>>(),
+    );
     Ok(map_data!(x, v => permute(v, &dims, &strides)))
 }
 

@@ -278,31 +278,9 @@ fn binary_op_fn(op: BinaryOp, d: Dom) -> (String, Dom) {
     (format!("fn op(a: {0}, b: {0}) -> {1} {{ return {e}; }}\n", d.ty(), r.ty()), r)
 }
 
-/// Output dims with each input's strides (0 where broadcast); size-1 dims dropped, dims that
-/// stay contiguous in both inputs merged.
+/// [`tidytensor_core::shape::collapse_broadcast`], with one dim of 1 when all dims are 1.
 fn collapse_broadcast(a: &[usize], b: &[usize], out: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
-    let sa = tidytensor_core::shape::strides(a);
-    let sb = tidytensor_core::shape::strides(b);
-    let (mut dims, mut xs, mut ys): (Vec<usize>, Vec<usize>, Vec<usize>) = (vec![], vec![], vec![]);
-    for i in 0..out.len() {
-        let d = out[i];
-        if d == 1 {
-            continue;
-        }
-        let x = if a[i] == 1 { 0 } else { sa[i] };
-        let y = if b[i] == 1 { 0 } else { sb[i] };
-        if let (Some(pd), Some(px), Some(py)) = (dims.last_mut(), xs.last_mut(), ys.last_mut()) {
-            if *px == x * d && *py == y * d {
-                *pd *= d;
-                *px = x;
-                *py = y;
-                continue;
-            }
-        }
-        dims.push(d);
-        xs.push(x);
-        ys.push(y);
-    }
+    let (dims, xs, ys) = tidytensor_core::shape::collapse_broadcast(a, b, out);
     if dims.is_empty() {
         return (vec![1], vec![0], vec![0]);
     }
@@ -574,26 +552,6 @@ pub(crate) fn softmax(gpu: &Arc<Gpu>, x: &WgpuStorage, outer: usize, inner: usiz
 
 // ---- layout ----
 
-/// Drops size-1 dims and merges dims whose strides make them contiguous.
-fn collapse_strided(dims: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
-    let (mut d, mut s): (Vec<usize>, Vec<usize>) = (vec![], vec![]);
-    for (&size, &stride) in dims.iter().zip(strides) {
-        if size == 1 {
-            continue;
-        }
-        if let (Some(pd), Some(ps)) = (d.last_mut(), s.last_mut()) {
-            if *ps == stride * size {
-                *pd *= size;
-                *ps = stride;
-                continue;
-            }
-        }
-        d.push(size);
-        s.push(stride);
-    }
-    (d, s)
-}
-
 /// Y[i] = X[offset + strided index of i over `dims`]: a buffer copy when that is contiguous.
 fn strided_copy(
     gpu: &Arc<Gpu>,
@@ -603,7 +561,7 @@ fn strided_copy(
     strides: &[usize],
 ) -> Result<Box<dyn Storage>> {
     let n: usize = dims.iter().product();
-    let (d, s) = collapse_strided(dims, strides);
+    let (d, s) = tidytensor_core::shape::collapse_strided(dims, strides);
     let dtype = x.dtype;
     if d.is_empty() || (d.len() == 1 && s[0] == 1) {
         return launch(gpu, n, dtype, |g, st, o| {
