@@ -70,25 +70,26 @@ const tanh = (x) => unary(native.tanh, 'Tanh', 'tanh', 'float32', x);
 // ---------------------------------------------------------------------------------------------
 // Binary ops (broadcasting and dtype rules are native)
 
+// Converts two TensorLike arguments, runs `run(ta, tb)`, then disposes the temporaries the
+// conversion made, also when the second conversion or the op throws.
+function withTwo(opName, a, aName, aDtype, b, bName, bDtype, run) {
+  const ta = convertToTensor(a, aName, opName, aDtype);
+  let tb;
+  try {
+    tb = convertToTensor(b, bName, opName, bDtype);
+    return run(ta, tb);
+  } finally {
+    if (ta !== a) ta.dispose();
+    if (tb !== undefined && tb !== b) tb.dispose();
+  }
+}
+
 function binary(fn, kernel, opName, aName, bName, a, b) {
   if (a instanceof Tensor && b instanceof Tensor) {
     return wrap(state.profiling ? record(kernel, [a, b], fn, a.id, b.id) : fn(a.id, b.id));
   }
-  const ta = convertToTensor(a, aName, opName, 'numeric');
-  let tb;
-  try {
-    tb = convertToTensor(b, bName, opName, 'numeric');
-  } catch (e) {
-    if (ta !== a) ta.dispose();
-    throw e;
-  }
-  try {
-    return wrap(state.profiling ?
-      record(kernel, [ta, tb], fn, ta.id, tb.id) : fn(ta.id, tb.id));
-  } finally {
-    if (ta !== a) ta.dispose();
-    if (tb !== b) tb.dispose();
-  }
+  return withTwo(opName, a, aName, 'numeric', b, bName, 'numeric', (ta, tb) =>
+    wrap(state.profiling ? record(kernel, [ta, tb], fn, ta.id, tb.id) : fn(ta.id, tb.id)));
 }
 
 const add = (a, b) => binary(native.add, 'Add', 'add', 'a', 'b', a, b);
@@ -104,24 +105,11 @@ function div(a, b) {
 }
 
 function matMul(a, b, transposeA = false, transposeB = false) {
-  const ta = convertToTensor(a, 'a', 'matMul', 'numeric');
-  let tb;
-  try {
-    tb = convertToTensor(b, 'b', 'matMul', 'numeric');
-  } catch (e) {
-    if (ta !== a) ta.dispose();
-    throw e;
-  }
   const tA = !!transposeA;
   const tB = !!transposeB;
-  try {
-    return wrap(state.profiling ?
-      record('BatchMatMul', [ta, tb], native.matMul, ta.id, tb.id, tA, tB) :
-      native.matMul(ta.id, tb.id, tA, tB));
-  } finally {
-    if (ta !== a) ta.dispose();
-    if (tb !== b) tb.dispose();
-  }
+  return withTwo('matMul', a, 'a', 'numeric', b, 'b', 'numeric', (ta, tb) => wrap(state.profiling ?
+    record('BatchMatMul', [ta, tb], native.matMul, ta.id, tb.id, tA, tB) :
+    native.matMul(ta.id, tb.id, tA, tB)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -337,24 +325,13 @@ function slice(x, begin, size) {
 }
 
 function gather(x, indices, axis = 0, batchDims = 0) {
-  const tx = convertToTensor(x, 'x', 'gather', 'numeric');
-  let ti;
-  try {
-    ti = convertToTensor(indices, 'indices', 'gather', 'int32');
-  } catch (e) {
-    if (tx !== x) tx.dispose();
-    throw e;
-  }
-  try {
+  return withTwo('gather', x, 'x', 'numeric', indices, 'indices', 'int32', (tx, ti) => {
     axisArg(axis);
     axisArg(batchDims);
     return wrap(state.profiling ?
       record('GatherV2', [tx, ti], native.gather, tx.id, ti.id, axis, batchDims) :
       native.gather(tx.id, ti.id, axis, batchDims));
-  } finally {
-    if (tx !== x) tx.dispose();
-    if (ti !== indices) ti.dispose();
-  }
+  });
 }
 
 function clone(x) {

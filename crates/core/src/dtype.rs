@@ -90,6 +90,11 @@ impl HostData {
         self.len() == 0
     }
 
+    /// Bytes the values take (bool is one byte per element).
+    pub fn byte_len(&self) -> usize {
+        self.len() * self.dtype().size_of()
+    }
+
     /// Values of any dtype from f64s, converted the way tfjs stores them
     /// (int32 is [`js_to_int32`], bool is `x != 0`).
     pub fn from_f64(dtype: DType, values: impl IntoIterator<Item = f64>) -> HostData {

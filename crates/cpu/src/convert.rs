@@ -1,7 +1,7 @@
 //! Number conversions with the semantics of JavaScript typed arrays, which is how tfjs stores
 //! every kernel result.
 
-use crate::CpuData;
+use crate::HostData;
 use tidytensor_core::js_to_int32;
 
 /// A value a kernel computes: convertible to each storage type the way tfjs stores it.
@@ -51,69 +51,36 @@ impl Num for f64 {
     }
 }
 
-impl Num for i32 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self as f32
-    }
-    #[inline(always)]
-    fn to_i32(self) -> i32 {
-        self
-    }
-    #[inline(always)]
-    fn to_bool(self) -> u8 {
-        (self != 0) as u8
-    }
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
+/// Integer values: i32 (int32), i64 (wide integer sums; `as i32` wraps modulo 2^32 like
+/// `Int32Array`), u8 (bool, 0 and 1).
+macro_rules! int_num {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            #[inline(always)]
+            fn to_f32(self) -> f32 {
+                self as f32
+            }
+            #[inline(always)]
+            fn to_i32(self) -> i32 {
+                self as i32
+            }
+            #[inline(always)]
+            fn to_bool(self) -> u8 {
+                (self != 0) as u8
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    )*};
 }
-
-/// Wide integer sums: converting to int32 wraps modulo 2^32 like `Int32Array` does.
-impl Num for i64 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self as f32
-    }
-    #[inline(always)]
-    fn to_i32(self) -> i32 {
-        self as i32
-    }
-    #[inline(always)]
-    fn to_bool(self) -> u8 {
-        (self != 0) as u8
-    }
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-}
-
-/// Bool values: numbers 0 and 1.
-impl Num for u8 {
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self as f32
-    }
-    #[inline(always)]
-    fn to_i32(self) -> i32 {
-        self as i32
-    }
-    #[inline(always)]
-    fn to_bool(self) -> u8 {
-        (self != 0) as u8
-    }
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-}
+int_num!(i32, i64, u8);
 
 /// A storage element type.
 pub(crate) trait OutElem: Num + Default {
     fn from_num<R: Num>(r: R) -> Self;
-    fn wrap(v: Vec<Self>) -> CpuData;
+    fn wrap(v: Vec<Self>) -> HostData;
 }
 
 impl OutElem for f32 {
@@ -121,8 +88,8 @@ impl OutElem for f32 {
     fn from_num<R: Num>(r: R) -> Self {
         r.to_f32()
     }
-    fn wrap(v: Vec<Self>) -> CpuData {
-        CpuData::F32(v)
+    fn wrap(v: Vec<Self>) -> HostData {
+        HostData::F32(v)
     }
 }
 
@@ -131,8 +98,8 @@ impl OutElem for i32 {
     fn from_num<R: Num>(r: R) -> Self {
         r.to_i32()
     }
-    fn wrap(v: Vec<Self>) -> CpuData {
-        CpuData::I32(v)
+    fn wrap(v: Vec<Self>) -> HostData {
+        HostData::I32(v)
     }
 }
 
@@ -145,13 +112,13 @@ impl OutElem for u8 {
         let v = r.to_f64();
         (v.is_finite() && v.trunc().rem_euclid(256.0) != 0.0) as u8
     }
-    fn wrap(v: Vec<Self>) -> CpuData {
-        CpuData::Bool(v)
+    fn wrap(v: Vec<Self>) -> HostData {
+        HostData::Bool(v)
     }
 }
 
 /// Runs `$body` with `$O` naming the storage element type of dtype `$out`; `$body` yields a
-/// `Vec<$O>`, which becomes [`CpuData`].
+/// `Vec<$O>`, which becomes [`HostData`].
 macro_rules! with_out {
     ($out:expr, $O:ident => $body:expr) => {
         match $out {

@@ -5,14 +5,14 @@ use tidytensor_core::{bail, BinaryOp, DType, Result, UnaryOp};
 
 use crate::convert::{with_out, Num, OutElem};
 use crate::pool::{self, Pooled};
-use crate::{CpuData, PAR_CHUNK, PAR_THRESHOLD};
+use crate::{HostData, PAR_CHUNK, PAR_THRESHOLD};
 use tidytensor_core::js_to_int32;
 
-pub(crate) fn fill(len: usize, value: f64, dtype: DType) -> CpuData {
+pub(crate) fn fill(len: usize, value: f64, dtype: DType) -> HostData {
     match dtype {
-        DType::Float32 => CpuData::F32(vec![value as f32; len]),
-        DType::Int32 => CpuData::I32(vec![js_to_int32(value); len]),
-        DType::Bool => CpuData::Bool(vec![(value != 0.0) as u8; len]),
+        DType::Float32 => HostData::F32(vec![value as f32; len]),
+        DType::Int32 => HostData::I32(vec![js_to_int32(value); len]),
+        DType::Bool => HostData::Bool(vec![(value != 0.0) as u8; len]),
     }
 }
 
@@ -34,37 +34,37 @@ pub(crate) fn map1<T: Copy + Sync, O: Pooled>(x: &[T], f: impl Fn(T) -> O + Sync
     out
 }
 
-pub(crate) fn cast(x: &CpuData, dtype: DType) -> CpuData {
+pub(crate) fn cast(x: &HostData, dtype: DType) -> HostData {
     if x.dtype() == dtype {
         return x.clone();
     }
     match x {
-        CpuData::F32(v) => cast_vec(v, dtype),
-        CpuData::I32(v) => cast_vec(v, dtype),
-        CpuData::Bool(v) => cast_vec(v, dtype),
+        HostData::F32(v) => cast_vec(v, dtype),
+        HostData::I32(v) => cast_vec(v, dtype),
+        HostData::Bool(v) => cast_vec(v, dtype),
     }
 }
 
-fn cast_vec<T: Num>(v: &[T], dtype: DType) -> CpuData {
+fn cast_vec<T: Num>(v: &[T], dtype: DType) -> HostData {
     match dtype {
-        DType::Bool => CpuData::Bool(map1(v, T::to_bool)),
+        DType::Bool => HostData::Bool(map1(v, T::to_bool)),
         _ => with_out!(dtype, O => map1(v, O::from_num)),
     }
 }
 
-fn run_unary<T: Num, R: Num>(x: &[T], out: DType, f: impl Fn(T) -> R + Sync + Send + Copy) -> CpuData {
+fn run_unary<T: Num, R: Num>(x: &[T], out: DType, f: impl Fn(T) -> R + Sync + Send + Copy) -> HostData {
     with_out!(out, O => map1(x, move |v| O::from_num(f(v))))
 }
 
-pub(crate) fn unary(op: UnaryOp, x: &CpuData, out: DType) -> CpuData {
+pub(crate) fn unary(op: UnaryOp, x: &HostData, out: DType) -> HostData {
     match x {
-        CpuData::F32(v) => unary_float(op, v, out),
-        CpuData::I32(v) => unary_int(op, v, out),
-        CpuData::Bool(v) => unary_int(op, v, out),
+        HostData::F32(v) => unary_float(op, v, out),
+        HostData::I32(v) => unary_int(op, v, out),
+        HostData::Bool(v) => unary_int(op, v, out),
     }
 }
 
-fn unary_float(op: UnaryOp, x: &[f32], out: DType) -> CpuData {
+fn unary_float(op: UnaryOp, x: &[f32], out: DType) -> HostData {
     use UnaryOp::*;
     match op {
         Neg => run_unary(x, out, |a: f32| -a),
@@ -80,7 +80,7 @@ fn unary_float(op: UnaryOp, x: &[f32], out: DType) -> CpuData {
 }
 
 /// int32 and bool (as 0/1) inputs: integer ops wrap, the others compute in f64.
-fn unary_int<T: Num>(op: UnaryOp, x: &[T], out: DType) -> CpuData {
+fn unary_int<T: Num>(op: UnaryOp, x: &[T], out: DType) -> HostData {
     use UnaryOp::*;
     match op {
         Neg => run_unary(x, out, |a: T| a.to_i32().wrapping_neg()),
@@ -134,19 +134,19 @@ fn js_min(a: f32, b: f32) -> f32 {
 
 pub(crate) fn binary(
     op: BinaryOp,
-    a: &CpuData,
+    a: &HostData,
     a_shape: &[usize],
-    b: &CpuData,
+    b: &HostData,
     b_shape: &[usize],
     out_shape: &[usize],
     out: DType,
-) -> Result<CpuData> {
+) -> Result<HostData> {
     check_broadcast(a_shape, b_shape, out_shape)?;
     let s = Shapes { a: a_shape, b: b_shape, out: out_shape };
     Ok(match (a, b) {
-        (CpuData::F32(x), CpuData::F32(y)) => binary_float(op, x, y, &s, out),
-        (CpuData::I32(x), CpuData::I32(y)) => binary_int(op, x, y, &s, out),
-        (CpuData::Bool(x), CpuData::Bool(y)) => binary_int(op, x, y, &s, out),
+        (HostData::F32(x), HostData::F32(y)) => binary_float(op, x, y, &s, out),
+        (HostData::I32(x), HostData::I32(y)) => binary_int(op, x, y, &s, out),
+        (HostData::Bool(x), HostData::Bool(y)) => binary_int(op, x, y, &s, out),
         _ => {
             // The engine always gives both sides one dtype; cope anyway by upcasting.
             let dt = DType::upcast(a.dtype(), b.dtype());
@@ -184,11 +184,11 @@ fn run_binary<T: Num, R: Num>(
     s: &Shapes,
     out: DType,
     f: impl Fn(T, T) -> R + Sync + Send + Copy,
-) -> CpuData {
+) -> HostData {
     with_out!(out, O => broadcast_map(x, y, s, move |p, q| O::from_num(f(p, q))))
 }
 
-fn binary_float(op: BinaryOp, x: &[f32], y: &[f32], s: &Shapes, out: DType) -> CpuData {
+fn binary_float(op: BinaryOp, x: &[f32], y: &[f32], s: &Shapes, out: DType) -> HostData {
     use BinaryOp::*;
     match op {
         Add => run_binary(x, y, s, out, |a: f32, b: f32| a + b),
@@ -204,7 +204,7 @@ fn binary_float(op: BinaryOp, x: &[f32], y: &[f32], s: &Shapes, out: DType) -> C
 
 /// int32 and bool (as 0/1) inputs: add/sub/mul wrap, division and pow go through f64 and are
 /// then stored as tfjs stores them (`Int32Array`: NaN and ±Infinity become 0).
-fn binary_int<T: Num>(op: BinaryOp, x: &[T], y: &[T], s: &Shapes, out: DType) -> CpuData {
+fn binary_int<T: Num>(op: BinaryOp, x: &[T], y: &[T], s: &Shapes, out: DType) -> HostData {
     use BinaryOp::*;
     match op {
         Add => run_binary(x, y, s, out, |a: T, b: T| a.to_i32().wrapping_add(b.to_i32())),

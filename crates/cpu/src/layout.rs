@@ -4,10 +4,10 @@ use rayon::prelude::*;
 use tidytensor_core::{bail, shape, DType, Result};
 
 use crate::convert::Num;
-use crate::{map_data, CpuData, PAR_CHUNK, PAR_THRESHOLD};
+use crate::{map_data, HostData, PAR_CHUNK, PAR_THRESHOLD};
 use tidytensor_core::js_to_int32;
 
-pub(crate) fn transpose(x: &CpuData, shape: &[usize], perm: &[usize]) -> Result<CpuData> {
+pub(crate) fn transpose(x: &HostData, shape: &[usize], perm: &[usize]) -> Result<HostData> {
     let rank = shape.len();
     let mut seen = [false; 64];
     if perm.len() != rank || rank > 64 {
@@ -117,7 +117,7 @@ impl RowWalk<'_> {
     }
 }
 
-pub(crate) fn slice(x: &CpuData, shape: &[usize], begin: &[usize], size: &[usize]) -> Result<CpuData> {
+pub(crate) fn slice(x: &HostData, shape: &[usize], begin: &[usize], size: &[usize]) -> Result<HostData> {
     let rank = shape.len();
     if begin.len() != rank || size.len() != rank {
         bail!("cpu slice: begin/size ranks {}/{} for rank {rank}", begin.len(), size.len());
@@ -171,7 +171,7 @@ fn slice_typed<T: Copy>(x: &[T], shape: &[usize], begin: &[usize], size: &[usize
     out
 }
 
-pub(crate) fn concat(inputs: &[&CpuData], outer: usize) -> Result<CpuData> {
+pub(crate) fn concat(inputs: &[&HostData], outer: usize) -> Result<HostData> {
     let Some(first) = inputs.first() else {
         bail!("cpu concat: no inputs");
     };
@@ -197,11 +197,11 @@ pub(crate) fn concat(inputs: &[&CpuData], outer: usize) -> Result<CpuData> {
             let parts: Vec<&[_]> = inputs
                 .iter()
                 .map(|d| match d {
-                    CpuData::$variant(v) => Ok(v.as_slice()),
+                    HostData::$variant(v) => Ok(v.as_slice()),
                     _ => bail!("cpu concat: inputs of different dtypes"),
                 })
                 .collect::<Result<_>>()?;
-            CpuData::$variant(concat_typed(&parts, &inners, outer))
+            HostData::$variant(concat_typed(&parts, &inners, outer))
         }};
     }
     Ok(match dtype {
@@ -228,18 +228,18 @@ fn concat_typed<T: Copy>(parts: &[&[T]], inners: &[usize], outer: usize) -> Vec<
     out
 }
 
-pub(crate) fn gather(x: &CpuData, indices: &CpuData, outer: usize, axis: usize, inner: usize) -> Result<CpuData> {
+pub(crate) fn gather(x: &HostData, indices: &HostData, outer: usize, axis: usize, inner: usize) -> Result<HostData> {
     if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len()) {
         bail!("cpu gather: [{outer}, {axis}, {inner}] does not match {} values", x.len());
     }
     let owned;
     let idx: &[i32] = match indices {
-        CpuData::I32(v) => v,
-        CpuData::F32(v) => {
+        HostData::I32(v) => v,
+        HostData::F32(v) => {
             owned = v.iter().map(|&i| i.to_i32()).collect::<Vec<_>>();
             &owned
         }
-        CpuData::Bool(v) => {
+        HostData::Bool(v) => {
             owned = v.iter().map(|&i| i as i32).collect::<Vec<_>>();
             &owned
         }
@@ -270,11 +270,11 @@ fn gather_typed<T: Copy>(x: &[T], rows: &[usize], outer: usize, axis: usize, inn
     out
 }
 
-pub(crate) fn one_hot(indices: &CpuData, depth: usize, on: f64, off: f64, dtype: DType) -> CpuData {
+pub(crate) fn one_hot(indices: &HostData, depth: usize, on: f64, off: f64, dtype: DType) -> HostData {
     let idx: Vec<i64> = match indices {
-        CpuData::I32(v) => v.iter().map(|&i| i as i64).collect(),
-        CpuData::F32(v) => v.iter().map(|&i| i.to_i32() as i64).collect(),
-        CpuData::Bool(v) => v.iter().map(|&i| i as i64).collect(),
+        HostData::I32(v) => v.iter().map(|&i| i as i64).collect(),
+        HostData::F32(v) => v.iter().map(|&i| i.to_i32() as i64).collect(),
+        HostData::Bool(v) => v.iter().map(|&i| i as i64).collect(),
     };
     fn build<T: Copy>(idx: &[i64], depth: usize, on: T, off: T) -> Vec<T> {
         let mut out = vec![off; idx.len() * depth];
@@ -286,8 +286,8 @@ pub(crate) fn one_hot(indices: &CpuData, depth: usize, on: f64, off: f64, dtype:
         out
     }
     match dtype {
-        DType::Float32 => CpuData::F32(build(&idx, depth, on as f32, off as f32)),
-        DType::Int32 => CpuData::I32(build(&idx, depth, js_to_int32(on), js_to_int32(off))),
-        DType::Bool => CpuData::Bool(build(&idx, depth, (on != 0.0) as u8, (off != 0.0) as u8)),
+        DType::Float32 => HostData::F32(build(&idx, depth, on as f32, off as f32)),
+        DType::Int32 => HostData::I32(build(&idx, depth, js_to_int32(on), js_to_int32(off))),
+        DType::Bool => HostData::Bool(build(&idx, depth, (on != 0.0) as u8, (off != 0.0) as u8)),
     }
 }

@@ -55,48 +55,14 @@ fn count_bytes(delta: isize) {
     let _ = THREAD_LIVE_BYTES.try_with(|c| c.set(c.get() + delta));
 }
 
-/// Tensor values in host memory, one variant per dtype (bool is one byte, 0 or 1).
-#[derive(Clone, Debug, PartialEq)]
-pub enum CpuData {
-    F32(Vec<f32>),
-    I32(Vec<i32>),
-    Bool(Vec<u8>),
-}
-
-impl CpuData {
-    pub fn len(&self) -> usize {
-        match self {
-            CpuData::F32(v) => v.len(),
-            CpuData::I32(v) => v.len(),
-            CpuData::Bool(v) => v.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn dtype(&self) -> DType {
-        match self {
-            CpuData::F32(_) => DType::Float32,
-            CpuData::I32(_) => DType::Int32,
-            CpuData::Bool(_) => DType::Bool,
-        }
-    }
-
-    fn byte_len(&self) -> usize {
-        self.len() * self.dtype().size_of()
-    }
-}
-
-/// Applies `$body` to the vector inside a [`CpuData`], whatever its element type, and wraps
+/// Applies `$body` to the vector inside a [`HostData`], whatever its element type, and wraps
 /// the resulting vector in the same variant.
 macro_rules! map_data {
     ($data:expr, $v:ident => $body:expr) => {
         match $data {
-            $crate::CpuData::F32($v) => $crate::CpuData::F32($body),
-            $crate::CpuData::I32($v) => $crate::CpuData::I32($body),
-            $crate::CpuData::Bool($v) => $crate::CpuData::Bool($body),
+            tidytensor_core::HostData::F32($v) => tidytensor_core::HostData::F32($body),
+            tidytensor_core::HostData::I32($v) => tidytensor_core::HostData::I32($body),
+            tidytensor_core::HostData::Bool($v) => tidytensor_core::HostData::Bool($body),
         }
     };
 }
@@ -104,18 +70,18 @@ pub(crate) use map_data;
 
 /// The backend storage of one tensor's values.
 pub struct CpuStorage {
-    data: CpuData,
+    data: HostData,
     bytes: usize,
 }
 
 impl CpuStorage {
-    pub fn new(data: CpuData) -> CpuStorage {
+    pub fn new(data: HostData) -> CpuStorage {
         let bytes = data.byte_len();
         count_bytes(bytes as isize);
         CpuStorage { data, bytes }
     }
 
-    pub fn data(&self) -> &CpuData {
+    pub fn data(&self) -> &HostData {
         &self.data
     }
 
@@ -127,10 +93,10 @@ impl CpuStorage {
 impl Drop for CpuStorage {
     fn drop(&mut self) {
         count_bytes(-(self.bytes as isize));
-        match std::mem::replace(&mut self.data, CpuData::Bool(Vec::new())) {
-            CpuData::F32(v) => pool::give(v),
-            CpuData::I32(v) => pool::give(v),
-            CpuData::Bool(v) => pool::give(v),
+        match std::mem::replace(&mut self.data, HostData::Bool(Vec::new())) {
+            HostData::F32(v) => pool::give(v),
+            HostData::I32(v) => pool::give(v),
+            HostData::Bool(v) => pool::give(v),
         }
     }
 }
@@ -142,7 +108,7 @@ impl Storage for CpuStorage {
 }
 
 /// The values behind a kernel input, checked to be cpu storage of the stated dtype and size.
-pub(crate) fn data_of<'a>(x: &View<'a>) -> Result<&'a CpuData> {
+pub(crate) fn data_of<'a>(x: &View<'a>) -> Result<&'a HostData> {
     let storage: &'a dyn Storage = x.storage;
     let Some(s) = storage.as_any().downcast_ref::<CpuStorage>() else {
         bail!("The cpu backend was given a tensor whose data lives on another backend");
@@ -161,7 +127,7 @@ pub(crate) fn data_of<'a>(x: &View<'a>) -> Result<&'a CpuData> {
     Ok(&s.data)
 }
 
-fn boxed(data: CpuData) -> Result<Box<dyn Storage>> {
+fn boxed(data: HostData) -> Result<Box<dyn Storage>> {
     Ok(Box::new(CpuStorage::new(data)))
 }
 
@@ -196,19 +162,11 @@ impl Backend for CpuBackend {
     }
 
     fn upload(&self, data: HostData) -> Result<Box<dyn Storage>> {
-        boxed(match data {
-            HostData::F32(v) => CpuData::F32(v),
-            HostData::I32(v) => CpuData::I32(v),
-            HostData::Bool(v) => CpuData::Bool(v),
-        })
+        boxed(data)
     }
 
     fn read(&self, x: View) -> Result<HostData> {
-        Ok(match data_of(&x)? {
-            CpuData::F32(v) => HostData::F32(v.clone()),
-            CpuData::I32(v) => HostData::I32(v.clone()),
-            CpuData::Bool(v) => HostData::Bool(v.clone()),
-        })
+        Ok(data_of(&x)?.clone())
     }
 
     fn memory(&self) -> BackendMemory {

@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 use tidytensor_core::{bail, shape, DType, Result};
 
-use crate::CpuData;
+use crate::HostData;
 
 /// Multiply-adds above which one product is worth gemm's own threads.
 const GEMM_PAR_WORK: usize = 64 * 64 * 64;
@@ -18,23 +18,23 @@ fn dims3(s: &[usize], name: &str) -> Result<(usize, usize, usize)> {
 }
 
 pub(crate) fn matmul(
-    a: &CpuData,
+    a: &HostData,
     a_shape: &[usize],
-    b: &CpuData,
+    b: &HostData,
     b_shape: &[usize],
     ta: bool,
     tb: bool,
-) -> Result<CpuData> {
+) -> Result<HostData> {
     let (owned_a, owned_b);
     let a: &[f32] = match a {
-        CpuData::F32(v) => v,
+        HostData::F32(v) => v,
         other => {
             owned_a = as_f32(other);
             &owned_a
         }
     };
     let b: &[f32] = match b {
-        CpuData::F32(v) => v,
+        HostData::F32(v) => v,
         other => {
             owned_b = as_f32(other);
             &owned_b
@@ -58,7 +58,7 @@ pub(crate) fn matmul(
     let mn = m * n;
     let mut out = vec![0f32; batch * mn];
     if out.is_empty() || k == 0 {
-        return Ok(CpuData::F32(out));
+        return Ok(HostData::F32(out));
     }
     // Element (i, p) of op(a) and (p, j) of op(b), as (row stride, column stride).
     let (a_rs, a_cs) = if ta { (1, m as isize) } else { (k as isize, 1) };
@@ -113,12 +113,12 @@ pub(crate) fn matmul(
             one(i, dst, gemm::Parallelism::None);
         }
     }
-    Ok(CpuData::F32(out))
+    Ok(HostData::F32(out))
 }
 
-fn as_f32(x: &CpuData) -> Vec<f32> {
+fn as_f32(x: &HostData) -> Vec<f32> {
     match crate::elementwise::cast(x, DType::Float32) {
-        CpuData::F32(v) => v,
+        HostData::F32(v) => v,
         _ => Vec::new(),
     }
 }

@@ -4,16 +4,16 @@ use rayon::prelude::*;
 use tidytensor_core::{bail, ArgOp, DType, ReduceOp, Result};
 
 use crate::convert::{with_out, Num, OutElem};
-use crate::{CpuData, PAR_CHUNK, PAR_THRESHOLD};
+use crate::{HostData, PAR_CHUNK, PAR_THRESHOLD};
 
-pub(crate) fn reduce(op: ReduceOp, x: &CpuData, outer: usize, inner: usize, out: DType) -> Result<CpuData> {
+pub(crate) fn reduce(op: ReduceOp, x: &HostData, outer: usize, inner: usize, out: DType) -> Result<HostData> {
     if outer.checked_mul(inner) != Some(x.len()) {
         bail!("cpu reduce: [{outer}, {inner}] does not match {} values", x.len());
     }
     Ok(match x {
-        CpuData::F32(v) => reduce_f32(op, v, outer, inner, out),
-        CpuData::I32(v) => reduce_int(op, v, outer, inner, out),
-        CpuData::Bool(v) => reduce_int(op, v, outer, inner, out),
+        HostData::F32(v) => reduce_f32(op, v, outer, inner, out),
+        HostData::I32(v) => reduce_int(op, v, outer, inner, out),
+        HostData::Bool(v) => reduce_int(op, v, outer, inner, out),
     })
 }
 
@@ -85,7 +85,7 @@ fn per_row<T: Sync, R: Num, O: OutElem>(
     }
 }
 
-fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -> CpuData {
+fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -> HostData {
     // One huge row: split the row itself across threads.
     if outer == 1 && inner >= PAR_THRESHOLD {
         let parts = v.par_chunks(PAR_CHUNK);
@@ -113,7 +113,7 @@ fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -
 
 /// int32 and bool (as 0/1): sums are exact in i64 and wrap when stored as int32; an int32
 /// mean truncates toward zero; max/min of an empty row are ∓Infinity (0 as int32).
-fn reduce_int<T: Num>(op: ReduceOp, v: &[T], outer: usize, inner: usize, out: DType) -> CpuData {
+fn reduce_int<T: Num>(op: ReduceOp, v: &[T], outer: usize, inner: usize, out: DType) -> HostData {
     fn sum<T: Num>(r: &[T]) -> i64 {
         r.iter().fold(0i64, |s, &x| s.wrapping_add(x.to_i32() as i64))
     }
@@ -137,27 +137,27 @@ fn reduce_int<T: Num>(op: ReduceOp, v: &[T], outer: usize, inner: usize, out: DT
     }
 }
 
-pub(crate) fn arg_reduce(op: ArgOp, x: &CpuData, outer: usize, axis: usize, inner: usize) -> Result<CpuData> {
+pub(crate) fn arg_reduce(op: ArgOp, x: &HostData, outer: usize, axis: usize, inner: usize) -> Result<HostData> {
     if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len()) {
         bail!("cpu argReduce: [{outer}, {axis}, {inner}] does not match {} values", x.len());
     }
     let max = op == ArgOp::ArgMax;
-    Ok(CpuData::I32(match x {
-        CpuData::F32(v) => {
+    Ok(HostData::I32(match x {
+        HostData::F32(v) => {
             if max {
                 arg_typed(v, outer, axis, inner, |a, b| a > b)
             } else {
                 arg_typed(v, outer, axis, inner, |a, b| a < b)
             }
         }
-        CpuData::I32(v) => {
+        HostData::I32(v) => {
             if max {
                 arg_typed(v, outer, axis, inner, |a, b| a > b)
             } else {
                 arg_typed(v, outer, axis, inner, |a, b| a < b)
             }
         }
-        CpuData::Bool(v) => {
+        HostData::Bool(v) => {
             if max {
                 arg_typed(v, outer, axis, inner, |a, b| a > b)
             } else {
@@ -228,14 +228,14 @@ fn arg_typed<T: Copy + Send + Sync>(
     out
 }
 
-pub(crate) fn softmax(x: &CpuData, outer: usize, inner: usize) -> Result<CpuData> {
+pub(crate) fn softmax(x: &HostData, outer: usize, inner: usize) -> Result<HostData> {
     let owned;
     let v: &[f32] = match x {
-        CpuData::F32(v) => v,
+        HostData::F32(v) => v,
         other => {
             owned = crate::elementwise::cast(other, DType::Float32);
             match &owned {
-                CpuData::F32(v) => v,
+                HostData::F32(v) => v,
                 _ => bail!("cpu softmax: cast to float32 failed"),
             }
         }
@@ -245,7 +245,7 @@ pub(crate) fn softmax(x: &CpuData, outer: usize, inner: usize) -> Result<CpuData
     }
     let mut out = vec![0f32; v.len()];
     if inner == 0 {
-        return Ok(CpuData::F32(out));
+        return Ok(HostData::F32(out));
     }
     let row = |(y, x): (&mut [f32], &[f32])| {
         // tfjs: exp(x - max(x)) / sum(exp(x - max(x))), the sum taken in f64.
@@ -267,5 +267,5 @@ pub(crate) fn softmax(x: &CpuData, outer: usize, inner: usize) -> Result<CpuData
     } else {
         out.chunks_mut(inner).zip(v.chunks(inner)).for_each(row);
     }
-    Ok(CpuData::F32(out))
+    Ok(HostData::F32(out))
 }

@@ -137,7 +137,7 @@ fn large_buffers_are_pooled_and_released() {
     let len = crate::pool::MIN_LEN * 3 + 1; // a length no other test uses
     let x = f32s(&vec![1.0; len], &[len]);
     let y = be().unary(tidytensor_core::UnaryOp::Neg, x.view(), DType::Float32).unwrap();
-    let CpuData::F32(v) = y.as_any().downcast_ref::<CpuStorage>().unwrap().data() else { panic!("f32") };
+    let HostData::F32(v) = y.as_any().downcast_ref::<CpuStorage>().unwrap().data() else { panic!("f32") };
     let ptr = v.as_ptr();
     drop(y);
     let again: Vec<f32> = crate::pool::take(len);

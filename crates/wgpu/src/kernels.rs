@@ -353,6 +353,18 @@ struct Acc {
     fin: String,
 }
 
+impl Acc {
+    /// A reduction pass's input type and loader: the tensor itself on the first pass, the
+    /// previous pass's partial results after that.
+    fn stage_input(&self, first: bool, xd: DType) -> (&'static str, String) {
+        if first {
+            (sty(xd), self.first_load.clone())
+        } else {
+            (self.ty, format!("fn ld0(i: u32) -> {0} {{ return X0[i]; }}\n", self.ty))
+        }
+    }
+}
+
 fn acc_for(op: ReduceOp, xd: DType, out: DType) -> Acc {
     use ReduceOp::*;
     let load_i = match xd {
@@ -459,12 +471,7 @@ pub(crate) fn reduce(
                 let first = temps.is_empty();
                 let key = format!("reduce_tree:{op:?}:{xd:?}:{first}");
                 let src = || {
-                    let load = if first {
-                        acc.first_load.clone()
-                    } else {
-                        format!("fn ld0(i: u32) -> {0} {{ return X0[i]; }}\n", acc.ty)
-                    };
-                    let input_ty = if first { sty(xd) } else { acc.ty };
+                    let (input_ty, load) = acc.stage_input(first, xd);
                     shader(&[input_ty], acc.ty, &helpers(&load, ""), &REDUCE_TREE.replace("$ACC", acc.ty))
                 };
                 let input = temps.last().map(bind).unwrap_or_else(|| sbind(x));
@@ -478,12 +485,7 @@ pub(crate) fn reduce(
             let first = temps.is_empty();
             let key = format!("reduce_rows:{op:?}:{xd:?}:{out:?}:{first}");
             let src = || {
-                let load = if first {
-                    acc.first_load.clone()
-                } else {
-                    format!("fn ld0(i: u32) -> {0} {{ return X0[i]; }}\n", acc.ty)
-                };
-                let input_ty = if first { sty(xd) } else { acc.ty };
+                let (input_ty, load) = acc.stage_input(first, xd);
                 shader(&[input_ty], sty(out), &helpers(&load, &acc.fin), REDUCE_ROWS)
             };
             let input = temps.last().map(bind).unwrap_or_else(|| sbind(x));
