@@ -1,8 +1,7 @@
 'use strict';
 // Scopes (tidy/keep/dispose), memory, profiling, variables and backends.
 const native = require('./native');
-const state = require('./state');
-const { Tensor, Variable, wrapVariable } = require('./tensor');
+const { Tensor, Variable, variableOf } = require('./tensor');
 const { checkDtype } = require('./convert');
 
 const NONE = [];
@@ -95,19 +94,20 @@ function memory() {
   return native.memory();
 }
 
+// Profiles nest: each sees the kernels run while it is open (the native engine records them).
+let openProfiles = 0;
+
 async function profile(query) {
   const start = native.memory();
-  const kernels = [];
-  const wasProfiling = state.profiling;
-  const outerKernels = state.kernels;
-  state.profiling = true;
-  state.kernels = kernels;
+  const mark = native.startProfile();
+  openProfiles++;
   let result;
+  let kernels;
   try {
     result = await query();
   } finally {
-    state.profiling = wasProfiling;
-    state.kernels = outerKernels;
+    openProfiles--;
+    kernels = native.endProfile(mark, openProfiles === 0);
   }
   const end = native.memory();
   const info = {
@@ -124,9 +124,12 @@ async function profile(query) {
   return info;
 }
 
+// kernelMs: from the start until the backend has finished the work `query` recorded (on wgpu
+// the GPU runs after the ops return); wallMs adds reading the clock and returning.
 async function time(query) {
   const start = performance.now();
   query();
+  native.synchronize();
   const kernelMs = performance.now() - start;
   return { kernelMs, wallMs: performance.now() - start };
 }
@@ -138,15 +141,23 @@ function variable(initialValue, trainable = true, name, dtype) {
   if (dtype != null) checkDtype(dtype);
   const id = native.variable(initialValue.id, trainable !== false,
     name == null || name === '' ? null : String(name), dtype == null ? null : dtype);
-  const v = wrapVariable(id, trainable !== false, null);
-  v.name = native.variableName(id);
-  state.registeredVariables[v.name] = v;
-  return v;
+  return variableOf(id);
+}
+
+Tensor.prototype.variable = function (trainable, name, dtype) {
+  return variable(this, trainable, name, dtype);
+};
+
+// tfjs's engine().registeredVariables: name -> Variable, read from the native registry (the
+// only one), so variables made by native code appear too.
+function registeredVariables() {
+  const out = {};
+  for (const [name, id] of native.variables()) out[name] = variableOf(id);
+  return out;
 }
 
 function disposeVariables() {
-  const reg = state.registeredVariables;
-  for (const name of Object.keys(reg)) reg[name].dispose();
+  native.disposeVariables();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,7 +219,7 @@ const engineObject = {
   profile,
   time,
   disposeVariables,
-  get registeredVariables() { return state.registeredVariables; },
+  get registeredVariables() { return registeredVariables(); },
   get backendName() { return native.getBackend(); },
   get backend() { return backend(); },
   get backendNames() { return native.backendNames(); },

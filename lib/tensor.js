@@ -61,8 +61,7 @@ class Variable extends Tensor {
 
   dispose() {
     native.dispose(this.id);
-    const reg = state.registeredVariables;
-    if (reg[this.name] === this) delete reg[this.name];
+    variables.delete(this.id);
   }
 }
 
@@ -85,9 +84,20 @@ function wrap(id) {
   return new Tensor(id, shape, DTYPES[meta[0]], size);
 }
 
-function wrapVariable(id, trainable, name) {
+// The one Variable object of a native variable id (made on first sight, so variables created
+// natively get one too); a WeakRef lets disposed, unreachable wrappers go.
+const variables = new Map();
+
+function variableOf(id) {
+  const known = variables.get(id);
+  const v = known && known.deref();
+  if (v !== undefined) return v;
+  native.tensorMeta(id);
   const { shape, size } = metaShape();
-  return new Variable(id, shape, DTYPES[meta[0]], size, trainable, name);
+  const made = new Variable(id, shape, DTYPES[meta[0]], size, native.isTrainable(id),
+    native.variableName(id));
+  variables.set(id, new WeakRef(made));
+  return made;
 }
 
 function nest(vals, shape, dim, offset, blockSize) {
@@ -109,4 +119,4 @@ function toNested(shape, vals) {
   return nest(vals, shape, 0, 0, vals.length);
 }
 
-module.exports = { Tensor, Variable, wrap, wrapVariable, DTYPES, toNested };
+module.exports = { Tensor, Variable, wrap, variableOf, DTYPES, toNested };

@@ -1,52 +1,9 @@
-//! Which backends exist and which one is active: `cpu` always; `wgpu` when a GPU adapter opens.
-//! The default is `wgpu` on a hardware adapter, else `cpu` (a software adapter such as lavapipe
-//! works when chosen explicitly); `TIDYTENSOR_BACKEND=cpu|wgpu` overrides.
+//! Backend selection for JavaScript: the policy itself lives in the `tidytensor-backends` crate.
 
 use crate::engine;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use std::sync::{Arc, OnceLock};
-use tidytensor_core::{bail, Engine};
-use tidytensor_cpu::CpuBackend;
-use tidytensor_wgpu::WgpuBackend;
-
-/// The process-wide wgpu backend, or why there is none (opened once: creating a Vulkan
-/// instance costs tens of milliseconds).
-fn gpu() -> &'static std::result::Result<WgpuBackend, String> {
-    static GPU: OnceLock<std::result::Result<WgpuBackend, String>> = OnceLock::new();
-    GPU.get_or_init(|| WgpuBackend::new().map_err(|e| e.0))
-}
-
-fn register_wgpu(e: &mut Engine) -> tidytensor_core::Result<()> {
-    match gpu() {
-        Ok(g) => {
-            e.register_backend(Arc::new(g.clone()));
-            Ok(())
-        }
-        Err(why) => bail!("The wgpu backend is not available: {why}"),
-    }
-}
-
-/// Registers the backends into a new thread's engine and picks the active one.
-pub(crate) fn init(e: &mut Engine) -> tidytensor_core::Result<()> {
-    e.register_backend(Arc::new(CpuBackend::new()));
-    match std::env::var("TIDYTENSOR_BACKEND").ok().as_deref().filter(|v| !v.is_empty()) {
-        Some("wgpu") => {
-            register_wgpu(e)?;
-            e.set_backend("wgpu")
-        }
-        Some(name) => e.set_backend(name),
-        None => {
-            if let Ok(g) = gpu() {
-                e.register_backend(Arc::new(g.clone()));
-                if g.is_hardware() {
-                    e.set_backend("wgpu")?;
-                }
-            }
-            Ok(())
-        }
-    }
-}
+use tidytensor_backends::gpu;
 
 #[napi]
 pub fn get_backend() -> Result<String> {
@@ -55,12 +12,7 @@ pub fn get_backend() -> Result<String> {
 
 #[napi]
 pub fn set_backend(name: String) -> Result<()> {
-    engine(|e| {
-        if name == "wgpu" && !e.backend_names().contains(&"wgpu") {
-            register_wgpu(e)?;
-        }
-        e.set_backend(&name)
-    })
+    engine(|e| tidytensor_backends::set_backend(e, &name))
 }
 
 #[napi]

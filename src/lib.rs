@@ -3,7 +3,7 @@
 //! is the JavaScript in `lib/`; these functions are its native half.
 
 mod backends;
-mod lifetime;
+mod engine;
 mod ops;
 mod tensors;
 
@@ -57,7 +57,7 @@ pub(crate) fn engine<R>(f: impl FnOnce(&mut Engine) -> tidytensor_core::Result<R
     let run = catch_unwind(AssertUnwindSafe(|| {
         with_engine(|e| {
             if !READY.get() {
-                backends::init(e)?;
+                tidytensor_backends::init(e)?;
                 READY.set(true);
             }
             f(e)
@@ -83,18 +83,23 @@ pub(crate) fn make(f: impl FnOnce(&mut Engine) -> tidytensor_core::Result<Tensor
     engine(|e| {
         let id = f(e)?;
         let info = e.info(id)?;
-        META.with(|m| {
-            // SAFETY: META_LEN slots; rank ≤ MAX_RANK is enforced by the engine.
-            unsafe {
-                *m.add(0) = dtype_code(info.dtype);
-                *m.add(1) = info.shape.len() as i32;
-                for (i, &d) in info.shape.iter().enumerate().take(META_LEN - 2) {
-                    *m.add(2 + i) = d as i32;
-                }
-            }
-        });
+        write_meta(info.dtype, &info.shape);
         Ok(id as f64)
     })
+}
+
+/// Writes a tensor's dtype and shape into the meta buffer.
+pub(crate) fn write_meta(dtype: DType, shape: &[usize]) {
+    META.with(|m| {
+        // SAFETY: META_LEN slots; rank ≤ MAX_RANK is enforced by the engine.
+        unsafe {
+            *m.add(0) = dtype_code(dtype);
+            *m.add(1) = shape.len() as i32;
+            for (i, &d) in shape.iter().enumerate().take(META_LEN - 2) {
+                *m.add(2 + i) = d as i32;
+            }
+        }
+    });
 }
 
 pub(crate) fn id(x: f64) -> TensorId {

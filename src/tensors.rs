@@ -1,9 +1,8 @@
-//! Making tensors from JS values and reading them back.
+//! Values in and out: tensors from JS typed arrays, and reading tensors back.
 
 use crate::{engine, id, make, parse_dtype};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use tidytensor_core::ops::Random;
 use tidytensor_core::{bail, shape, DType, HostData};
 
 fn dims(shape: &[i64]) -> tidytensor_core::Result<Vec<usize>> {
@@ -23,53 +22,6 @@ pub fn make_tensor(values: Either3<&[f32], &[i32], &[u8]>, shape: Vec<i64>, dtyp
         };
         e.tensor(data, &dims(&shape)?)
     })
-}
-
-#[napi]
-pub fn fill(shape: Vec<i64>, value: f64, dtype: String) -> Result<f64> {
-    make(|e| e.fill(&dims(&shape)?, value, parse_dtype(&dtype)?))
-}
-
-#[napi]
-pub fn range(start: f64, stop: f64, step: f64, dtype: String) -> Result<f64> {
-    make(|e| e.range(start, stop, step, parse_dtype(&dtype)?))
-}
-
-#[napi]
-pub fn linspace(start: f64, stop: f64, num: f64) -> Result<f64> {
-    make(|e| e.linspace(start, stop, num as i64))
-}
-
-#[napi]
-pub fn eye(num_rows: f64, num_columns: Option<f64>, batch_shape: Option<Vec<i64>>, dtype: String) -> Result<f64> {
-    make(|e| {
-        e.eye(
-            num_rows as i64,
-            num_columns.map(|c| c as i64),
-            batch_shape.as_deref().unwrap_or(&[]),
-            parse_dtype(&dtype)?,
-        )
-    })
-}
-
-#[napi]
-pub fn one_hot(indices: f64, depth: f64, on_value: f64, off_value: f64, dtype: String) -> Result<f64> {
-    make(|e| e.one_hot(id(indices), depth, on_value, off_value, parse_dtype(&dtype)?))
-}
-
-#[napi]
-pub fn random_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
-    make(|e| e.random(&dims(&shape)?, Random::Normal { mean, std_dev }, parse_dtype(&dtype)?, seed))
-}
-
-#[napi]
-pub fn truncated_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
-    make(|e| e.random(&dims(&shape)?, Random::TruncatedNormal { mean, std_dev }, parse_dtype(&dtype)?, seed))
-}
-
-#[napi]
-pub fn random_uniform(shape: Vec<i64>, minval: f64, maxval: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
-    make(|e| e.random(&dims(&shape)?, Random::Uniform { min: minval, max: maxval }, parse_dtype(&dtype)?, seed))
 }
 
 type Values = Either3<Float32Array, Int32Array, Uint8Array>;

@@ -1,6 +1,7 @@
 //! The contract between the engine and a backend. Kernels receive validated, contiguous,
 //! row-major inputs whose dtypes already match what the op needs; they never see bad input.
 
+use crate::ops::{BinaryOp, UnaryOp};
 use crate::{DType, HostData, Result};
 use std::any::Any;
 use std::sync::Arc;
@@ -35,33 +36,6 @@ impl View<'_> {
     pub fn size(&self) -> usize {
         crate::shape::size(self.shape)
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    Neg,
-    Square,
-    Sqrt,
-    Exp,
-    Log,
-    Abs,
-    Relu,
-    Sigmoid,
-    Tanh,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    /// Real division (float32 inputs).
-    Div,
-    /// tfjs `floorDiv`: what `div` does on two int32 tensors.
-    FloorDiv,
-    Maximum,
-    Minimum,
-    Pow,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -112,36 +86,48 @@ pub trait Backend: Send + Sync {
     fn release_pool(&self) -> Result<()> {
         Ok(())
     }
+    /// Waits until the work recorded so far has finished (`tf.time`); nothing to wait for on
+    /// backends that compute synchronously.
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
 
     /// `len` copies of `value` (already valid for `dtype`).
     fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>>;
     /// Converts to `dtype` as tfjs does (float→int32 truncates, bool is `x != 0`).
     fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>>;
-    /// Elementwise op; output dtype `out` (x is float32 for the float-only ops).
-    fn unary(&self, op: UnaryOp, x: View, out: DType) -> Result<Box<dyn Storage>>;
-    /// Elementwise op with broadcasting: `a` and `b` have the same dtype and rank as `out_shape`
-    /// (shapes padded with leading 1s); output dtype is `out`.
+    /// Elementwise op; the output has `x`'s dtype. float32 computes in floats; int32 and bool
+    /// (as 0/1) in 32-bit integers, which only the ops whose [`crate::ops::DtypeRule`] is
+    /// `Same` receive.
+    fn unary(&self, op: UnaryOp, x: View) -> Result<Box<dyn Storage>>;
+    /// Elementwise op with broadcasting: `a` and `b` have the same dtype and the rank of
+    /// `out_shape` (shapes padded with leading 1s, each dim equal to the output's or 1). float32
+    /// computes in floats, int32 and bool (as 0/1) in 32-bit integers; the result is stored as
+    /// `out`.
     fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>>;
     /// Batched matrix product of float32 `a` `[batchA, m|k, k|m]` and `b` `[batchB, k|n, n|k]`,
     /// where batchA and batchB are equal or one of them is 1 (broadcast). Output
     /// `[max(batchA, batchB), m, n]`, float32.
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>>;
-    /// Reduces `x` seen as `[outer, inner]` over `inner`; output `[outer]` of dtype `out`.
+    /// Reduces `x` seen as `[outer, inner]` over `inner` (never empty: the engine answers empty
+    /// reductions itself); output `[outer]` of dtype `out`.
     fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>>;
-    /// Index of the max/min over the middle axis of `x` seen as `[outer, axis, inner]`;
-    /// output `[outer, inner]`, int32. Ties take the first index.
+    /// Index of the max/min over the middle axis of `x` seen as `[outer, axis, inner]`
+    /// (`axis` ≥ 1); output `[outer, inner]`, int32. Ties take the first index.
     fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>>;
     /// Softmax (float32) over the last axis of `x` seen as `[outer, inner]`.
     fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>>;
-    /// Permutes axes: output axis `i` is input axis `perm[i]`.
+    /// Permutes axes: output axis `i` is input axis `perm[i]` (a checked permutation).
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>>;
-    /// The box `[begin, begin + size)` of `x`.
+    /// The box `[begin, begin + size)` of `x` (checked to lie inside it).
     fn slice(&self, x: View, begin: &[usize], size: &[usize]) -> Result<Box<dyn Storage>>;
     /// Concatenates inputs seen as `[outer, inner_i]` along the inner axis (same dtype).
     fn concat(&self, inputs: &[View], outer: usize) -> Result<Box<dyn Storage>>;
-    /// `x` seen as `[outer, axis, inner]`, int32 `indices` already checked to lie in
-    /// `[0, axis)`; output `[outer, indices.len(), inner]`.
-    fn gather(&self, x: View, indices: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>>;
+    /// `x` seen as `[batch, outer, axis, inner]` (`dims`) and int32 `indices` as `[batch, n]`:
+    /// output `[batch, outer, n, inner]` with row `indices[b, j]` of each `x[b, o]`. Indices
+    /// outside `[0, axis)` are the kernel's to handle, since only it reads them: an error with
+    /// tfjs's text where the values are at hand (cpu), zeros on a GPU (as tfjs's GPU backends).
+    fn gather(&self, x: View, indices: View, dims: [usize; 4]) -> Result<Box<dyn Storage>>;
     /// int32 `indices` → `[len, depth]` of `on` where the index matches, else `off`
     /// (out-of-range indices give a row of `off`).
     fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>>;

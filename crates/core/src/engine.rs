@@ -1,5 +1,6 @@
 //! The per-thread tensor registry: ids, refcounted buffers, scopes (tidy), keep, dispose,
-//! variables and memory counts, with the semantics of tfjs 4.22's engine.
+//! variables and memory counts, with the semantics of tfjs 4.22's engine; and the kernel
+//! funnel every op runs through ([`Engine::run_kernel`]), which keeps the profile and the tape.
 
 use crate::backend::{Backend, BackendMemory, Buffer, DataId, Storage, View};
 use crate::{bail, shape, DType, Error, HostData, Result};
@@ -39,8 +40,46 @@ pub struct Memory {
     pub backend: BackendMemory,
 }
 
+/// One kernel call as `tf.profile` reports it (tfjs's `KernelInfo`).
+#[derive(Clone, Debug)]
+pub struct KernelRecord {
+    pub name: &'static str,
+    pub bytes_added: i64,
+    pub total_bytes_snapshot: usize,
+    pub tensors_added: i64,
+    pub total_tensors_snapshot: usize,
+    pub input_shapes: Vec<Vec<usize>>,
+    pub output_shapes: Vec<Vec<usize>>,
+    pub kernel_time_ms: f64,
+}
+
+/// One kernel call recorded while a gradient is taken: the node the backward pass walks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TapeNode {
+    pub kernel: &'static str,
+    pub inputs: Vec<TensorId>,
+    pub outputs: Vec<TensorId>,
+}
+
+/// What a kernel returns: one tensor or several.
+pub trait KernelOutputs {
+    fn ids(&self) -> &[TensorId];
+}
+
+impl KernelOutputs for TensorId {
+    fn ids(&self) -> &[TensorId] {
+        std::slice::from_ref(self)
+    }
+}
+
+impl KernelOutputs for Vec<TensorId> {
+    fn ids(&self) -> &[TensorId] {
+        self
+    }
+}
+
 /// A tensor's buffer with its shape and dtype, pinned for the length of a kernel call.
-pub(crate) struct Input {
+pub struct Input {
     pub data: Arc<Buffer>,
     pub shape: Vec<usize>,
     pub dtype: DType,
@@ -66,6 +105,14 @@ pub struct Engine {
     next_data: DataId,
     next_scope: ScopeId,
     next_variable: u64,
+    /// Kernels running now, nested (a kernel may run others to do its work).
+    kernel_depth: usize,
+    /// Tensors made by kernels at depth > 0 that their kernel has not yet returned or freed.
+    kernel_made: Vec<TensorId>,
+    /// Records of depth-0 kernels while `tf.profile` runs.
+    profile: Option<Vec<KernelRecord>>,
+    /// Nodes of depth-0 kernels while a gradient is taken.
+    tape: Option<Vec<TapeNode>>,
 }
 
 thread_local! {
@@ -140,6 +187,10 @@ impl Engine {
     /// lives on another backend (as tfjs does when a tensor outlives `setBackend`).
     pub(crate) fn input(&mut self, id: TensorId) -> Result<Input> {
         let backend = self.backend()?;
+        self.input_on(&backend, id)
+    }
+
+    fn input_on(&mut self, backend: &Arc<dyn Backend>, id: TensorId) -> Result<Input> {
         let info = self.tensors.get(&id).ok_or_else(disposed)?;
         let (shape, dtype) = (info.shape.clone(), info.dtype);
         let mut data = info.data.clone();
@@ -192,13 +243,19 @@ impl Engine {
         let id = self.next_tensor;
         self.num_bytes += shape::size(&shape) * dtype.size_of();
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
-        // Variables are never tracked by scopes.
+        // Variables are never tracked by scopes; a running kernel's tensors belong to it until
+        // it returns them.
         let scope = match (&variable, self.scopes.last_mut()) {
+            (Some(_), _) => None,
+            (None, _) if self.kernel_depth > 0 => {
+                self.kernel_made.push(id);
+                None
+            }
             (None, Some(s)) => {
                 s.tracked.push(id);
                 Some(s.id)
             }
-            _ => None,
+            (None, None) => None,
         };
         self.tensors.insert(id, TensorInfo { shape, dtype, data, kept: false, scope, variable });
         id
@@ -249,6 +306,104 @@ impl Engine {
         let mut ids: Vec<_> = self.tensors.keys().copied().collect();
         ids.sort_unstable();
         ids
+    }
+
+    // ---- the kernel funnel ----
+
+    /// Runs one kernel, as tfjs's `runKernel` does: resolves `inputs` on the active backend
+    /// (moving them from another backend when needed), runs `body` (which calls the backend and
+    /// registers what it makes with [`Engine::output`]), and tracks the outputs in the current
+    /// scope. Tensors the body makes and does not return are freed, on error too. At depth 0
+    /// the call is recorded in the profile and, while a gradient is taken, on the tape; kernels
+    /// a kernel runs to do its work are part of it, as a backend's helpers are in tfjs.
+    pub fn run_kernel<O: KernelOutputs>(
+        &mut self,
+        name: &'static str,
+        inputs: &[TensorId],
+        body: impl FnOnce(&mut Engine, &Arc<dyn Backend>, &[Input]) -> Result<O>,
+    ) -> Result<O> {
+        let backend = self.backend()?;
+        let resolved = inputs.iter().map(|&id| self.input_on(&backend, id)).collect::<Result<Vec<Input>>>()?;
+        let top = self.kernel_depth == 0;
+        let profiling = top && self.profile.is_some();
+        let before = profiling.then(|| (self.num_bytes, self.tensors.len(), std::time::Instant::now()));
+        let mark = self.kernel_made.len();
+        self.kernel_depth += 1;
+        let result = body(self, &backend, &resolved);
+        self.kernel_depth -= 1;
+        let made = self.kernel_made.split_off(mark);
+        let outputs = result.as_ref().map(|o| o.ids()).unwrap_or(&[]);
+        for id in made {
+            if !outputs.contains(&id) {
+                self.dispose(id);
+            } else if top {
+                self.track_in_scope(id);
+            } else {
+                self.kernel_made.push(id);
+            }
+        }
+        let out = result?;
+        if let Some((bytes, tensors, t0)) = before {
+            let record = KernelRecord {
+                name,
+                bytes_added: self.num_bytes as i64 - bytes as i64,
+                total_bytes_snapshot: self.num_bytes,
+                tensors_added: self.tensors.len() as i64 - tensors as i64,
+                total_tensors_snapshot: self.tensors.len(),
+                input_shapes: resolved.iter().map(|i| i.shape.clone()).collect(),
+                output_shapes: out.ids().iter().map(|&id| self.shape(id).map(<[usize]>::to_vec).unwrap_or_default()).collect(),
+                kernel_time_ms: t0.elapsed().as_secs_f64() * 1e3,
+            };
+            if let Some(p) = self.profile.as_mut() {
+                p.push(record);
+            }
+        }
+        if top {
+            if let Some(tape) = self.tape.as_mut() {
+                tape.push(TapeNode { kernel: name, inputs: inputs.to_vec(), outputs: out.ids().to_vec() });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Tracks a tensor a kernel returned in the innermost scope (if any).
+    fn track_in_scope(&mut self, id: TensorId) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.tracked.push(id);
+            if let Some(t) = self.tensors.get_mut(&id) {
+                t.scope = Some(s.id);
+            }
+        }
+    }
+
+    /// Starts recording kernels for `tf.profile`; returns where this profile's records start
+    /// (profiles nest: an inner one sees only its own kernels, the outer one all of them).
+    pub fn start_profile(&mut self) -> usize {
+        self.profile.get_or_insert_with(Vec::new).len()
+    }
+
+    /// The records since `mark`; `last` stops recording (the outermost profile ended).
+    pub fn end_profile(&mut self, mark: usize, last: bool) -> Vec<KernelRecord> {
+        let records = self.profile.as_ref().map(|p| p.get(mark..).unwrap_or(&[]).to_vec()).unwrap_or_default();
+        if last {
+            self.profile = None;
+        }
+        records
+    }
+
+    /// Starts recording the tape (the gradient API of the next issue drives it).
+    pub fn start_tape(&mut self) {
+        self.tape.get_or_insert_with(Vec::new);
+    }
+
+    /// Stops recording and returns the nodes recorded.
+    pub fn end_tape(&mut self) -> Vec<TapeNode> {
+        self.tape.take().unwrap_or_default()
+    }
+
+    /// Waits until the active backend has finished the work recorded so far (`tf.time`).
+    pub fn synchronize(&self) -> Result<()> {
+        self.backend()?.synchronize()
     }
 
     // ---- scopes ----

@@ -6,12 +6,14 @@ mod backend;
 mod dtype;
 mod engine;
 mod error;
+pub mod kernel_names;
 pub mod ops;
 pub mod shape;
 
-pub use backend::{
-    ArgOp, Backend, BackendMemory, BinaryOp, Buffer, DataId, ReadDone, ReduceOp, Storage, UnaryOp, View,
-};
+pub use backend::{ArgOp, Backend, BackendMemory, Buffer, DataId, ReadDone, ReduceOp, Storage, View};
 pub use dtype::{js_to_int32, DType, HostData};
-pub use engine::{with_engine, Engine, Memory, ScopeId, TensorId, TensorInfo};
+pub use engine::{
+    with_engine, Engine, Input, KernelOutputs, KernelRecord, Memory, ScopeId, TapeNode, TensorId, TensorInfo,
+};
+pub use ops::{BinaryOp, DtypeRule, UnaryOp};
 pub use error::{Error, Result};

@@ -1,4 +1,4 @@
-//! fill, cast, unary and broadcasting binary kernels.
+//! Elementwise kernels: cast, the unary and binary op tables, broadcasting.
 
 use rayon::prelude::*;
 use tidytensor_core::{bail, BinaryOp, DType, Result, UnaryOp};
@@ -6,15 +6,6 @@ use tidytensor_core::{bail, BinaryOp, DType, Result, UnaryOp};
 use crate::convert::{with_out, Num, OutElem};
 use crate::pool::{self, Pooled};
 use crate::{HostData, PAR_CHUNK, PAR_THRESHOLD};
-use tidytensor_core::js_to_int32;
-
-pub(crate) fn fill(len: usize, value: f64, dtype: DType) -> HostData {
-    match dtype {
-        DType::Float32 => HostData::F32(vec![value as f32; len]),
-        DType::Int32 => HostData::I32(vec![js_to_int32(value); len]),
-        DType::Bool => HostData::Bool(vec![(value != 0.0) as u8; len]),
-    }
-}
 
 /// `f` over every element into a (pooled) buffer, on threads when the tensor is large.
 #[inline]
@@ -52,50 +43,41 @@ fn cast_vec<T: Num>(v: &[T], dtype: DType) -> HostData {
     }
 }
 
-fn run_unary<T: Num, R: Num>(x: &[T], out: DType, f: impl Fn(T) -> R + Sync + Send + Copy) -> HostData {
-    with_out!(out, O => map1(x, move |v| O::from_num(f(v))))
+/// The CPU body of every unary op, one line each: `|a| float32 body`, then `int |a| body`
+/// for ops that keep integer dtypes (int32, and bool as 0/1, computed in i32).
+macro_rules! unary_kernels {
+    ($($op:ident => |$a:ident| $f:expr $(, int |$ai:ident| $i:expr)?;)*) => {
+        pub(crate) fn unary(op: UnaryOp, x: &HostData) -> Result<HostData> {
+            Ok(match x {
+                HostData::F32(v) => match op {
+                    $(UnaryOp::$op => HostData::F32(map1(v, |$a: f32| $f)),)*
+                },
+                HostData::I32(v) => HostData::I32(unary_int(op, v)?),
+                HostData::Bool(v) => HostData::Bool(unary_int(op, v)?),
+            })
+        }
+
+        fn unary_int<T: Num, O: OutElem + Pooled>(op: UnaryOp, x: &[T]) -> Result<Vec<O>> {
+            #[allow(unreachable_patterns)]
+            Ok(match op {
+                $($(UnaryOp::$op => map1(x, |v: T| { let $ai = v.to_i32(); O::from_num($i) }),)?)*
+                _ => bail!("cpu backend: {} has no integer kernel", op.js_name()),
+            })
+        }
+    };
 }
 
-pub(crate) fn unary(op: UnaryOp, x: &HostData, out: DType) -> HostData {
-    match x {
-        HostData::F32(v) => unary_float(op, v, out),
-        HostData::I32(v) => unary_int(op, v, out),
-        HostData::Bool(v) => unary_int(op, v, out),
-    }
-}
-
-fn unary_float(op: UnaryOp, x: &[f32], out: DType) -> HostData {
-    use UnaryOp::*;
-    match op {
-        Neg => run_unary(x, out, |a: f32| -a),
-        Square => run_unary(x, out, |a: f32| a * a),
-        Sqrt => run_unary(x, out, |a: f32| a.sqrt()),
-        Exp => run_unary(x, out, |a: f32| a.exp()),
-        Log => run_unary(x, out, |a: f32| a.ln()),
-        Abs => run_unary(x, out, |a: f32| a.abs()),
-        Relu => run_unary(x, out, |a: f32| if a < 0.0 { 0.0 } else { a }),
-        Sigmoid => run_unary(x, out, |a: f32| 1.0 / (1.0 + (-a).exp())),
-        Tanh => run_unary(x, out, |a: f32| a.tanh()),
-    }
-}
-
-/// int32 and bool (as 0/1) inputs: integer ops wrap, the others compute in f64.
-fn unary_int<T: Num>(op: UnaryOp, x: &[T], out: DType) -> HostData {
-    use UnaryOp::*;
-    match op {
-        Neg => run_unary(x, out, |a: T| a.to_i32().wrapping_neg()),
-        Square => run_unary(x, out, |a: T| {
-            let a = a.to_i32();
-            a.wrapping_mul(a)
-        }),
-        Abs => run_unary(x, out, |a: T| a.to_i32().wrapping_abs()),
-        Relu => run_unary(x, out, |a: T| a.to_i32().max(0)),
-        Sqrt => run_unary(x, out, |a: T| a.to_f64().sqrt()),
-        Exp => run_unary(x, out, |a: T| a.to_f64().exp()),
-        Log => run_unary(x, out, |a: T| a.to_f64().ln()),
-        Sigmoid => run_unary(x, out, |a: T| 1.0 / (1.0 + (-a.to_f64()).exp())),
-        Tanh => run_unary(x, out, |a: T| a.to_f64().tanh()),
-    }
+unary_kernels! {
+    Abs => |a| a.abs(), int |a| a.wrapping_abs();
+    Exp => |a| a.exp();
+    Log => |a| a.ln();
+    Neg => |a| -a, int |a| a.wrapping_neg();
+    Relu => |a| if a < 0.0 { 0.0 } else { a }, int |a| a.max(0);
+    Rsqrt => |a| 1.0 / a.sqrt();
+    Sigmoid => |a| 1.0 / (1.0 + (-a).exp());
+    Sqrt => |a| a.sqrt();
+    Square => |a| a * a, int |a| a.wrapping_mul(a);
+    Tanh => |a| a.tanh();
 }
 
 /// JavaScript `Math.pow`, which differs from IEEE `pow` on `1 ** NaN` and `(±1) ** ±Infinity`
@@ -132,90 +114,49 @@ fn js_min(a: f32, b: f32) -> f32 {
     }
 }
 
-pub(crate) fn binary(
-    op: BinaryOp,
-    a: &HostData,
-    a_shape: &[usize],
-    b: &HostData,
-    b_shape: &[usize],
-    out_shape: &[usize],
-    out: DType,
-) -> Result<HostData> {
-    check_broadcast(a_shape, b_shape, out_shape)?;
-    let s = Shapes { a: a_shape, b: b_shape, out: out_shape };
-    Ok(match (a, b) {
-        (HostData::F32(x), HostData::F32(y)) => binary_float(op, x, y, &s, out),
-        (HostData::I32(x), HostData::I32(y)) => binary_int(op, x, y, &s, out),
-        (HostData::Bool(x), HostData::Bool(y)) => binary_int(op, x, y, &s, out),
-        _ => {
-            // The engine always gives both sides one dtype; cope anyway by upcasting.
-            let dt = DType::upcast(a.dtype(), b.dtype());
-            return binary(op, &cast(a, dt), a_shape, &cast(b, dt), b_shape, out_shape, out);
+/// The CPU body of every binary op, one line each: `|a, b| float32 body, int |a, b| i32 body`
+/// (int32, and bool as 0/1). Results are stored as the output dtype.
+macro_rules! binary_kernels {
+    ($($op:ident => |$a:ident, $b:ident| $f:expr, int |$ai:ident, $bi:ident| $i:expr;)*) => {
+        pub(crate) fn binary(op: BinaryOp, x: &HostData, y: &HostData, s: &Shapes, out: DType) -> Result<HostData> {
+            Ok(match (x, y) {
+                (HostData::F32(x), HostData::F32(y)) => match op {
+                    $(BinaryOp::$op => with_out!(out, O => broadcast_map(x, y, s, |$a: f32, $b: f32| O::from_num($f))),)*
+                },
+                (HostData::I32(x), HostData::I32(y)) => binary_int(op, x, y, s, out),
+                (HostData::Bool(x), HostData::Bool(y)) => binary_int(op, x, y, s, out),
+                _ => bail!("cpu backend: {} of {} and {} tensors", op.js_name(), x.dtype().name(), y.dtype().name()),
+            })
         }
-    })
-}
 
-fn check_broadcast(a: &[usize], b: &[usize], out: &[usize]) -> Result<()> {
-    if a.len() != out.len() || b.len() != out.len() {
-        bail!("cpu binary kernel: input ranks {} and {} differ from output rank {}", a.len(), b.len(), out.len());
-    }
-    for i in 0..out.len() {
-        if (a[i] != out[i] && a[i] != 1) || (b[i] != out[i] && b[i] != 1) {
-            bail!(
-                "cpu binary kernel: shapes [{}] and [{}] do not broadcast to [{}]",
-                tidytensor_core::shape::fmt(a),
-                tidytensor_core::shape::fmt(b),
-                tidytensor_core::shape::fmt(out)
-            );
+        fn binary_int<T: Num>(op: BinaryOp, x: &[T], y: &[T], s: &Shapes, out: DType) -> HostData {
+            match op {
+                $(BinaryOp::$op => with_out!(out, O => broadcast_map(x, y, s, |p: T, q: T| {
+                    let ($ai, $bi) = (p.to_i32(), q.to_i32());
+                    O::from_num($i)
+                })),)*
+            }
         }
-    }
-    Ok(())
+    };
 }
 
-struct Shapes<'a> {
-    a: &'a [usize],
-    b: &'a [usize],
-    out: &'a [usize],
+binary_kernels! {
+    Add => |a, b| a + b, int |a, b| a.wrapping_add(b);
+    Div => |a, b| a / b, int |a, b| a as f64 / b as f64;
+    FloorDiv => |a, b| (a / b).floor(), int |a, b| (a as f64 / b as f64).floor();
+    Maximum => |a, b| js_max(a, b), int |a, b| a.max(b);
+    Minimum => |a, b| js_min(a, b), int |a, b| a.min(b);
+    Mul => |a, b| a * b, int |a, b| a.wrapping_mul(b);
+    Pow => |a, b| js_pow(a as f64, b as f64) as f32, int |a, b| js_pow(a as f64, b as f64);
+    SquaredDifference => |a, b| (a - b) * (a - b), int |a, b| a.wrapping_sub(b).wrapping_mul(a.wrapping_sub(b));
+    Sub => |a, b| a - b, int |a, b| a.wrapping_sub(b);
 }
 
-fn run_binary<T: Num, R: Num>(
-    x: &[T],
-    y: &[T],
-    s: &Shapes,
-    out: DType,
-    f: impl Fn(T, T) -> R + Sync + Send + Copy,
-) -> HostData {
-    with_out!(out, O => broadcast_map(x, y, s, move |p, q| O::from_num(f(p, q))))
-}
-
-fn binary_float(op: BinaryOp, x: &[f32], y: &[f32], s: &Shapes, out: DType) -> HostData {
-    use BinaryOp::*;
-    match op {
-        Add => run_binary(x, y, s, out, |a: f32, b: f32| a + b),
-        Sub => run_binary(x, y, s, out, |a: f32, b: f32| a - b),
-        Mul => run_binary(x, y, s, out, |a: f32, b: f32| a * b),
-        Div => run_binary(x, y, s, out, |a: f32, b: f32| a / b),
-        FloorDiv => run_binary(x, y, s, out, |a: f32, b: f32| (a / b).floor()),
-        Maximum => run_binary(x, y, s, out, js_max),
-        Minimum => run_binary(x, y, s, out, js_min),
-        Pow => run_binary(x, y, s, out, |a: f32, b: f32| js_pow(a as f64, b as f64) as f32),
-    }
-}
-
-/// int32 and bool (as 0/1) inputs: add/sub/mul wrap, division and pow go through f64 and are
-/// then stored as tfjs stores them (`Int32Array`: NaN and ±Infinity become 0).
-fn binary_int<T: Num>(op: BinaryOp, x: &[T], y: &[T], s: &Shapes, out: DType) -> HostData {
-    use BinaryOp::*;
-    match op {
-        Add => run_binary(x, y, s, out, |a: T, b: T| a.to_i32().wrapping_add(b.to_i32())),
-        Sub => run_binary(x, y, s, out, |a: T, b: T| a.to_i32().wrapping_sub(b.to_i32())),
-        Mul => run_binary(x, y, s, out, |a: T, b: T| a.to_i32().wrapping_mul(b.to_i32())),
-        Div => run_binary(x, y, s, out, |a: T, b: T| a.to_f64() / b.to_f64()),
-        FloorDiv => run_binary(x, y, s, out, |a: T, b: T| (a.to_f64() / b.to_f64()).floor()),
-        Maximum => run_binary(x, y, s, out, |a: T, b: T| a.to_i32().max(b.to_i32())),
-        Minimum => run_binary(x, y, s, out, |a: T, b: T| a.to_i32().min(b.to_i32())),
-        Pow => run_binary(x, y, s, out, |a: T, b: T| js_pow(a.to_f64(), b.to_f64())),
-    }
+/// The shapes of a broadcast: inputs padded to the output's rank.
+pub(crate) struct Shapes<'a> {
+    pub a: &'a [usize],
+    pub b: &'a [usize],
+    pub out: &'a [usize],
 }
 
 /// `f` over the broadcast of `a` and `b` (shapes already checked against `s.out`).

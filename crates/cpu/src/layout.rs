@@ -1,31 +1,18 @@
-//! Data movement: transpose, slice, concat, gather, one_hot.
+//! Data movement: transpose, slice, concat, gather.
 
 use rayon::prelude::*;
 use tidytensor_core::{bail, shape, DType, Result};
 
-use crate::convert::Num;
 use crate::{map_data, HostData, PAR_CHUNK, PAR_THRESHOLD};
-use tidytensor_core::js_to_int32;
 
-pub(crate) fn transpose(x: &HostData, shape: &[usize], perm: &[usize]) -> Result<HostData> {
-    let rank = shape.len();
-    let mut seen = [false; 64];
-    if perm.len() != rank || rank > 64 {
-        bail!("cpu transpose: permutation of length {} for rank {rank}", perm.len());
-    }
-    for &p in perm {
-        if p >= rank || seen[p] {
-            bail!("cpu transpose: [{}] is not a permutation", shape::fmt(perm));
-        }
-        seen[p] = true;
-    }
+pub(crate) fn transpose(x: &HostData, shape: &[usize], perm: &[usize]) -> HostData {
     let in_strides = shape::strides(shape);
     // Output dims with their input strides, size-1 dims dropped and contiguous runs merged.
     let (dims, strides) = shape::collapse_strided(
         &perm.iter().map(|&p| shape[p]).collect::<Vec<_>>(),
         &perm.iter().map(|&p| in_strides[p]).collect::<Vec<_>>(),
     );
-    Ok(map_data!(x, v => permute(v, &dims, &strides)))
+    map_data!(x, v => permute(v, &dims, &strides))
 }
 
 /// Rows of the output grouped this many at a time, so strided reads of neighbouring rows
@@ -117,22 +104,8 @@ impl RowWalk<'_> {
     }
 }
 
-pub(crate) fn slice(x: &HostData, shape: &[usize], begin: &[usize], size: &[usize]) -> Result<HostData> {
-    let rank = shape.len();
-    if begin.len() != rank || size.len() != rank {
-        bail!("cpu slice: begin/size ranks {}/{} for rank {rank}", begin.len(), size.len());
-    }
-    for i in 0..rank {
-        if begin[i].checked_add(size[i]).is_none_or(|end| end > shape[i]) {
-            bail!(
-                "cpu slice: box begin [{}] size [{}] exceeds shape [{}]",
-                shape::fmt(begin),
-                shape::fmt(size),
-                shape::fmt(shape)
-            );
-        }
-    }
-    Ok(map_data!(x, v => slice_typed(v, shape, begin, size)))
+pub(crate) fn slice(x: &HostData, shape: &[usize], begin: &[usize], size: &[usize]) -> HostData {
+    map_data!(x, v => slice_typed(v, shape, begin, size))
 }
 
 fn slice_typed<T: Copy>(x: &[T], shape: &[usize], begin: &[usize], size: &[usize]) -> Vec<T> {
@@ -171,27 +144,13 @@ fn slice_typed<T: Copy>(x: &[T], shape: &[usize], begin: &[usize], size: &[usize
     out
 }
 
+/// Inputs of one dtype, each seen as `[outer, inner_i]`.
 pub(crate) fn concat(inputs: &[&HostData], outer: usize) -> Result<HostData> {
     let Some(first) = inputs.first() else {
         bail!("cpu concat: no inputs");
     };
     let dtype = first.dtype();
-    if inputs.iter().any(|d| d.dtype() != dtype) {
-        bail!("cpu concat: inputs of different dtypes");
-    }
-    let mut inners = Vec::with_capacity(inputs.len());
-    for d in inputs {
-        if outer == 0 {
-            if !d.is_empty() {
-                bail!("cpu concat: outer 0 with {} values", d.len());
-            }
-            inners.push(0);
-        } else if d.len() % outer != 0 {
-            bail!("cpu concat: {} values do not split into {outer} rows", d.len());
-        } else {
-            inners.push(d.len() / outer);
-        }
-    }
+    let inners: Vec<usize> = inputs.iter().map(|d| if outer == 0 { 0 } else { d.len() / outer }).collect();
     macro_rules! cat {
         ($variant:ident) => {{
             let parts: Vec<&[_]> = inputs
@@ -228,66 +187,32 @@ fn concat_typed<T: Copy>(parts: &[&[T]], inners: &[usize], outer: usize) -> Vec<
     out
 }
 
-pub(crate) fn gather(x: &HostData, indices: &HostData, outer: usize, axis: usize, inner: usize) -> Result<HostData> {
-    if outer.checked_mul(axis).and_then(|v| v.checked_mul(inner)) != Some(x.len()) {
-        bail!("cpu gather: [{outer}, {axis}, {inner}] does not match {} values", x.len());
+/// `x` as `[batch, outer, axis, inner]`, int32 `indices` as `[batch, n]`.
+pub(crate) fn gather(x: &HostData, indices: &HostData, dims: [usize; 4]) -> Result<HostData> {
+    let HostData::I32(idx) = indices else { bail!("cpu gather: indices must be int32") };
+    let axis = dims[2];
+    if let Some(&i) = idx.iter().find(|&&i| i < 0 || i as usize >= axis) {
+        bail!("GatherV2: the index value {i} is not in [0, {}]", axis as i64 - 1);
     }
-    let owned;
-    let idx: &[i32] = match indices {
-        HostData::I32(v) => v,
-        HostData::F32(v) => {
-            owned = v.iter().map(|&i| i.to_i32()).collect::<Vec<_>>();
-            &owned
-        }
-        HostData::Bool(v) => {
-            owned = v.iter().map(|&i| i as i32).collect::<Vec<_>>();
-            &owned
-        }
-    };
-    let mut rows = Vec::with_capacity(idx.len());
-    for &i in idx {
-        if i < 0 || i as usize >= axis {
-            bail!("GatherV2: the index value {i} is not in [0, {}]", axis.saturating_sub(1));
-        }
-        rows.push(i as usize);
-    }
-    Ok(map_data!(x, v => gather_typed(v, &rows, outer, axis, inner)))
+    Ok(map_data!(x, v => gather_typed(v, idx, dims)))
 }
 
-fn gather_typed<T: Copy>(x: &[T], rows: &[usize], outer: usize, axis: usize, inner: usize) -> Vec<T> {
-    let mut out = Vec::with_capacity(outer * rows.len() * inner);
-    for o in 0..outer {
-        let base = o * axis;
-        if inner == 1 {
-            out.extend(rows.iter().map(|&r| x[base + r]));
-        } else {
-            for &r in rows {
-                let s = (base + r) * inner;
-                out.extend_from_slice(&x[s..s + inner]);
+fn gather_typed<T: Copy>(x: &[T], idx: &[i32], [batch, outer, axis, inner]: [usize; 4]) -> Vec<T> {
+    let n = idx.len() / batch.max(1);
+    let mut out = Vec::with_capacity(batch * outer * n * inner);
+    for b in 0..batch {
+        let rows = &idx[b * n..(b + 1) * n];
+        for o in 0..outer {
+            let base = (b * outer + o) * axis;
+            if inner == 1 {
+                out.extend(rows.iter().map(|&r| x[base + r as usize]));
+            } else {
+                for &r in rows {
+                    let s = (base + r as usize) * inner;
+                    out.extend_from_slice(&x[s..s + inner]);
+                }
             }
         }
     }
     out
-}
-
-pub(crate) fn one_hot(indices: &HostData, depth: usize, on: f64, off: f64, dtype: DType) -> HostData {
-    let idx: Vec<i64> = match indices {
-        HostData::I32(v) => v.iter().map(|&i| i as i64).collect(),
-        HostData::F32(v) => v.iter().map(|&i| i.to_i32() as i64).collect(),
-        HostData::Bool(v) => v.iter().map(|&i| i as i64).collect(),
-    };
-    fn build<T: Copy>(idx: &[i64], depth: usize, on: T, off: T) -> Vec<T> {
-        let mut out = vec![off; idx.len() * depth];
-        for (r, &i) in idx.iter().enumerate() {
-            if i >= 0 && (i as u64) < depth as u64 {
-                out[r * depth + i as usize] = on;
-            }
-        }
-        out
-    }
-    match dtype {
-        DType::Float32 => HostData::F32(build(&idx, depth, on as f32, off as f32)),
-        DType::Int32 => HostData::I32(build(&idx, depth, js_to_int32(on), js_to_int32(off))),
-        DType::Bool => HostData::Bool(build(&idx, depth, (on != 0.0) as u8, (off != 0.0) as u8)),
-    }
 }

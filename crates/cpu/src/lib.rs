@@ -6,13 +6,12 @@
 //! ([`thread_live_bytes`]), so tests can prove kernels free their temporaries.
 
 mod convert;
+mod creation;
 mod elementwise;
 mod layout;
 mod matmul;
 mod pool;
 mod reduce;
-#[cfg(test)]
-mod tests;
 
 use std::any::Any;
 use std::cell::Cell;
@@ -193,19 +192,20 @@ impl Backend for CpuBackend {
     }
 
     fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>> {
-        boxed(elementwise::fill(len, value, dtype))
+        boxed(creation::fill(len, value, dtype))
     }
 
     fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>> {
         boxed(elementwise::cast(data_of(&x)?, dtype))
     }
 
-    fn unary(&self, op: UnaryOp, x: View, out: DType) -> Result<Box<dyn Storage>> {
-        boxed(elementwise::unary(op, data_of(&x)?, out))
+    fn unary(&self, op: UnaryOp, x: View) -> Result<Box<dyn Storage>> {
+        boxed(elementwise::unary(op, data_of(&x)?)?)
     }
 
     fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>> {
-        boxed(elementwise::binary(op, data_of(&a)?, a.shape, data_of(&b)?, b.shape, out_shape, out)?)
+        let shapes = elementwise::Shapes { a: a.shape, b: b.shape, out: out_shape };
+        boxed(elementwise::binary(op, data_of(&a)?, data_of(&b)?, &shapes, out)?)
     }
 
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>> {
@@ -225,11 +225,11 @@ impl Backend for CpuBackend {
     }
 
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>> {
-        boxed(layout::transpose(data_of(&x)?, x.shape, perm)?)
+        boxed(layout::transpose(data_of(&x)?, x.shape, perm))
     }
 
     fn slice(&self, x: View, begin: &[usize], size: &[usize]) -> Result<Box<dyn Storage>> {
-        boxed(layout::slice(data_of(&x)?, x.shape, begin, size)?)
+        boxed(layout::slice(data_of(&x)?, x.shape, begin, size))
     }
 
     fn concat(&self, inputs: &[View], outer: usize) -> Result<Box<dyn Storage>> {
@@ -237,12 +237,12 @@ impl Backend for CpuBackend {
         boxed(layout::concat(&datas, outer)?)
     }
 
-    fn gather(&self, x: View, indices: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
-        boxed(layout::gather(data_of(&x)?, data_of(&indices)?, outer, axis, inner)?)
+    fn gather(&self, x: View, indices: View, dims: [usize; 4]) -> Result<Box<dyn Storage>> {
+        boxed(layout::gather(data_of(&x)?, data_of(&indices)?, dims)?)
     }
 
     fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {
-        boxed(layout::one_hot(data_of(&indices)?, depth, on, off, dtype))
+        boxed(creation::one_hot(data_of(&indices)?, depth, on, off, dtype)?)
     }
 }
 

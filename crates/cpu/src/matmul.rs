@@ -1,22 +1,14 @@
 //! Batched matrix product through the `gemm` crate; transposes are strides, never copies.
 
 use rayon::prelude::*;
-use tidytensor_core::{bail, shape, DType, Result};
+use tidytensor_core::{bail, Result};
 
 use crate::HostData;
 
 /// Multiply-adds above which one product is worth gemm's own threads.
 const GEMM_PAR_WORK: usize = 64 * 64 * 64;
 
-/// `[batch, rows, cols]` of a matmul operand (leading dims flattened into the batch).
-fn dims3(s: &[usize], name: &str) -> Result<(usize, usize, usize)> {
-    if s.len() < 2 {
-        bail!("cpu matmul: {name} must have rank >= 2 but has shape [{}]", shape::fmt(s));
-    }
-    let r = s.len();
-    Ok((s[..r - 2].iter().product(), s[r - 2], s[r - 1]))
-}
-
+/// float32 `a` `[batch, rows, cols]` and `b` likewise (the engine's contract).
 pub(crate) fn matmul(
     a: &HostData,
     a_shape: &[usize],
@@ -25,35 +17,10 @@ pub(crate) fn matmul(
     ta: bool,
     tb: bool,
 ) -> Result<HostData> {
-    let (owned_a, owned_b);
-    let a: &[f32] = match a {
-        HostData::F32(v) => v,
-        other => {
-            owned_a = as_f32(other);
-            &owned_a
-        }
-    };
-    let b: &[f32] = match b {
-        HostData::F32(v) => v,
-        other => {
-            owned_b = as_f32(other);
-            &owned_b
-        }
-    };
-    let (ba, ar, ac) = dims3(a_shape, "a")?;
-    let (bb, br, bc) = dims3(b_shape, "b")?;
+    let (HostData::F32(a), HostData::F32(b)) = (a, b) else { bail!("cpu matmul: operands must be float32") };
+    let (&[ba, ar, ac], &[bb, br, bc]) = (a_shape, b_shape) else { bail!("cpu matmul: operands must be 3-D") };
     let (m, k) = if ta { (ac, ar) } else { (ar, ac) };
-    let (kb, n) = if tb { (bc, br) } else { (br, bc) };
-    if k != kb {
-        bail!(
-            "cpu matmul: inner dimensions differ ({k} and {kb}) for shapes [{}] and [{}] (transposeA={ta}, transposeB={tb})",
-            shape::fmt(a_shape),
-            shape::fmt(b_shape)
-        );
-    }
-    if ba != bb && ba != 1 && bb != 1 {
-        bail!("cpu matmul: batch dimensions {ba} and {bb} do not broadcast");
-    }
+    let n = if tb { br } else { bc };
     let batch = if ba == 0 || bb == 0 { 0 } else { ba.max(bb) };
     let mn = m * n;
     let mut out = vec![0f32; batch * mn];
@@ -114,11 +81,4 @@ pub(crate) fn matmul(
         }
     }
     Ok(HostData::F32(out))
-}
-
-fn as_f32(x: &HostData) -> Vec<f32> {
-    match crate::elementwise::cast(x, DType::Float32) {
-        HostData::F32(v) => v,
-        _ => Vec::new(),
-    }
 }

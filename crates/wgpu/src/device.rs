@@ -25,8 +25,6 @@ pub(crate) const BATCH: usize = 32;
 /// Parameter words per dispatch (a 256-byte uniform slot); 60 and 61 are NaN and +Infinity.
 pub(crate) const PARAM_WORDS: usize = 64;
 pub(crate) const USER_PARAM_WORDS: usize = 60;
-/// Most storage inputs a kernel takes.
-pub(crate) const MAX_INPUTS: usize = 2;
 /// Threads per workgroup of the 1-D elementwise kernels.
 pub(crate) const WG: u32 = 256;
 
@@ -41,6 +39,7 @@ pub(crate) struct RawBuf {
 enum Op {
     Dispatch {
         pipeline: wgpu::ComputePipeline,
+        layout: wgpu::BindGroupLayout,
         n_inputs: usize,
         /// Inputs then output, with their binding sizes.
         buffers: Vec<(wgpu::Buffer, u64)>,
@@ -56,6 +55,13 @@ enum Op {
     },
 }
 
+/// The layouts shared by every kernel with the same number of inputs.
+#[derive(Clone)]
+struct Layout {
+    bind_group: wgpu::BindGroupLayout,
+    pipeline: wgpu::PipelineLayout,
+}
+
 pub(crate) struct State {
     pub storage: Pool,
     pub staging: Pool,
@@ -69,8 +75,8 @@ pub(crate) struct Gpu {
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
-    /// Bind group and pipeline layouts by number of inputs (index 0 unused).
-    layouts: Vec<(wgpu::BindGroupLayout, wgpu::PipelineLayout)>,
+    /// Bind group and pipeline layouts by number of inputs, made on first use.
+    layouts: Mutex<HashMap<usize, Layout>>,
     pipelines: Mutex<HashMap<String, wgpu::ComputePipeline>>,
     state: Mutex<State>,
     /// Bytes asked for by live tensor storages (`numBytesInGPU`).
@@ -139,47 +145,13 @@ impl Gpu {
             *lock(&sink) = Some(format!("{reason:?}: {msg}"));
         });
 
-        let mut layouts = Vec::new();
-        for n in 0..=MAX_INPUTS {
-            let mut entries = Vec::new();
-            for b in 0..=n {
-                entries.push(wgpu::BindGroupLayoutEntry {
-                    binding: b as u32,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: b < n },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                });
-            }
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding: n as u32 + 1,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(PARAM_WORDS as u64 * 4),
-                },
-                count: None,
-            });
-            let bgl =
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
-            let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: None,
-                bind_group_layouts: &[Some(&bgl)],
-                immediate_size: 0,
-            });
-            layouts.push((bgl, pl));
-        }
         let param_stride = (PARAM_WORDS as u64 * 4).max(limits.min_uniform_buffer_offset_alignment as u64);
         Ok(Gpu {
             device,
             queue,
             info,
             limits,
-            layouts,
+            layouts: Mutex::default(),
             pipelines: Mutex::default(),
             state: Mutex::new(State {
                 storage: Pool::default(),
@@ -216,6 +188,51 @@ impl Gpu {
     pub fn state(&self) -> Result<MutexGuard<'_, State>> {
         self.check_lost()?;
         Ok(lock(&self.state))
+    }
+
+    /// The layouts of a kernel with `n_inputs` read-only storage inputs, one read-write output
+    /// and the parameter block. More inputs than the GPU can bind is an error, not a panic.
+    fn layout(&self, n_inputs: usize) -> Result<Layout> {
+        let max = self.limits.max_storage_buffers_per_shader_stage as usize;
+        if n_inputs + 1 > max {
+            bail!("wgpu backend: a kernel with {n_inputs} inputs needs more storage buffers than this GPU binds ({max})");
+        }
+        let mut layouts = lock(&self.layouts);
+        if let Some(l) = layouts.get(&n_inputs) {
+            return Ok(l.clone());
+        }
+        let mut entries: Vec<wgpu::BindGroupLayoutEntry> = (0..=n_inputs)
+            .map(|b| wgpu::BindGroupLayoutEntry {
+                binding: b as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: b < n_inputs },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: n_inputs as u32 + 1,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: true,
+                min_binding_size: wgpu::BufferSize::new(PARAM_WORDS as u64 * 4),
+            },
+            count: None,
+        });
+        let bind_group =
+            self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
+        let pipeline = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&bind_group)],
+            immediate_size: 0,
+        });
+        let l = Layout { bind_group, pipeline };
+        layouts.insert(n_inputs, l.clone());
+        Ok(l)
     }
 
     pub fn max_binding(&self) -> u64 {
@@ -297,6 +314,7 @@ impl Gpu {
         if let Some(p) = lock(&self.pipelines).get(key) {
             return Ok(p.clone());
         }
+        let layout = self.layout(n_inputs)?;
         let src = source();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -305,7 +323,7 @@ impl Gpu {
         });
         let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(key),
-            layout: Some(&self.layouts[n_inputs].1),
+            layout: Some(&layout.pipeline),
             module: &module,
             entry_point: Some("main"),
             compilation_options: Default::default(),
@@ -344,7 +362,10 @@ impl Gpu {
         params: &[u32],
         groups: (u32, u32, u32),
     ) -> Result<()> {
-        debug_assert!(params.len() <= USER_PARAM_WORDS && inputs.len() <= MAX_INPUTS);
+        if params.len() > USER_PARAM_WORDS {
+            bail!("wgpu backend: a kernel passed {} parameter words (at most {USER_PARAM_WORDS})", params.len());
+        }
+        let layout = self.layout(inputs.len())?.bind_group;
         let words = (self.param_stride / 4) as usize;
         let slot = (st.params.len() / words) as u32;
         let start = st.params.len();
@@ -354,7 +375,7 @@ impl Gpu {
         st.params[start + 61] = f32::INFINITY.to_bits();
         let mut buffers: Vec<(wgpu::Buffer, u64)> = inputs.iter().map(|(b, s)| ((*b).clone(), *s)).collect();
         buffers.push((output.0.clone(), output.1));
-        st.ops.push(Op::Dispatch { pipeline, n_inputs: inputs.len(), buffers, slot, groups });
+        st.ops.push(Op::Dispatch { pipeline, layout, n_inputs: inputs.len(), buffers, slot, groups });
         st.dispatches += 1;
         Ok(())
     }
@@ -409,7 +430,7 @@ impl Gpu {
                 Op::Dispatch { .. } => {
                     let mut pass =
                         enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
-                    while let Some(Op::Dispatch { pipeline, n_inputs, buffers, slot, groups }) = ops.get(i) {
+                    while let Some(Op::Dispatch { pipeline, layout, n_inputs, buffers, slot, groups }) = ops.get(i) {
                         let ubuf = uniforms.as_ref().expect("dispatches have parameters");
                         let mut entries: Vec<wgpu::BindGroupEntry> = buffers
                             .iter()
@@ -433,7 +454,7 @@ impl Gpu {
                         });
                         let bg = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                             label: None,
-                            layout: &self.layouts[*n_inputs].0,
+                            layout,
                             entries: &entries,
                         });
                         pass.set_pipeline(pipeline);

@@ -243,14 +243,18 @@ impl Backend for WgpuBackend {
         }
     }
 
-    /// Submits pending work and frees every pooled buffer no tensor holds.
     /// The largest storage binding: kernels bind a whole tensor.
     fn max_tensor_bytes(&self) -> usize {
         usize::try_from(self.gpu.max_binding()).unwrap_or(usize::MAX)
     }
 
+    /// Submits pending work and frees every pooled buffer no tensor holds.
     fn release_pool(&self) -> Result<()> {
         self.gpu.release_pool()
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        WgpuBackend::synchronize(self)
     }
 
     fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>> {
@@ -258,11 +262,11 @@ impl Backend for WgpuBackend {
     }
 
     fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>> {
-        kernels::unary(&self.gpu, None, storage(&x)?, dtype)
+        kernels::cast(&self.gpu, storage(&x)?, dtype)
     }
 
-    fn unary(&self, op: UnaryOp, x: View, out: DType) -> Result<Box<dyn Storage>> {
-        kernels::unary(&self.gpu, Some(op), storage(&x)?, out)
+    fn unary(&self, op: UnaryOp, x: View) -> Result<Box<dyn Storage>> {
+        kernels::unary(&self.gpu, op, storage(&x)?)
     }
 
     fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>> {
@@ -298,8 +302,8 @@ impl Backend for WgpuBackend {
         kernels::concat(&self.gpu, &s, outer)
     }
 
-    fn gather(&self, x: View, indices: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
-        kernels::gather(&self.gpu, storage(&x)?, storage(&indices)?, outer, axis, inner)
+    fn gather(&self, x: View, indices: View, dims: [usize; 4]) -> Result<Box<dyn Storage>> {
+        kernels::gather(&self.gpu, storage(&x)?, storage(&indices)?, dims)
     }
 
     fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {

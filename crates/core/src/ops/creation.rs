@@ -1,5 +1,5 @@
 use super::require_dtype;
-use crate::{bail, shape, DType, Engine, HostData, Result, TensorId};
+use crate::{bail, kernel_names as k, shape, DType, Engine, HostData, Result, TensorId};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use rand_distr::{Distribution, Normal, Uniform};
 
@@ -22,8 +22,14 @@ pub enum Random {
 }
 
 impl Engine {
-    /// `len(shape)` copies of `value`, converted to `dtype` as tfjs stores it.
+    /// `tf.fill`: the Fill kernel over [`Engine::filled`].
     pub fn fill(&mut self, shape: &[usize], value: f64, dtype: DType) -> Result<TensorId> {
+        self.run_kernel(k::FILL, &[], |e, _, _| e.filled(shape, value, dtype))
+    }
+
+    /// `size(shape)` copies of `value`, converted to `dtype` as tfjs stores it. Not a kernel:
+    /// `tf.zeros` and `tf.ones` make their tensors from values, as tfjs's do.
+    pub fn filled(&mut self, shape: &[usize], value: f64, dtype: DType) -> Result<TensorId> {
         let value = match dtype {
             DType::Float32 => value as f32 as f64,
             DType::Int32 => crate::js_to_int32(value) as f64,
@@ -35,6 +41,12 @@ impl Engine {
         self.check_size(shape, dtype)?;
         let storage = self.backend()?.fill(shape::size(shape), value, dtype)?;
         self.output(storage, shape.to_vec(), dtype)
+    }
+
+    /// `tf.zerosLike` / `tf.onesLike`: `value` in `x`'s shape and dtype.
+    pub fn fill_like(&mut self, x: TensorId, value: f64) -> Result<TensorId> {
+        let kernel = if value == 0.0 { k::ZEROS_LIKE } else { k::ONES_LIKE };
+        self.run_kernel(kernel, &[x], |e, _, ins| e.filled(&ins[0].shape, value, ins[0].dtype))
     }
 
     /// `tf.range(start, stop, step, dtype)`, including tfjs's handling of empty ranges.
@@ -51,19 +63,21 @@ impl Engine {
         // from the previous one in the output dtype.
         self.check_size(&[n], dtype)?;
         let step = if stop < start && step == 1.0 { -1.0 } else { step };
-        let mut values = Vec::with_capacity(n);
-        let mut v = start;
-        for i in 0..n {
-            if i > 0 {
-                v += step;
+        self.run_kernel(k::RANGE, &[], |e, _, _| {
+            let mut values = Vec::with_capacity(n);
+            let mut v = start;
+            for i in 0..n {
+                if i > 0 {
+                    v += step;
+                }
+                v = match dtype {
+                    DType::Float32 => v as f32 as f64,
+                    _ => crate::js_to_int32(v) as f64,
+                };
+                values.push(v);
             }
-            v = match dtype {
-                DType::Float32 => v as f32 as f64,
-                _ => crate::js_to_int32(v) as f64,
-            };
-            values.push(v);
-        }
-        self.tensor(HostData::from_f64(dtype, values), &[n])
+            e.tensor(HostData::from_f64(dtype, values), &[n])
+        })
     }
 
     /// `tf.linspace`: `num` evenly spaced float32 values from `start` to `stop`.
@@ -74,15 +88,17 @@ impl Engine {
         let n = num as usize;
         self.check_size(&[n], DType::Float32)?;
         let step = (stop - start) / (num - 1) as f64;
-        let mut values = Vec::with_capacity(n);
-        let mut v = start as f32;
-        for i in 0..n {
-            if i > 0 {
-                v = (v as f64 + step) as f32;
+        self.run_kernel(k::LIN_SPACE, &[], |e, _, _| {
+            let mut values = Vec::with_capacity(n);
+            let mut v = start as f32;
+            for i in 0..n {
+                if i > 0 {
+                    v = (v as f64 + step) as f32;
+                }
+                values.push(v);
             }
-            values.push(v);
-        }
-        self.tensor(HostData::F32(values), &[n])
+            e.tensor(HostData::F32(values), &[n])
+        })
     }
 
     /// `tf.eye(numRows, numColumns, batchShape, dtype)`.
@@ -108,14 +124,15 @@ impl Engine {
         if depth < 2.0 || depth.fract() != 0.0 {
             bail!("Error in oneHot: depth must be >=2, but it is {depth}");
         }
-        let idx = self.input(indices)?;
-        require_dtype("oneHot", "indices", DType::Int32, idx.dtype)?;
+        require_dtype("oneHot", "indices", DType::Int32, self.dtype(indices)?)?;
         let depth = depth as usize;
-        let mut out_shape = idx.shape.clone();
+        let mut out_shape = self.shape(indices)?.to_vec();
         out_shape.push(depth);
         self.check_size(&out_shape, dtype)?;
-        let storage = self.backend()?.one_hot(idx.view(), depth, on, off, dtype)?;
-        self.output(storage, out_shape, dtype)
+        self.run_kernel(k::ONE_HOT, &[indices], |e, backend, ins| {
+            let storage = backend.one_hot(ins[0].view(), depth, on, off, dtype)?;
+            e.output(storage, out_shape, dtype)
+        })
     }
 
     /// Random values; `seed` makes them reproducible.

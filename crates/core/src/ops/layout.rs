@@ -1,23 +1,10 @@
 use super::{cast_if, require_dtype, view_of};
-use crate::engine::Input;
-use crate::{bail, shape, DType, Engine, HostData, Result, TensorId, View};
+use crate::{bail, kernel_names as k, shape, DType, Engine, Result, TensorId, View};
 
 impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
     pub fn clone_tensor(&mut self, x: TensorId) -> Result<TensorId> {
-        let (data, shape, dtype) = self.pin(x)?;
-        Ok(self.share(data, shape, dtype))
-    }
-
-    /// `tf.cast`; casting to the same dtype shares the buffer like tfjs's identity.
-    pub fn cast(&mut self, x: TensorId, dtype: DType) -> Result<TensorId> {
-        if self.dtype(x)? == dtype {
-            return self.clone_tensor(x);
-        }
-        let input = self.input(x)?;
-        self.check_size(&input.shape, dtype)?;
-        let storage = self.backend()?.cast(input.view(), dtype)?;
-        self.output(storage, input.shape.clone(), dtype)
+        self.run_kernel(k::IDENTITY, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), ins[0].shape.clone(), ins[0].dtype)))
     }
 
     /// `tf.reshape` with one optional `-1`; shares the buffer.
@@ -54,8 +41,7 @@ impl Engine {
                 shape::join_i64(new_shape)
             );
         }
-        let (data, _, dtype) = self.pin(x)?;
-        Ok(self.share(data, out, dtype))
+        self.run_kernel(k::RESHAPE, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), out, ins[0].dtype)))
     }
 
     fn reshape_to(&mut self, x: TensorId, shape: Vec<usize>) -> Result<TensorId> {
@@ -75,7 +61,7 @@ impl Engine {
         }
         let axis = if axis < 0 { rank + axis + 1 } else { axis } as usize;
         s.insert(axis, 1);
-        self.reshape_to(x, s)
+        self.run_kernel(k::EXPAND_DIMS, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), s, ins[0].dtype)))
     }
 
     /// `tf.squeeze`: drops the given dimensions of size 1 (all of them when `axes` is `None`).
@@ -125,10 +111,10 @@ impl Engine {
         if rank <= 1 {
             return self.clone_tensor(x);
         }
-        let input = self.input(x)?;
-        let storage = self.backend()?.transpose(input.view(), &perm)?;
-        let out_shape = perm.iter().map(|&p| s[p]).collect();
-        self.output(storage, out_shape, input.dtype)
+        self.run_kernel(k::TRANSPOSE, &[x], |e, backend, ins| {
+            let storage = backend.transpose(ins[0].view(), &perm)?;
+            e.output(storage, perm.iter().map(|&p| s[p]).collect(), ins[0].dtype)
+        })
     }
 
     /// `tf.concat` along `axis`; dtypes are upcast to a common one.
@@ -137,39 +123,41 @@ impl Engine {
         if xs.len() == 1 {
             return self.clone_tensor(first);
         }
-        let inputs = xs.iter().map(|&t| self.input(t)).collect::<Result<Vec<Input>>>()?;
-        let s0 = inputs[0].shape.clone();
+        let shapes = xs.iter().map(|&t| self.shape(t).map(<[usize]>::to_vec)).collect::<Result<Vec<_>>>()?;
+        let s0 = shapes[0].clone();
         let rank = s0.len();
         if rank == 0 {
             bail!("Error in concat: scalars cannot be concatenated; use tf.stack");
         }
         let axis = shape::axes(Some(&[axis]), rank)?[0];
-        for (i, t) in inputs.iter().enumerate().skip(1) {
-            if t.shape.len() != rank {
+        for (i, s) in shapes.iter().enumerate().skip(1) {
+            if s.len() != rank {
                 bail!("Error in concat{rank}D: rank of tensors[{i}] must be the same as the rank of the rest ({rank})");
             }
             for d in 0..rank {
-                if d != axis && t.shape[d] != s0[d] {
+                if d != axis && s[d] != s0[d] {
                     bail!(
                         "Error in concat{rank}D: Shape of tensors[{i}] ({}) does not match the shape of the rest ({}) along the non-concatenated axis {d}.",
-                        shape::fmt(&t.shape),
+                        shape::fmt(s),
                         shape::fmt(&s0)
                     );
                 }
             }
         }
-        let dtype = inputs.iter().map(|t| t.dtype).reduce(DType::upcast).unwrap_or(DType::Float32);
+        let dtype = xs.iter().map(|&t| self.dtype(t)).collect::<Result<Vec<_>>>()?.into_iter().reduce(DType::upcast);
+        let dtype = dtype.unwrap_or(DType::Float32);
         let mut out_shape = s0.clone();
-        out_shape[axis] = inputs.iter().map(|t| t.shape[axis]).sum();
+        out_shape[axis] = shapes.iter().map(|s| s[axis]).sum();
         self.check_size(&out_shape, dtype)?;
-        let backend = self.backend()?;
-        let converted = inputs.iter().map(|t| cast_if(&*backend, t, dtype)).collect::<Result<Vec<_>>>()?;
-        let outer = shape::size(&s0[..axis]);
-        let shapes2d: Vec<[usize; 2]> = inputs.iter().map(|t| [outer, shape::size(&t.shape[axis..])]).collect();
-        let views: Vec<View> =
-            inputs.iter().zip(&converted).zip(&shapes2d).map(|((t, c), s)| view_of(t, c, s, dtype)).collect();
-        let storage = backend.concat(&views, outer)?;
-        self.output(storage, out_shape, dtype)
+        self.run_kernel(k::CONCAT, xs, |e, backend, ins| {
+            let converted = ins.iter().map(|t| cast_if(&**backend, t, dtype)).collect::<Result<Vec<_>>>()?;
+            let outer = shape::size(&s0[..axis]);
+            let shapes2d: Vec<[usize; 2]> = ins.iter().map(|t| [outer, shape::size(&t.shape[axis..])]).collect();
+            let views: Vec<View> =
+                ins.iter().zip(&converted).zip(&shapes2d).map(|((t, c), s)| view_of(t, c, s, dtype)).collect();
+            let storage = backend.concat(&views, outer)?;
+            e.output(storage, out_shape, dtype)
+        })
     }
 
     /// `tf.stack`: tensors of one shape and dtype, joined along a new `axis`.
@@ -193,29 +181,14 @@ impl Engine {
         if axis < -(rank + 1) || axis > rank {
             bail!("Axis must be in the interval [{}, {rank}]", -(rank + 1));
         }
-        let mut expanded = Vec::with_capacity(xs.len());
-        let mut result = Ok(0);
-        for &t in xs {
-            match self.expand_dims(t, axis) {
-                Ok(e) => expanded.push(e),
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
+        let axis = if axis < 0 { axis + rank + 1 } else { axis };
+        self.run_kernel(k::PACK, xs, |e, _, _| {
+            let expanded = xs.iter().map(|&t| e.expand_dims(t, axis)).collect::<Result<Vec<_>>>()?;
+            if let [one] = expanded[..] {
+                return Ok(one);
             }
-        }
-        if result.is_ok() {
-            let axis = if axis < 0 { axis + rank + 1 } else { axis };
-            result = if expanded.len() == 1 {
-                Ok(expanded.pop().expect("one element"))
-            } else {
-                self.concat(&expanded, axis)
-            };
-        }
-        for t in expanded {
-            self.dispose(t);
-        }
-        result
+            e.concat(&expanded, axis)
+        })
     }
 
     /// `tf.slice` with full-rank `begin` and `size` (`size` -1 = to the end).
@@ -252,18 +225,17 @@ impl Engine {
             b.push(bi);
             z.push(zi);
         }
-        let input = self.input(x)?;
-        let storage = self.backend()?.slice(input.view(), &b, &z)?;
-        self.output(storage, z, input.dtype)
+        self.run_kernel(k::SLICE, &[x], |e, backend, ins| {
+            let storage = backend.slice(ins[0].view(), &b, &z)?;
+            e.output(storage, z, ins[0].dtype)
+        })
     }
 
     /// `tf.gather` of int32 `indices` along `axis`; the first `batch_dims` dimensions of `x`
     /// and `indices` are batch dimensions gathered pairwise.
     pub fn gather(&mut self, x: TensorId, indices: TensorId, axis: i64, batch_dims: i64) -> Result<TensorId> {
-        let input = self.input(x)?;
-        let idx = self.input(indices)?;
-        require_dtype("gather", "indices", DType::Int32, idx.dtype)?;
-        let (xs, is) = (input.shape.clone(), idx.shape.clone());
+        require_dtype("gather", "indices", DType::Int32, self.dtype(indices)?)?;
+        let (xs, is, dtype) = (self.shape(x)?.to_vec(), self.shape(indices)?.to_vec(), self.dtype(x)?);
         let rank = xs.len();
         if rank == 0 {
             bail!("gather: the input must have rank >= 1");
@@ -282,42 +254,16 @@ impl Engine {
                 bail!("x.shape[{i}]: {} should be equal to indices.shape[{i}]: {}.", xs[i], is[i]);
             }
         }
-        let dim = xs[axis];
-        let values: Vec<i64> = idx.data.backend.read(idx.view())?.to_f64().into_iter().map(|v| v as i64).collect();
-        for &v in &values {
-            if v < 0 || v as usize >= dim {
-                bail!("GatherV2: the index value {v} is not in [0, {}]", dim as i64 - 1);
-            }
-        }
-        let batch = shape::size(&xs[..b]);
-        let outer = shape::size(&xs[b..axis]);
-        let inner = shape::size(&xs[axis + 1..]);
         let mut out_shape = xs[..axis].to_vec();
         out_shape.extend_from_slice(&is[b..]);
         out_shape.extend_from_slice(&xs[axis + 1..]);
-        self.check_size(&out_shape, input.dtype)?;
-        let backend = self.backend()?;
-        let storage = if b == 0 {
-            backend.gather(input.view(), idx.view(), outer, dim, inner)?
-        } else {
-            // Row (batch, o, i) of the output is row ((batch * outer + o) * dim + index[batch, i])
-            // of x seen as [rows, inner]: one plain gather over precomputed row numbers.
-            let per_batch = values.len() / batch.max(1);
-            let mut rows = Vec::with_capacity(batch * outer * per_batch);
-            for bi in 0..batch {
-                for o in 0..outer {
-                    for &v in &values[bi * per_batch..(bi + 1) * per_batch] {
-                        rows.push(((bi * outer + o) * dim + v as usize) as i32);
-                    }
-                }
-            }
-            let n = rows.len();
-            let rows = backend.upload(HostData::I32(rows))?;
-            let rows_view = View { storage: &*rows, shape: &[n], dtype: DType::Int32 };
-            let flat = [batch * outer * dim, inner];
-            let x_view = View { storage: &*input.data.storage, shape: &flat, dtype: input.dtype };
-            backend.gather(x_view, rows_view, 1, batch * outer * dim, inner)?
-        };
-        self.output(storage, out_shape, input.dtype)
+        self.check_size(&out_shape, dtype)?;
+        // x as [batch, outer, axis, inner], indices as [batch, n]; no index is read here, so a
+        // gather on the GPU needs no round trip to the host.
+        let dims = [shape::size(&xs[..b]), shape::size(&xs[b..axis]), xs[axis], shape::size(&xs[axis + 1..])];
+        self.run_kernel(k::GATHER_V2, &[x, indices], |e, backend, ins| {
+            let storage = backend.gather(ins[0].view(), ins[1].view(), dims)?;
+            e.output(storage, out_shape, dtype)
+        })
     }
 }

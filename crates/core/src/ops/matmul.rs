@@ -1,6 +1,6 @@
 use super::{cast_if, view_of};
-use crate::backend::{BinaryOp, View};
-use crate::{bail, shape, DType, Engine, Result, TensorId};
+use crate::backend::View;
+use crate::{bail, kernel_names as k, shape, BinaryOp, DType, Engine, Result, TensorId};
 
 impl Engine {
     /// `tf.matMul`: rank ≥ 2, batch dimensions broadcast, output dtype is the inputs' upcast
@@ -34,66 +34,26 @@ impl Engine {
                 shape::fmt(&sb)
             ))
         })?;
-        self.check_size(&[&batch[..], &[m, n]].concat(), DType::upcast(self.dtype(a)?, self.dtype(b)?))?;
-        let (na, nb, nout) = (shape::size(batch_a), shape::size(batch_b), shape::size(&batch));
-        // The kernel broadcasts a batch of 1; other batch broadcasts are materialised first.
-        let wide_a = if na != nout && na != 1 {
-            Some(self.broadcast_to(a, &[&batch[..], &sa[ra - 2..]].concat())?)
-        } else {
-            None
-        };
-        let wide_b = if nb != nout && nb != 1 {
-            match self.broadcast_to(b, &[&batch[..], &sb[rb - 2..]].concat()) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    if let Some(t) = wide_a {
-                        self.dispose(t);
-                    }
-                    return Err(e);
-                }
+        let out_dtype = DType::upcast(self.dtype(a)?, self.dtype(b)?);
+        let out_shape = [&batch[..], &[m, n]].concat();
+        self.check_size(&out_shape, out_dtype)?;
+        self.run_kernel(k::BATCH_MAT_MUL, &[a, b], |e, backend, _| {
+            // The kernel broadcasts a batch of 1; other batch broadcasts are materialised first.
+            let (na, nb, nout) = (shape::size(batch_a), shape::size(batch_b), shape::size(&batch));
+            let a = if na != nout && na != 1 { e.broadcast_to(a, &[&batch[..], &sa[ra - 2..]].concat())? } else { a };
+            let b = if nb != nout && nb != 1 { e.broadcast_to(b, &[&batch[..], &sb[rb - 2..]].concat())? } else { b };
+            let (a, b) = (e.input(a)?, e.input(b)?);
+            let (ca, cb) = (cast_if(&**backend, &a, DType::Float32)?, cast_if(&**backend, &b, DType::Float32)?);
+            let (s3a, s3b) = (as_3d(&a.shape), as_3d(&b.shape));
+            let va = view_of(&a, &ca, &s3a, DType::Float32);
+            let vb = view_of(&b, &cb, &s3b, DType::Float32);
+            let mut storage = backend.matmul(va, vb, transpose_a, transpose_b)?;
+            if out_dtype != DType::Float32 {
+                let view = View { storage: &*storage, shape: &out_shape, dtype: DType::Float32 };
+                storage = backend.cast(view, out_dtype)?;
             }
-        } else {
-            None
-        };
-        let result = self.matmul_3d(wide_a.unwrap_or(a), wide_b.unwrap_or(b), transpose_a, transpose_b, &batch, m, n);
-        for t in [wide_a, wide_b].into_iter().flatten() {
-            self.dispose(t);
-        }
-        result
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn matmul_3d(
-        &mut self,
-        a: TensorId,
-        b: TensorId,
-        ta: bool,
-        tb: bool,
-        batch: &[usize],
-        m: usize,
-        n: usize,
-    ) -> Result<TensorId> {
-        let a_in = self.input(a)?;
-        let b_in = self.input(b)?;
-        let out_dtype = DType::upcast(a_in.dtype, b_in.dtype);
-        let backend = self.backend()?;
-        let ca = cast_if(&*backend, &a_in, DType::Float32)?;
-        let cb = cast_if(&*backend, &b_in, DType::Float32)?;
-        let to3 = |s: &[usize]| {
-            let r = s.len();
-            vec![shape::size(&s[..r - 2]), s[r - 2], s[r - 1]]
-        };
-        let (s3a, s3b) = (to3(&a_in.shape), to3(&b_in.shape));
-        let va = view_of(&a_in, &ca, &s3a, DType::Float32);
-        let vb = view_of(&b_in, &cb, &s3b, DType::Float32);
-        let mut storage = backend.matmul(va, vb, ta, tb)?;
-        let mut out_shape = batch.to_vec();
-        out_shape.extend([m, n]);
-        if out_dtype != DType::Float32 {
-            let view = View { storage: &*storage, shape: &out_shape, dtype: DType::Float32 };
-            storage = backend.cast(view, out_dtype)?;
-        }
-        self.output(storage, out_shape, out_dtype)
+            e.output(storage, out_shape.clone(), out_dtype)
+        })
     }
 
     /// A copy of `x` broadcast to `target` (multiplying by ones keeps every value, -0 and NaN included).
@@ -104,4 +64,10 @@ impl Engine {
         self.dispose(ones);
         out
     }
+}
+
+/// `[batch..., r, c]` as `[prod(batch), r, c]`.
+fn as_3d(s: &[usize]) -> [usize; 3] {
+    let r = s.len();
+    [shape::size(&s[..r - 2]), s[r - 2], s[r - 1]]
 }

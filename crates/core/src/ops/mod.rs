@@ -1,12 +1,15 @@
-//! Op front-ends: argument checks, output shapes and dtypes (the tfjs 4.22 rules and error
-//! texts), then one call to the active backend's kernel. A kernel never sees invalid input.
+//! Op front-ends, one file per family: argument checks, output shapes and dtypes (the tfjs
+//! 4.22 rules and error texts), then one kernel call through the engine's funnel
+//! ([`crate::Engine::run_kernel`]). A kernel never sees invalid input.
 
 mod creation;
-pub use creation::Random;
 mod elementwise;
 mod layout;
 mod matmul;
 mod reduce;
+
+pub use creation::Random;
+pub use elementwise::{BinaryOp, DtypeRule, UnaryOp};
 
 use crate::engine::Input;
 use crate::{bail, Backend, DType, Result, Storage, View};

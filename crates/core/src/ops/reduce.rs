@@ -1,14 +1,23 @@
 use super::require_dtype;
 use crate::backend::{ArgOp, ReduceOp};
-use crate::{bail, shape, DType, Engine, Result, TensorId};
+use crate::{bail, kernel_names as k, shape, DType, Engine, Result, TensorId};
 
 impl ReduceOp {
-    pub fn op_name(self) -> &'static str {
+    pub fn kernel_name(self) -> &'static str {
         match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Mean => "mean",
-            ReduceOp::Max => "max",
-            ReduceOp::Min => "min",
+            ReduceOp::Sum => k::SUM,
+            ReduceOp::Mean => k::MEAN,
+            ReduceOp::Max => k::MAX,
+            ReduceOp::Min => k::MIN,
+        }
+    }
+}
+
+impl ArgOp {
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            ArgOp::ArgMax => k::ARG_MAX,
+            ArgOp::ArgMin => k::ARG_MIN,
         }
     }
 }
@@ -26,58 +35,58 @@ impl Engine {
         };
         let out_shape = reduced_shape(&in_shape, &axes, keep_dims);
         let reduced: usize = axes.iter().map(|&a| in_shape[a]).product();
-        if reduced == 0 && !axes.is_empty() {
-            // Reducing nothing: tfjs gives 0 for sum and mean, NaN (0 in int dtypes) for max/min.
-            let empty = match op {
-                ReduceOp::Max | ReduceOp::Min if out == DType::Float32 => f64::NAN,
-                _ => 0.0,
-            };
-            return self.fill(&out_shape, empty, out);
-        }
-        let (moved, outer, inner) = self.move_axes_last(x, &axes)?;
-        let src = moved.unwrap_or(x);
-        let result = (|| {
-            let input = self.input(src)?;
-            let storage = self.backend()?.reduce(op, input.view(), outer, inner, out)?;
-            self.output(storage, out_shape, out)
-        })();
-        if let Some(t) = moved {
-            self.dispose(t);
-        }
-        result
+        self.run_kernel(op.kernel_name(), &[x], |e, backend, _| {
+            if reduced == 0 && !axes.is_empty() {
+                // Reducing nothing: tfjs gives 0 for sum and mean, NaN (0 in int dtypes) for
+                // max/min.
+                let empty = match op {
+                    ReduceOp::Max | ReduceOp::Min if out == DType::Float32 => f64::NAN,
+                    _ => 0.0,
+                };
+                return e.fill(&out_shape, empty, out);
+            }
+            let (moved, outer, inner) = e.move_axes_last(x, &axes)?;
+            let input = e.input(moved.unwrap_or(x))?;
+            let storage = backend.reduce(op, input.view(), outer, inner, out)?;
+            e.output(storage, out_shape.clone(), out)
+        })
     }
 
     /// argMax/argMin along one axis; int32 output without that axis.
     pub fn arg_reduce(&mut self, op: ArgOp, x: TensorId, axis: i64) -> Result<TensorId> {
         let in_shape = self.shape(x)?.to_vec();
         let axes = shape::axes(Some(&[axis]), in_shape.len())?;
-        let Some(&axis) = axes.first() else {
-            // A scalar: its only element is at index 0.
-            return self.fill(&[], 0.0, DType::Int32);
-        };
-        if in_shape[axis] == 0 {
-            return self.fill(&reduced_shape(&in_shape, &[axis], false), 0.0, DType::Int32);
-        }
-        let outer = shape::size(&in_shape[..axis]);
-        let inner = shape::size(&in_shape[axis + 1..]);
-        let input = self.input(x)?;
-        let storage = self.backend()?.arg_reduce(op, input.view(), outer, in_shape[axis], inner)?;
-        self.output(storage, reduced_shape(&in_shape, &[axis], false), DType::Int32)
+        self.run_kernel(op.kernel_name(), &[x], |e, backend, ins| {
+            let Some(&axis) = axes.first() else {
+                // A scalar: its only element is at index 0.
+                return e.fill(&[], 0.0, DType::Int32);
+            };
+            let out_shape = reduced_shape(&in_shape, &[axis], false);
+            if in_shape[axis] == 0 {
+                return e.fill(&out_shape, 0.0, DType::Int32);
+            }
+            let outer = shape::size(&in_shape[..axis]);
+            let inner = shape::size(&in_shape[axis + 1..]);
+            let storage = backend.arg_reduce(op, ins[0].view(), outer, in_shape[axis], inner)?;
+            e.output(storage, out_shape, DType::Int32)
+        })
     }
 
     /// Softmax over the last axis (`dim` must name it, as in tfjs); float32 only.
     pub fn softmax(&mut self, logits: TensorId, dim: i64) -> Result<TensorId> {
-        let input = self.input(logits)?;
-        require_dtype("softmax", "logits", DType::Float32, input.dtype)?;
-        let rank = input.shape.len() as i64;
+        require_dtype("softmax", "logits", DType::Float32, self.dtype(logits)?)?;
+        let rank = self.shape(logits)?.len() as i64;
         let d = if dim == -1 { rank - 1 } else { dim };
         if d != rank - 1 {
             bail!("Softmax along a non-last dimension is not yet supported. Logits was rank {rank} and dim was {d}");
         }
-        let inner = input.shape.last().copied().unwrap_or(1);
-        let outer = shape::size(&input.shape) / inner.max(1);
-        let storage = self.backend()?.softmax(input.view(), outer, inner)?;
-        self.output(storage, input.shape.clone(), DType::Float32)
+        self.run_kernel(k::SOFTMAX, &[logits], |e, backend, ins| {
+            let x = &ins[0];
+            let inner = x.shape.last().copied().unwrap_or(1);
+            let outer = shape::size(&x.shape) / inner.max(1);
+            let storage = backend.softmax(x.view(), outer, inner)?;
+            e.output(storage, x.shape.clone(), DType::Float32)
+        })
     }
 
     /// Transposes `x` so that `axes` come last (when they are not already), returning the

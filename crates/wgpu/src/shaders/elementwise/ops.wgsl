@@ -1,5 +1,50 @@
-// Scalar helpers of the elementwise kernels, with the semantics of the cpu backend (JavaScript
-// numbers as tfjs computes them).
+// The elementwise ops, one function per op and compute type, named after the op's JS name:
+// `<op>_f32` for float32 and, for ops that keep integer dtypes, `<op>_i32` (int32, and bool as
+// 0/1). Unary float ops never see NaN (the kernel passes it through). Helpers follow, with the
+// semantics of the cpu backend (JavaScript numbers as tfjs computes them).
+
+// ---- unary ----
+fn abs_f32(x: f32) -> f32 { return abs(x); }
+fn abs_i32(x: i32) -> i32 { return abs(x); }
+fn exp_f32(x: f32) -> f32 { return exp(x); }
+fn log_f32(x: f32) -> f32 {
+    if (x < 0.0) { return nan_f(); }
+    if (x == 0.0) { return -inf_f(); }
+    if (is_inf(x)) { return x; }
+    return log(x);
+}
+fn neg_f32(x: f32) -> f32 { return -x; }
+fn neg_i32(x: i32) -> i32 { return -x; }
+fn relu_f32(x: f32) -> f32 { return select(x, 0.0, x < 0.0); }
+fn relu_i32(x: i32) -> i32 { return max(x, 0); }
+fn rsqrt_f32(x: f32) -> f32 { return 1.0 / sqrt_f32(x); }
+fn sigmoid_f32(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }
+fn sqrt_f32(x: f32) -> f32 { if (x < 0.0) { return nan_f(); } return sqrt(x); }
+fn square_f32(x: f32) -> f32 { return x * x; }
+fn square_i32(x: i32) -> i32 { return x * x; }
+fn tanh_f32(x: f32) -> f32 { return tanh_js(x); }
+
+// ---- binary ----
+fn add_f32(a: f32, b: f32) -> f32 { return a + b; }
+fn add_i32(a: i32, b: i32) -> i32 { return a + b; }
+fn div_f32(a: f32, b: f32) -> f32 { return a / b; }
+fn div_i32(a: i32, b: i32) -> i32 { return f2i(f32(a) / f32(b)); }
+fn floorDiv_f32(a: f32, b: f32) -> f32 { return floor(a / b); }
+fn floorDiv_i32(a: i32, b: i32) -> i32 { return floordiv_i(a, b); }
+fn maximum_f32(a: f32, b: f32) -> f32 { return max_js(a, b); }
+fn maximum_i32(a: i32, b: i32) -> i32 { return max(a, b); }
+fn minimum_f32(a: f32, b: f32) -> f32 { return min_js(a, b); }
+fn minimum_i32(a: i32, b: i32) -> i32 { return min(a, b); }
+fn mul_f32(a: f32, b: f32) -> f32 { return a * b; }
+fn mul_i32(a: i32, b: i32) -> i32 { return a * b; }
+fn pow_f32(a: f32, b: f32) -> f32 { return pow_js(a, b); }
+fn pow_i32(a: i32, b: i32) -> i32 { return ipow(a, b); }
+fn squaredDifference_f32(a: f32, b: f32) -> f32 { let d = a - b; return d * d; }
+fn squaredDifference_i32(a: i32, b: i32) -> i32 { let d = a - b; return d * d; }
+fn sub_f32(a: f32, b: f32) -> f32 { return a - b; }
+fn sub_i32(a: i32, b: i32) -> i32 { return a - b; }
+
+// ---- helpers ----
 
 // Math.max / Math.min: NaN wins; otherwise as the cpu backend picks (a if strictly greater).
 fn max_js(a: f32, b: f32) -> f32 {

@@ -1,0 +1,143 @@
+//! The backend test suite: every test is written once, as a `fn(&mut Engine)`, and
+//! [`backend_tests!`] runs it on each backend (candle's `test_device!`, Burn's shared backend
+//! tests). A test runs on a fresh engine whose active backend is the one under test, inside a
+//! scope; afterwards the registry counts and the backend's own bytes must be back where they
+//! started, so every test is also a leak check. [`fails`] checks an op's error and that the
+//! failed call left nothing behind.
+//!
+//! `cpu` always runs. `wgpu` runs when an adapter opens (lavapipe in CI); without one its tests
+//! say so and pass, unless `TIDYTENSOR_REQUIRE_WGPU=1`. wgpu's byte counts are process-wide,
+//! so its tests hold one lock.
+//!
+//! The tests live in `tests/<family>.rs`, one file per op family, like the front-ends.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use tidytensor_core::{with_engine, DType, Engine, HostData, TensorId};
+use tidytensor_cpu::CpuBackend;
+
+/// Runs each named `fn(&mut Engine)` of the calling module on every backend, as
+/// `cpu::<name>` and `wgpu::<name>` tests.
+#[macro_export]
+macro_rules! backend_tests {
+    ($($name:ident),* $(,)?) => {
+        mod cpu {
+            $(#[test] fn $name() { $crate::run("cpu", super::$name) })*
+        }
+        mod wgpu {
+            $(#[test] fn $name() { $crate::run("wgpu", super::$name) })*
+        }
+    };
+}
+
+static GPU_LOCK: Mutex<()> = Mutex::new(());
+
+/// Runs `test` on a fresh engine with `backend` active (see the crate doc).
+pub fn run(backend: &str, test: fn(&mut Engine)) {
+    let _guard: Option<MutexGuard<()>> = match backend {
+        "wgpu" => match tidytensor_backends::gpu() {
+            Ok(_) => Some(GPU_LOCK.lock().unwrap_or_else(|e| e.into_inner())),
+            Err(why) => {
+                if std::env::var("TIDYTENSOR_REQUIRE_WGPU").is_ok_and(|v| v == "1") {
+                    panic!("TIDYTENSOR_REQUIRE_WGPU=1 but the wgpu backend is unavailable: {why}");
+                }
+                eprintln!("SKIPPED on wgpu: no adapter ({why})");
+                return;
+            }
+        },
+        _ => None,
+    };
+    with_engine(|e| {
+        e.register_backend(Arc::new(CpuBackend::new()));
+        tidytensor_backends::set_backend(e, backend).expect("backend");
+        let before = usage(e);
+        e.start_scope();
+        test(e);
+        e.end_scope(&[]);
+        assert_eq!(usage(e), before, "the test leaked: (tensors, buffers, bytes, backend bytes) differ");
+        // The engine outlives the test on this thread; free what the test kept (variables)
+        // while the GPU lock is held, so the next test's counts start clean.
+        for id in e.live_tensors() {
+            e.dispose(id);
+        }
+    });
+}
+
+/// (numTensors, numDataBuffers, numBytes, bytes the active backend holds for tensors).
+pub fn usage(e: &Engine) -> (usize, usize, usize, usize) {
+    let m = e.memory();
+    let backend_bytes = match e.backend_name() {
+        // Per thread: tests run in parallel threads.
+        Some("cpu") => tidytensor_cpu::thread_live_bytes() as usize,
+        _ => field(e, "numBytesInGPU") as usize,
+    };
+    (m.num_tensors, m.num_data_buffers, m.num_bytes, backend_bytes)
+}
+
+/// A numeric field of the active backend's `tf.memory()` (e.g. `numBytesInGPU`).
+pub fn field(e: &Engine, name: &str) -> f64 {
+    e.memory().backend.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).unwrap_or(0.0)
+}
+
+/// Asserts that `op` fails with an error containing `message`, and that the failed call left
+/// no tensor and no backend memory behind.
+pub fn fails<T: std::fmt::Debug>(
+    e: &mut Engine,
+    message: &str,
+    op: impl FnOnce(&mut Engine) -> tidytensor_core::Result<T>,
+) {
+    let before = usage(e);
+    let err = op(e).expect_err("the op should fail");
+    assert!(err.0.contains(message), "error {:?} does not contain {message:?}", err.0);
+    assert_eq!(usage(e), before, "a failed op left something behind");
+}
+
+pub fn f32s(e: &mut Engine, values: &[f32], shape: &[usize]) -> TensorId {
+    e.tensor(HostData::F32(values.to_vec()), shape).expect("tensor")
+}
+
+pub fn i32s(e: &mut Engine, values: &[i32], shape: &[usize]) -> TensorId {
+    e.tensor(HostData::I32(values.to_vec()), shape).expect("tensor")
+}
+
+pub fn bools(e: &mut Engine, values: &[u8], shape: &[usize]) -> TensorId {
+    e.tensor(HostData::Bool(values.to_vec()), shape).expect("tensor")
+}
+
+/// A tensor of `dtype` from f64 values, stored as tfjs stores them.
+pub fn of(e: &mut Engine, dtype: DType, values: &[f64], shape: &[usize]) -> TensorId {
+    e.tensor(HostData::from_f64(dtype, values.iter().copied()), shape).expect("tensor")
+}
+
+/// The tensor's values as f64, after checking its shape and dtype.
+pub fn values(e: &Engine, id: TensorId, shape: &[usize], dtype: DType) -> Vec<f64> {
+    assert_eq!(e.shape(id).expect("live tensor"), shape, "shape");
+    assert_eq!(e.dtype(id).expect("live tensor"), dtype, "dtype");
+    e.read(id).expect("read").to_f64()
+}
+
+/// Asserts `got` equals `want` elementwise within `tol` relative error (absolute below 1);
+/// NaNs must match NaNs and infinities must be equal.
+pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "length: got {got:?}, want {want:?}");
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() {
+            g == w
+        } else {
+            (g - w).abs() <= tol * w.abs().max(1.0)
+        };
+        assert!(ok, "element {i}: got {g}, want {w} (got {got:?}, want {want:?})");
+    }
+}
+
+/// Deterministic pseudo-random values in `[lo, hi)`.
+pub fn random_values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            lo + (hi - lo) * ((s >> 40) as f64 / (1u64 << 24) as f64)
+        })
+        .collect()
+}

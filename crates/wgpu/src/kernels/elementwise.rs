@@ -1,0 +1,103 @@
+//! Elementwise kernels: cast, unary and broadcasting binary ops. The ops themselves are WGSL
+//! functions in `shaders/elementwise/ops.wgsl`, named `<op>_f32` / `<op>_i32`; a kernel wraps
+//! the one it needs into `fn op`.
+
+use std::sync::Arc;
+
+use tidytensor_core::{bail, BinaryOp, DType, Result, Storage, UnaryOp};
+
+use super::{bind, conv_fn, conv_fn_with, launch, load_fn, run1d, sbind, shader, sty, u32_of, Dom, MAX_RANK};
+use crate::device::{Gpu, WG};
+use crate::WgpuStorage;
+
+const OPS: &str = include_str!("../shaders/elementwise/ops.wgsl");
+const UNARY: &str = include_str!("../shaders/elementwise/unary.wgsl");
+const BINARY: &str = include_str!("../shaders/elementwise/binary.wgsl");
+
+/// Converts `x` to `out` (float→int32 is ToInt32, to bool is `x != 0`).
+pub(crate) fn cast(gpu: &Arc<Gpu>, x: &WgpuStorage, out: DType) -> Result<Box<dyn Storage>> {
+    let (xd, n) = (x.dtype, x.len);
+    if xd == out {
+        return launch(gpu, n, out, |g, st, o| {
+            g.copy(st, &x.raw.buf, 0, &o.buf, 0, n as u64 * 4);
+            Ok(())
+        });
+    }
+    let key = format!("cast:{xd:?}:{out:?}");
+    launch(gpu, n, out, |g, st, o| {
+        let src = || {
+            let d = Dom::of(xd);
+            let opf = format!("fn op(x: {0}) -> {0} {{ return x; }}\n", d.ty());
+            let helpers = format!("{}{opf}{}", load_fn(0, xd), conv_fn_with(d, out, true));
+            shader(&[sty(xd)], sty(out), &helpers, UNARY)
+        };
+        run1d(g, st, &key, src, &[sbind(x)], bind(o), &[u32_of(n, "size")?], n, WG)
+    })
+}
+
+/// Unary op; the output has `x`'s dtype (float32 in floats, int32 and bool in i32).
+pub(crate) fn unary(gpu: &Arc<Gpu>, op: UnaryOp, x: &WgpuStorage) -> Result<Box<dyn Storage>> {
+    let (xd, n) = (x.dtype, x.len);
+    let d = Dom::of(xd);
+    let key = format!("unary:{op:?}:{xd:?}");
+    launch(gpu, n, xd, |g, st, o| {
+        let src = || {
+            let f = format!("{}_{}", op.js_name(), d.ty());
+            let opf = match d {
+                Dom::F => format!("fn op(x: f32) -> f32 {{ if (is_nan(x)) {{ return x; }} return {f}(x); }}\n"),
+                Dom::I => format!("fn op(x: i32) -> i32 {{ return {f}(x); }}\n"),
+            };
+            let helpers = format!("{OPS}{}{opf}{}", load_fn(0, xd), conv_fn(d, xd));
+            shader(&[sty(xd)], sty(xd), &helpers, UNARY)
+        };
+        run1d(g, st, &key, src, &[sbind(x)], bind(o), &[u32_of(n, "size")?], n, WG)
+    })
+}
+
+/// [`tidytensor_core::shape::collapse_broadcast`], with one dim of 1 when all dims are 1.
+fn collapse_broadcast(a: &[usize], b: &[usize], out: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let (dims, xs, ys) = tidytensor_core::shape::collapse_broadcast(a, b, out);
+    if dims.is_empty() {
+        return (vec![1], vec![0], vec![0]);
+    }
+    (dims, xs, ys)
+}
+
+/// Broadcasting binary op on inputs of one dtype, padded to the output's rank; the result
+/// is stored as `out`.
+pub(crate) fn binary(
+    gpu: &Arc<Gpu>,
+    op: BinaryOp,
+    a: (&WgpuStorage, &[usize]),
+    b: (&WgpuStorage, &[usize]),
+    out_shape: &[usize],
+    out: DType,
+) -> Result<Box<dyn Storage>> {
+    let n: usize = out_shape.iter().product();
+    let xd = a.0.dtype;
+    let (dims, xs, ys) = collapse_broadcast(a.1, b.1, out_shape);
+    if dims.len() > MAX_RANK {
+        bail!("wgpu backend: a broadcast of rank {} is not supported (max {MAX_RANK})", dims.len());
+    }
+    let mut params = vec![0u32; 20];
+    params[0] = u32_of(n, "size")?;
+    let direct = dims.len() == 1 && xs[0] == 1 && ys[0] == 1;
+    if !direct {
+        params[1] = dims.len() as u32;
+        for k in 0..dims.len() {
+            params[2 + k] = dims[k] as u32;
+            params[8 + k] = xs[k] as u32;
+            params[14 + k] = ys[k] as u32;
+        }
+    }
+    let key = format!("binary:{op:?}:{xd:?}:{out:?}");
+    launch(gpu, n, out, |g, st, o| {
+        let src = || {
+            let d = Dom::of(xd);
+            let opf = format!("fn op(a: {0}, b: {0}) -> {0} {{ return {1}_{0}(a, b); }}\n", d.ty(), op.js_name());
+            let helpers = format!("{OPS}{}{}{opf}{}", load_fn(0, xd), load_fn(1, xd), conv_fn(d, out));
+            shader(&[sty(xd), sty(xd)], sty(out), &helpers, BINARY)
+        };
+        run1d(g, st, &key, src, &[sbind(a.0), sbind(b.0)], bind(o), &params, n, WG)
+    })
+}

@@ -1,0 +1,73 @@
+'use strict';
+// Argument conversion shared by the op families: TensorLike arguments become temporary
+// tensors (disposed after the op, also when it throws), axes are checked to be integers.
+// Shapes, dtypes and axis ranges are validated natively, once.
+const { Tensor } = require('../tensor');
+const { convertToTensor } = require('../convert');
+
+// Converts `x` when it is not a Tensor, runs `run(t)`, then disposes the conversion.
+function withOne(x, argName, opName, parseAs, run) {
+  if (x instanceof Tensor) return run(x);
+  const t = convertToTensor(x, argName, opName, parseAs);
+  try {
+    return run(t);
+  } finally {
+    t.dispose();
+  }
+}
+
+// Converts two TensorLike arguments, runs `run(ta, tb)`, then disposes the temporaries the
+// conversion made, also when the second conversion or the op throws.
+function withTwo(opName, a, aName, aDtype, b, bName, bDtype, run) {
+  const ta = convertToTensor(a, aName, opName, aDtype);
+  let tb;
+  try {
+    tb = convertToTensor(b, bName, opName, bDtype);
+    return run(ta, tb);
+  } finally {
+    if (ta !== a) ta.dispose();
+    if (tb !== undefined && tb !== b) tb.dispose();
+  }
+}
+
+// Converts a list argument; returns [tensors, ids]. On error, disposes what it converted.
+function convertList(list, argName, fnName) {
+  if (!Array.isArray(list)) {
+    throw new Error(`Argument ${argName} passed to ${fnName} must be a ` +
+      '`Tensor[]` or `TensorLike[]`');
+  }
+  const tensors = new Array(list.length);
+  const ids = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    try {
+      tensors[i] = convertToTensor(list[i], `${argName}[${i}]`, fnName, 'string_or_numeric');
+    } catch (e) {
+      disposeTemps(list, tensors, i);
+      throw e;
+    }
+    ids[i] = tensors[i].id;
+  }
+  return [tensors, ids];
+}
+
+function disposeTemps(list, tensors, n) {
+  for (let i = 0; i < n; i++) if (tensors[i] !== list[i]) tensors[i].dispose();
+}
+
+// Axes travel to native as integers; anything else (NaN, 1.5, '0') is refused here, where it
+// can still be named, instead of being truncated on the way.
+function axesArg(axis) {
+  if (axis == null) return null;
+  const axes = typeof axis === 'number' ? [axis] : axis;
+  if (!Array.isArray(axes) || !axes.every(Number.isInteger)) {
+    throw new Error(`All values in axis param must be integers but got axis ${axis}`);
+  }
+  return axes;
+}
+
+function axisArg(axis) {
+  if (!Number.isInteger(axis)) throw new Error(`The axis must be an integer but got ${axis}`);
+  return axis;
+}
+
+module.exports = { withOne, withTwo, convertList, disposeTemps, axesArg, axisArg };

@@ -1,0 +1,157 @@
+'use strict';
+// Creation: tensor, scalar, tensor1d ... tensor6d, zeros, ones, fill, zerosLike, onesLike,
+// range, linspace, eye, oneHot, randomNormal, randomUniform, truncatedNormal, buffer.
+const native = require('../native');
+const { Tensor, wrap } = require('../tensor');
+const { makeTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype } =
+  require('../convert');
+const { buffer, installBufferMethods } = require('../buffer');
+const { withOne } = require('./args');
+
+function tensor(values, shape, dtype) {
+  return makeTensor(values, shape, inferShape(values), dtype);
+}
+
+function scalar(value, dtype) {
+  if (((isTypedArray(value) && dtype !== 'string') || Array.isArray(value)) &&
+      dtype !== 'complex64') {
+    throw new Error('Error creating a new Scalar: value must be a primitive ' +
+      '(number|boolean|string)');
+  }
+  return makeTensor(value, [], [], dtype);
+}
+
+function assertNonNull(values) {
+  if (values == null) {
+    throw new Error('The input to the tensor constructor must be a non-null value.');
+  }
+}
+
+function tensor1d(values, dtype) {
+  assertNonNull(values);
+  const inferred = inferShape(values);
+  if (inferred.length !== 1) throw new Error('tensor1d() requires values to be a flat/TypedArray');
+  return makeTensor(values, null, inferred, dtype);
+}
+
+const RANK_WORDS = ['', '', 'two', 'three', 'four', 'five', 'six'];
+
+function tensorNd(rank, values, shape, dtype) {
+  assertNonNull(values);
+  if (shape != null && shape.length !== rank) {
+    throw new Error(`tensor${rank}d() requires shape to have ${RANK_WORDS[rank]} numbers`);
+  }
+  const inferred = inferShape(values);
+  if (inferred.length !== rank && inferred.length !== 1) {
+    throw new Error(`tensor${rank}d() requires values to be ` +
+      `number${'[]'.repeat(rank)} or flat/TypedArray`);
+  }
+  if (inferred.length === 1 && shape == null) {
+    throw new Error(`tensor${rank}d() requires shape to be provided when \`values\` ` +
+      `are a flat${rank === 2 ? '/TypedArray' : ' array'}`);
+  }
+  return makeTensor(values, shape, inferred, dtype);
+}
+
+const tensor2d = (values, shape, dtype) => tensorNd(2, values, shape, dtype);
+const tensor3d = (values, shape, dtype) => tensorNd(3, values, shape, dtype);
+const tensor4d = (values, shape, dtype) => tensorNd(4, values, shape, dtype);
+const tensor5d = (values, shape, dtype) => tensorNd(5, values, shape, dtype);
+const tensor6d = (values, shape, dtype) => tensorNd(6, values, shape, dtype);
+
+function zeros(shape, dtype = 'float32') {
+  assertShape(shape);
+  checkDtype(dtype);
+  return wrap(native.filled(shape, 0, dtype));
+}
+
+function ones(shape, dtype = 'float32') {
+  assertShape(shape);
+  checkDtype(dtype);
+  return wrap(native.filled(shape, 1, dtype));
+}
+
+function fill(shape, value, dtype) {
+  assertShape(shape);
+  dtype = dtype || inferDtype(value);
+  checkDtype(dtype);
+  return wrap(native.fill(shape, Number(value), dtype));
+}
+
+const zerosLike = (x) => withOne(x, 'x', 'zerosLike', 'numeric', (t) => wrap(native.fillLike(t.id, 0)));
+const onesLike = (x) => withOne(x, 'x', 'onesLike', 'numeric', (t) => wrap(native.fillLike(t.id, 1)));
+
+function range(start, stop, step = 1, dtype = 'float32') {
+  if (step === 0) throw new Error('Cannot have a step of zero');
+  checkDtype(dtype);
+  return wrap(native.range(start, stop, step, dtype));
+}
+
+function linspace(start, stop, num) {
+  if (num <= 0) throw new Error('The number of values should be positive.');
+  return wrap(native.linspace(start, stop, num));
+}
+
+function eye(numRows, numColumns, batchShape, dtype = 'float32') {
+  if (numColumns == null) numColumns = numRows;
+  checkDtype(dtype);
+  const bs = batchShape == null ? null : batchShape;
+  if (bs != null && bs.length > 3) {
+    throw new Error('eye() currently supports only 1D and 2D ' +
+      `batchShapes, but received ${bs.length}D.`);
+  }
+  return wrap(native.eye(numRows, numColumns, bs, dtype));
+}
+
+function oneHot(indices, depth, onValue = 1, offValue = 0, dtype = 'int32') {
+  if (depth < 2) throw new Error(`Error in oneHot: depth must be >=2, but it is ${depth}`);
+  return withOne(indices, 'indices', 'oneHot', 'int32',
+    (t) => wrap(native.oneHot(t.id, depth, onValue, offValue, dtype)));
+}
+
+function seedArg(seed) {
+  if (seed == null) return null;
+  if (typeof seed === 'number') return seed;
+  // tfjs accepts any seedrandom seed; fold a string into a 32-bit number.
+  const s = String(seed);
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+function randomDtype(dtype) {
+  if (dtype === 'bool') throw new Error(`Unsupported data type ${dtype}`);
+  const dt = dtype == null ? 'float32' : dtype;
+  checkDtype(dt);
+  return dt;
+}
+
+function randomNormal(shape, mean = 0, stdDev = 1, dtype, seed) {
+  assertShape(shape);
+  return wrap(native.randomNormal(shape, mean, stdDev, randomDtype(dtype), seedArg(seed)));
+}
+
+function truncatedNormal(shape, mean = 0, stdDev = 1, dtype, seed) {
+  assertShape(shape);
+  return wrap(native.truncatedNormal(shape, mean, stdDev, randomDtype(dtype), seedArg(seed)));
+}
+
+function randomUniform(shape, minval = 0, maxval = 1, dtype = 'float32', seed) {
+  assertShape(shape);
+  checkDtype(dtype);
+  return wrap(native.randomUniform(shape, minval, maxval, dtype, seedArg(seed)));
+}
+
+const P = Tensor.prototype;
+P.oneHot = function (depth, onValue, offValue, dtype) {
+  return oneHot(this, depth, onValue, offValue, dtype);
+};
+P.zerosLike = function () { return zerosLike(this); };
+P.onesLike = function () { return onesLike(this); };
+installBufferMethods(Tensor);
+
+module.exports = {
+  tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d,
+  zeros, ones, fill, zerosLike, onesLike, range, linspace, eye, oneHot,
+  randomNormal, randomUniform, truncatedNormal, buffer,
+};

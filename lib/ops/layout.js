@@ -1,0 +1,135 @@
+'use strict';
+// Shapes and indexing: reshape, expandDims, squeeze, transpose, concat, stack, slice, gather,
+// clone, and the chained reshapes (flatten, asScalar, as1D ... as5D, reshapeAs).
+const native = require('../native');
+const { Tensor, wrap } = require('../tensor');
+const { withOne, withTwo, convertList, disposeTemps, axesArg, axisArg } = require('./args');
+
+const SON = 'string_or_numeric';
+
+const reshape = (x, shape) =>
+  withOne(x, 'x', 'reshape', SON, (t) => wrap(native.reshape(t.id, shape)));
+
+const expandDims = (x, axis = 0) =>
+  withOne(x, 'x', 'expandDims', SON, (t) => wrap(native.expandDims(t.id, axisArg(axis))));
+
+function squeeze(x, axis) {
+  return withOne(x, 'x', 'squeeze', SON, (t) => {
+    const axes = axis == null || (Array.isArray(axis) && axis.length === 0) ? null : axesArg(axis);
+    return wrap(native.squeeze(t.id, axes));
+  });
+}
+
+const transpose = (x, perm) =>
+  withOne(x, 'x', 'transpose', 'numeric', (t) => wrap(native.transpose(t.id, perm == null ? null : perm)));
+
+function concat(tensors, axis = 0) {
+  if (tensors == null || !(tensors.length >= 1)) {
+    throw new Error('Pass at least one tensor to concat');
+  }
+  const [ts, ids] = convertList(tensors, 'tensors', 'concat');
+  try {
+    return wrap(native.concat(ids, axisArg(axis)));
+  } finally {
+    disposeTemps(tensors, ts, ts.length);
+  }
+}
+
+function stack(tensors, axis = 0) {
+  const [ts, ids] = convertList(tensors, 'tensors', 'stack');
+  try {
+    if (ts.length < 1) throw new Error('Pass at least one tensor to tf.stack');
+    axisArg(axis);
+    if (axis > ts[0].shape.length) throw new Error('Axis must be <= rank of the tensor');
+    return wrap(native.stack(ids, axis));
+  } finally {
+    disposeTemps(tensors, ts, ts.length);
+  }
+}
+
+// tfjs's parseSliceParams: begin/size may be a number or shorter than the rank.
+function sliceBegin(begin, rank) {
+  const out = new Array(rank);
+  if (typeof begin === 'number') {
+    out[0] = begin;
+    for (let i = 1; i < rank; i++) out[i] = 0;
+  } else {
+    for (let i = 0; i < rank; i++) out[i] = i < begin.length ? begin[i] : 0;
+    for (let i = rank; i < begin.length; i++) out.push(begin[i]);
+  }
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] === -1) throw new Error('slice() does not support negative begin indexing.');
+  }
+  return out;
+}
+
+function sliceSize(size, rank) {
+  let out;
+  if (size == null) {
+    out = new Array(rank).fill(-1);
+  } else if (typeof size === 'number') {
+    out = new Array(rank).fill(-1);
+    out[0] = size;
+  } else if (size.length < rank) {
+    out = size.concat(new Array(rank - size.length).fill(-1));
+  } else {
+    out = size.slice();
+  }
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] < 0 && out[i] !== -1) {
+      throw new Error(`Negative size values should be exactly -1 but got ${out[i]} ` +
+        `for the slice() size at index ${i}.`);
+    }
+  }
+  return out;
+}
+
+function slice(x, begin, size) {
+  return withOne(x, 'x', 'slice', SON, (t) => {
+    const rank = t.shape.length;
+    if (rank === 0) throw new Error('Slicing scalar is not possible');
+    return wrap(native.slice(t.id, sliceBegin(begin, rank), sliceSize(size, rank)));
+  });
+}
+
+const gather = (x, indices, axis = 0, batchDims = 0) =>
+  withTwo('gather', x, 'x', 'numeric', indices, 'indices', 'int32',
+    (tx, ti) => wrap(native.gather(tx.id, ti.id, axisArg(axis), axisArg(batchDims))));
+
+function clone(x) {
+  if (x instanceof Tensor) return wrap(native.clone(x.id));
+  // Converting a TensorLike already makes a fresh tensor of its own.
+  return withOne(x, 'x', 'clone', SON, (t) => wrap(native.clone(t.id)));
+}
+
+const P = Tensor.prototype;
+P.reshape = function (shape) { return reshape(this, shape); };
+P.reshapeAs = function (x) { return reshape(this, x.shape); };
+P.expandDims = function (axis) { return expandDims(this, axis); };
+P.squeeze = function (axis) { return squeeze(this, axis); };
+P.transpose = function (perm) { return transpose(this, perm); };
+P.concat = function (x, axis) {
+  return concat(x instanceof Tensor ? [this, x] : [this].concat(x), axis);
+};
+P.stack = function (x, axis) {
+  return stack(x instanceof Tensor ? [this, x] : [this].concat(x), axis);
+};
+P.slice = function (begin, size) { return slice(this, begin, size); };
+P.gather = function (indices, axis, batchDims) { return gather(this, indices, axis, batchDims); };
+P.clone = function () { return clone(this); };
+P.flatten = function () { return reshape(this, [this.size]); };
+P.asScalar = function () {
+  if (this.size !== 1) throw new Error('The array must have only 1 element.');
+  return reshape(this, []);
+};
+P.as1D = function () { return reshape(this, [this.size]); };
+P.as2D = function (rows, columns) { return reshape(this, [rows, columns]); };
+P.as3D = function (rows, columns, depth) { return reshape(this, [rows, columns, depth]); };
+P.as4D = function (rows, columns, depth, depth2) {
+  return reshape(this, [rows, columns, depth, depth2]);
+};
+P.as5D = function (rows, columns, depth, depth2, depth3) {
+  return reshape(this, [rows, columns, depth, depth2, depth3]);
+};
+
+module.exports = { reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone };

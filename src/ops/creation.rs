@@ -1,0 +1,70 @@
+//! Creation: fill, zerosLike/onesLike, range, linspace, eye, oneHot, random tensors.
+
+use crate::{id, make, parse_dtype};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use tidytensor_core::ops::Random;
+use tidytensor_core::shape;
+
+fn dims(shape: &[i64]) -> tidytensor_core::Result<Vec<usize>> {
+    shape::from_user(shape)
+}
+
+#[napi]
+pub fn fill(shape: Vec<i64>, value: f64, dtype: String) -> Result<f64> {
+    make(|e| e.fill(&dims(&shape)?, value, parse_dtype(&dtype)?))
+}
+
+/// `tf.zeros` / `tf.ones`: made from values, not by a kernel (as in tfjs).
+#[napi]
+pub fn filled(shape: Vec<i64>, value: f64, dtype: String) -> Result<f64> {
+    make(|e| e.filled(&dims(&shape)?, value, parse_dtype(&dtype)?))
+}
+
+/// `tf.zerosLike` (value 0) and `tf.onesLike` (value 1).
+#[napi]
+pub fn fill_like(x: f64, value: f64) -> Result<f64> {
+    make(|e| e.fill_like(id(x), value))
+}
+
+#[napi]
+pub fn range(start: f64, stop: f64, step: f64, dtype: String) -> Result<f64> {
+    make(|e| e.range(start, stop, step, parse_dtype(&dtype)?))
+}
+
+#[napi]
+pub fn linspace(start: f64, stop: f64, num: f64) -> Result<f64> {
+    make(|e| e.linspace(start, stop, num as i64))
+}
+
+#[napi]
+pub fn eye(num_rows: f64, num_columns: Option<f64>, batch_shape: Option<Vec<i64>>, dtype: String) -> Result<f64> {
+    make(|e| {
+        e.eye(
+            num_rows as i64,
+            num_columns.map(|c| c as i64),
+            batch_shape.as_deref().unwrap_or(&[]),
+            parse_dtype(&dtype)?,
+        )
+    })
+}
+
+#[napi]
+pub fn one_hot(indices: f64, depth: f64, on_value: f64, off_value: f64, dtype: String) -> Result<f64> {
+    make(|e| e.one_hot(id(indices), depth, on_value, off_value, parse_dtype(&dtype)?))
+}
+
+#[napi]
+pub fn random_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::Normal { mean, std_dev }, parse_dtype(&dtype)?, seed))
+}
+
+#[napi]
+pub fn truncated_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::TruncatedNormal { mean, std_dev }, parse_dtype(&dtype)?, seed))
+}
+
+#[napi]
+pub fn random_uniform(shape: Vec<i64>, minval: f64, maxval: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::Uniform { min: minval, max: maxval }, parse_dtype(&dtype)?, seed))
+}

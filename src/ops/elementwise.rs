@@ -1,0 +1,67 @@
+//! Elementwise ops. The unary and binary op tables live in the core; JavaScript reads them
+//! through [`elementwise_ops`] and calls every op through [`unary`] and [`binary`] with its
+//! index, so a new op needs no line here.
+
+use crate::{id, make, parse_dtype};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use tidytensor_core::{BinaryOp, DtypeRule, UnaryOp};
+
+#[napi(object)]
+pub struct UnaryOpInfo {
+    pub name: String,
+    /// How JavaScript converts a non-tensor argument: 'float32' or 'numeric'.
+    pub parse_as: String,
+}
+
+#[napi(object)]
+pub struct BinaryOpInfo {
+    pub name: String,
+    pub a: String,
+    pub b: String,
+}
+
+#[napi(object)]
+pub struct ElementwiseOps {
+    pub unary: Vec<UnaryOpInfo>,
+    pub binary: Vec<BinaryOpInfo>,
+}
+
+/// The core's op tables; the index of an op is its code in [`unary`] / [`binary`].
+#[napi]
+pub fn elementwise_ops() -> ElementwiseOps {
+    let unary = UnaryOp::ALL
+        .iter()
+        .map(|op| UnaryOpInfo {
+            name: op.js_name().into(),
+            parse_as: if op.dtype_rule() == DtypeRule::Float { "float32" } else { "numeric" }.into(),
+        })
+        .collect();
+    let binary = BinaryOp::ALL
+        .iter()
+        .map(|op| {
+            let (a, b) = op.arg_names();
+            BinaryOpInfo { name: op.js_name().into(), a: a.into(), b: b.into() }
+        })
+        .collect();
+    ElementwiseOps { unary, binary }
+}
+
+fn op_at<T: Copy>(all: &[T], code: u32) -> tidytensor_core::Result<T> {
+    all.get(code as usize).copied().ok_or_else(|| tidytensor_core::Error::new(format!("unknown op code {code}")))
+}
+
+#[napi]
+pub fn unary(op: u32, x: f64) -> Result<f64> {
+    make(|e| e.unary(op_at(UnaryOp::ALL, op)?, id(x)))
+}
+
+#[napi]
+pub fn binary(op: u32, a: f64, b: f64) -> Result<f64> {
+    make(|e| e.binary(op_at(BinaryOp::ALL, op)?, id(a), id(b)))
+}
+
+#[napi]
+pub fn cast(x: f64, dtype: String) -> Result<f64> {
+    make(|e| e.cast(id(x), parse_dtype(&dtype)?))
+}

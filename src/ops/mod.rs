@@ -1,0 +1,8 @@
+//! Ops, one module per family (the same families as the core's front-ends and the JS ops):
+//! each exported function is a thin call into the engine's front-end.
+
+mod creation;
+mod elementwise;
+mod layout;
+mod matmul;
+mod reduce;

@@ -1,0 +1,31 @@
+//! Reductions, arg-reductions, softmax.
+
+use crate::{id, make};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use tidytensor_core::{ArgOp, ReduceOp};
+
+macro_rules! reduce {
+    ($($name:ident => $op:ident),* $(,)?) => {$(
+        #[napi]
+        pub fn $name(x: f64, axes: Option<Vec<i64>>, keep_dims: bool) -> Result<f64> {
+            make(|e| e.reduce(ReduceOp::$op, id(x), axes.as_deref(), keep_dims))
+        }
+    )*};
+}
+reduce!(sum => Sum, mean => Mean, max => Max, min => Min);
+
+#[napi]
+pub fn arg_max(x: f64, axis: i64) -> Result<f64> {
+    make(|e| e.arg_reduce(ArgOp::ArgMax, id(x), axis))
+}
+
+#[napi]
+pub fn arg_min(x: f64, axis: i64) -> Result<f64> {
+    make(|e| e.arg_reduce(ArgOp::ArgMin, id(x), axis))
+}
+
+#[napi]
+pub fn softmax(logits: f64, dim: i64) -> Result<f64> {
+    make(|e| e.softmax(id(logits), dim))
+}
