@@ -96,6 +96,13 @@ export declare class Tensor<R extends Rank = Rank> {
   clone<T extends Tensor>(this: T): T;
   cast<T extends this>(dtype: DataType): T;
   asType<T extends this>(this: T, dtype: DataType): T;
+  toFloat<T extends Tensor>(this: T): T;
+  toInt<T extends Tensor>(this: T): T;
+  toBool<T extends Tensor>(this: T): T;
+  bytes(): Promise<Uint8Array>;
+  buffer<D extends DataType = 'float32'>(): Promise<TensorBuffer<R, D>>;
+  bufferSync<D extends DataType = 'float32'>(): TensorBuffer<R, D>;
+  variable(trainable?: boolean, name?: string, dtype?: DataType): Variable<R>;
 
   // chained ops
   add<T extends Tensor>(b: Tensor | TensorLike): T;
@@ -105,9 +112,12 @@ export declare class Tensor<R extends Rank = Rank> {
   maximum<T extends Tensor>(b: Tensor | TensorLike): T;
   minimum<T extends Tensor>(b: Tensor | TensorLike): T;
   pow<T extends Tensor>(exp: Tensor | TensorLike): T;
+  floorDiv<T extends Tensor>(b: Tensor | TensorLike): T;
+  squaredDifference<T extends Tensor>(b: Tensor | TensorLike): T;
   neg<T extends Tensor>(this: T): T;
   square<T extends Tensor>(this: T): T;
   sqrt<T extends Tensor>(this: T): T;
+  rsqrt<T extends Tensor>(this: T): T;
   exp<T extends Tensor>(this: T): T;
   log<T extends Tensor>(this: T): T;
   abs<T extends Tensor>(this: T): T;
@@ -306,6 +316,8 @@ export function randomUniform<R extends Rank>(shape: ShapeMap[R], minval?: numbe
   maxval?: number, dtype?: DataType, seed?: number | string): Tensor<R>;
 export function truncatedNormal<R extends Rank>(shape: ShapeMap[R], mean?: number,
   stdDev?: number, dtype?: 'float32' | 'int32', seed?: number): Tensor<R>;
+export function buffer<R extends Rank, D extends DataType = 'float32'>(shape: ShapeMap[R],
+  dtype?: D, values?: DataTypeMap[D]): TensorBuffer<R, D>;
 export function clone<T extends Tensor>(x: T | TensorLike): T;
 export function cast<T extends Tensor>(x: T | TensorLike, dtype: DataType): T;
 export function reshape<R extends Rank>(x: Tensor | TensorLike, shape: ShapeMap[R] | number[]):
@@ -317,6 +329,7 @@ export function reshape<R extends Rank>(x: Tensor | TensorLike, shape: ShapeMap[
 export function neg<T extends Tensor>(x: T | TensorLike): T;
 export function square<T extends Tensor>(x: T | TensorLike): T;
 export function sqrt<T extends Tensor>(x: T | TensorLike): T;
+export function rsqrt<T extends Tensor>(x: T | TensorLike): T;
 export function exp<T extends Tensor>(x: T | TensorLike): T;
 export function log<T extends Tensor>(x: T | TensorLike): T;
 export function abs<T extends Tensor>(x: T | TensorLike): T;
@@ -330,6 +343,9 @@ export function div<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | Tensor
 export function maximum<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
 export function minimum<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
 export function pow<T extends Tensor>(base: Tensor | TensorLike, exp: Tensor | TensorLike): T;
+export function floorDiv<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
+export function squaredDifference<T extends Tensor>(a: Tensor | TensorLike,
+  b: Tensor | TensorLike): T;
 export function matMul<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike,
   transposeA?: boolean, transposeB?: boolean): T;
 export function sum<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
@@ -375,6 +391,51 @@ export function backend(): Backend;
 export function findBackend(name: string): { name: string } | null;
 export function enableProdMode(): void;
 export function enableDebugMode(): void;
+export function disableDeprecationWarnings(): void;
+export function deprecationWarn(msg: string): void;
+export function env(): Environment;
+export declare const ENV: Environment;
+
+export type FlagValue = number | boolean | string;
+export type Flags = { [featureName: string]: FlagValue };
+
+/** tfjs's environment flags (`tf.env()`): IS_NODE, DEBUG, PROD and the rest of tfjs 4.22's. */
+export declare class Environment {
+  readonly global: any;
+  readonly features: Flags;
+  platformName: string;
+  platform: any;
+  constructor(global: any);
+  registerFlag(flagName: string, evaluationFn: () => FlagValue | Promise<FlagValue>,
+    setHook?: (value: FlagValue) => void): void;
+  get(flagName: string): FlagValue;
+  getAsync(flagName: string): Promise<FlagValue>;
+  getNumber(flagName: string): number;
+  getBool(flagName: string): boolean;
+  getString(flagName: string): string;
+  getFlags(): Flags;
+  set(flagName: string, value: FlagValue): void;
+  setFlags(flags: Flags): void;
+  reset(): void;
+  setPlatform(platformName: string, platform: any): void;
+}
+export function setPlatform(platformName: string, platform: any): void;
+
+/** A mutable buffer of values that becomes a tensor (`tf.buffer`). */
+export declare class TensorBuffer<R extends Rank = Rank, D extends DataType = 'float32'> {
+  shape: ShapeMap[R];
+  dtype: D;
+  size: number;
+  values: DataTypeMap[D];
+  readonly strides: number[];
+  get rank(): number;
+  constructor(shape: ShapeMap[R], dtype: D, values?: DataTypeMap[D]);
+  set(value: number | boolean, ...locs: number[]): void;
+  get(...locs: number[]): number | boolean;
+  locToIndex(locs: number[]): number;
+  indexToLoc(index: number): number[];
+  toTensor(): Tensor<R>;
+}
 
 export declare const version: { [packageName: string]: string };
 export declare const version_core: string;

@@ -124,13 +124,26 @@ async function profile(query) {
   return info;
 }
 
-// kernelMs: from the start until the backend has finished the work `query` recorded (on wgpu
-// the GPU runs after the ops return); wallMs adds reading the clock and returning.
+// kernelMs: the time the kernels `query` ran took, as the engine recorded them, plus the wait
+// for the backend to finish their work (on wgpu the GPU runs after the ops return); wallMs:
+// everything, JavaScript included.
 async function time(query) {
   const start = performance.now();
-  query();
-  native.synchronize();
-  const kernelMs = performance.now() - start;
+  const mark = native.startProfile();
+  openProfiles++;
+  let kernels;
+  let syncMs;
+  try {
+    query();
+    const t = performance.now();
+    native.synchronize();
+    syncMs = performance.now() - t;
+  } finally {
+    openProfiles--;
+    kernels = native.endProfile(mark, openProfiles === 0);
+  }
+  let kernelMs = syncMs;
+  for (const k of kernels) kernelMs += k.kernelTimeMs;
   return { kernelMs, wallMs: performance.now() - start };
 }
 

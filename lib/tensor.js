@@ -35,6 +35,12 @@ class Tensor {
 
   async array() { return toNested(this.shape, await native.dataAsync(this.id)); }
 
+  // The bytes of the values (float32 and int32 little-endian, bool one byte each).
+  async bytes() {
+    const d = await native.dataAsync(this.id);
+    return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+  }
+
   dispose() {
     native.dispose(this.id);
   }

@@ -17,6 +17,17 @@ async function main(): Promise<void> {
   console.log(named.n, named.x.shape, named.list[0].dtype);
 
   const z = tf.add(1, 2);
+  const rs: tf.Tensor2D = tf.rsqrt(a);
+  const sd = tf.squaredDifference(a, 1).floorDiv(2).rsqrt().toInt().toFloat().toBool();
+  const buf: tf.TensorBuffer<tf.Rank.R1> = tf.buffer([2]);
+  buf.set(3, 1);
+  const fromBuf: tf.Tensor1D = buf.toTensor();
+  const flags: boolean = tf.env().getBool('IS_NODE');
+  tf.env().set('DEBUG', false);
+  const bytes: Uint8Array = await a.bytes();
+  const bs = a.bufferSync().get(0, 1);
+  console.log(rs.shape, sd.dtype, fromBuf.size, flags, bytes.length, bs);
+  tf.dispose([rs, sd, fromBuf]);
   const m: tf.Tensor = tf.mean(y, [0, 1]);
   const mx = a.max(-1, false);
   const am: tf.Tensor = tf.argMax(a, 1);

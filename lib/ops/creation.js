@@ -82,13 +82,11 @@ const zerosLike = (x) => withOne(x, 'x', 'zerosLike', 'numeric', (t) => wrap(nat
 const onesLike = (x) => withOne(x, 'x', 'onesLike', 'numeric', (t) => wrap(native.fillLike(t.id, 1)));
 
 function range(start, stop, step = 1, dtype = 'float32') {
-  if (step === 0) throw new Error('Cannot have a step of zero');
   checkDtype(dtype);
   return wrap(native.range(start, stop, step, dtype));
 }
 
 function linspace(start, stop, num) {
-  if (num <= 0) throw new Error('The number of values should be positive.');
   return wrap(native.linspace(start, stop, num));
 }
 
@@ -104,7 +102,6 @@ function eye(numRows, numColumns, batchShape, dtype = 'float32') {
 }
 
 function oneHot(indices, depth, onValue = 1, offValue = 0, dtype = 'int32') {
-  if (depth < 2) throw new Error(`Error in oneHot: depth must be >=2, but it is ${depth}`);
   return withOne(indices, 'indices', 'oneHot', 'int32',
     (t) => wrap(native.oneHot(t.id, depth, onValue, offValue, dtype)));
 }

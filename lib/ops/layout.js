@@ -38,10 +38,7 @@ function concat(tensors, axis = 0) {
 function stack(tensors, axis = 0) {
   const [ts, ids] = convertList(tensors, 'tensors', 'stack');
   try {
-    if (ts.length < 1) throw new Error('Pass at least one tensor to tf.stack');
-    axisArg(axis);
-    if (axis > ts[0].shape.length) throw new Error('Axis must be <= rank of the tensor');
-    return wrap(native.stack(ids, axis));
+    return wrap(native.stack(ids, axisArg(axis)));
   } finally {
     disposeTemps(tensors, ts, ts.length);
   }

@@ -1,7 +1,7 @@
 //! The contract between the engine and a backend. Kernels receive validated, contiguous,
 //! row-major inputs whose dtypes already match what the op needs; they never see bad input.
 
-use crate::ops::{BinaryOp, UnaryOp};
+use crate::kernels::{BinaryOp, UnaryOp};
 use crate::{DType, HostData, Result};
 use std::any::Any;
 use std::sync::Arc;
@@ -97,7 +97,7 @@ pub trait Backend: Send + Sync {
     /// Converts to `dtype` as tfjs does (float→int32 truncates, bool is `x != 0`).
     fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>>;
     /// Elementwise op; the output has `x`'s dtype. float32 computes in floats; int32 and bool
-    /// (as 0/1) in 32-bit integers, which only the ops whose [`crate::ops::DtypeRule`] is
+    /// (as 0/1) in 32-bit integers, which only the ops whose [`crate::DtypeRule`] is
     /// `Same` receive.
     fn unary(&self, op: UnaryOp, x: View) -> Result<Box<dyn Storage>>;
     /// Elementwise op with broadcasting: `a` and `b` have the same dtype and the rank of

@@ -211,18 +211,7 @@ impl Engine {
     /// Checks, before anything is allocated, that a tensor of `shape` and `dtype` fits the
     /// active backend.
     pub(crate) fn check_size(&self, shape: &[usize], dtype: DType) -> Result<()> {
-        let backend = self.backend()?;
-        let max = backend.max_tensor_bytes();
-        match shape::checked_size(shape).and_then(|n| n.checked_mul(dtype.size_of())) {
-            Some(bytes) if bytes <= max => Ok(()),
-            bytes => bail!(
-                "A {} tensor of shape [{}] ({} bytes) is larger than the {} backend can hold ({max} bytes)",
-                dtype.name(),
-                shape::fmt(shape),
-                bytes.map_or_else(|| "too many".to_string(), |b| b.to_string()),
-                backend.name()
-            ),
-        }
+        check_size(&*self.backend()?, shape, dtype)
     }
 
     /// Registers kernel output as a new tensor on the active backend.
@@ -246,17 +235,17 @@ impl Engine {
         // Variables are never tracked by scopes; a running kernel's tensors belong to it until
         // it returns them.
         let scope = match (&variable, self.scopes.last_mut()) {
-            (Some(_), _) => None,
-            (None, _) if self.kernel_depth > 0 => {
-                self.kernel_made.push(id);
-                None
-            }
+            (Some(_), _) | (None, None) => None,
             (None, Some(s)) => {
-                s.tracked.push(id);
+                if self.kernel_depth == 0 {
+                    s.tracked.push(id);
+                }
                 Some(s.id)
             }
-            (None, None) => None,
         };
+        if self.kernel_depth > 0 && variable.is_none() {
+            self.kernel_made.push(id);
+        }
         self.tensors.insert(id, TensorInfo { shape, dtype, data, kept: false, scope, variable });
         id
     }
@@ -331,15 +320,23 @@ impl Engine {
         self.kernel_depth += 1;
         let result = body(self, &backend, &resolved);
         self.kernel_depth -= 1;
-        let made = self.kernel_made.split_off(mark);
         let outputs = result.as_ref().map(|o| o.ids()).unwrap_or(&[]);
-        for id in made {
-            if !outputs.contains(&id) {
-                self.dispose(id);
-            } else if top {
-                self.track_in_scope(id);
-            } else {
-                self.kernel_made.push(id);
+        if outputs.len() == 1 && self.kernel_made.len() == mark + 1 && self.kernel_made[mark] == outputs[0] {
+            // The common case: the kernel made its one output and nothing else.
+            if top {
+                self.kernel_made.pop();
+                self.track_in_scope(outputs[0]);
+            }
+        } else {
+            let made = self.kernel_made.split_off(mark);
+            for id in made {
+                if !outputs.contains(&id) {
+                    self.dispose(id);
+                } else if top {
+                    self.track_in_scope(id);
+                } else {
+                    self.kernel_made.push(id);
+                }
             }
         }
         let out = result?;
@@ -366,13 +363,11 @@ impl Engine {
         Ok(out)
     }
 
-    /// Tracks a tensor a kernel returned in the innermost scope (if any).
+    /// Tracks a tensor a kernel returned in the innermost scope, which `track` already
+    /// recorded as its scope (kernels open no scopes).
     fn track_in_scope(&mut self, id: TensorId) {
         if let Some(s) = self.scopes.last_mut() {
             s.tracked.push(id);
-            if let Some(t) = self.tensors.get_mut(&id) {
-                t.scope = Some(s.id);
-            }
         }
     }
 
@@ -595,4 +590,19 @@ impl Engine {
 
 pub(crate) fn disposed() -> Error {
     Error::new("Tensor is disposed.")
+}
+
+/// Checks, before anything is allocated, that a tensor of `shape` and `dtype` fits `backend`.
+pub(crate) fn check_size(backend: &dyn Backend, shape: &[usize], dtype: DType) -> Result<()> {
+    let max = backend.max_tensor_bytes();
+    match shape::checked_size(shape).and_then(|n| n.checked_mul(dtype.size_of())) {
+        Some(bytes) if bytes <= max => Ok(()),
+        bytes => bail!(
+            "A {} tensor of shape [{}] ({} bytes) is larger than the {} backend can hold ({max} bytes)",
+            dtype.name(),
+            shape::fmt(shape),
+            bytes.map_or_else(|| "too many".to_string(), |b| b.to_string()),
+            backend.name()
+        ),
+    }
 }

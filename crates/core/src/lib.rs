@@ -6,7 +6,7 @@ mod backend;
 mod dtype;
 mod engine;
 mod error;
-pub mod kernel_names;
+pub mod kernels;
 pub mod ops;
 pub mod shape;
 
@@ -15,5 +15,5 @@ pub use dtype::{js_to_int32, DType, HostData};
 pub use engine::{
     with_engine, Engine, Input, KernelOutputs, KernelRecord, Memory, ScopeId, TapeNode, TensorId, TensorInfo,
 };
-pub use ops::{BinaryOp, DtypeRule, UnaryOp};
+pub use kernels::{BinaryOp, DtypeRule, UnaryOp};
 pub use error::{Error, Result};

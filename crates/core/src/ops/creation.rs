@@ -1,5 +1,5 @@
 use super::require_dtype;
-use crate::{bail, kernel_names as k, shape, DType, Engine, HostData, Result, TensorId};
+use crate::{bail, kernels as k, shape, DType, Engine, HostData, Result, TensorId};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use rand_distr::{Distribution, Normal, Uniform};
 

@@ -1,5 +1,5 @@
 use super::{cast_if, require_dtype, view_of};
-use crate::{bail, kernel_names as k, shape, DType, Engine, Result, TensorId, View};
+use crate::{bail, kernels as k, shape, DType, Engine, Result, TensorId, View};
 
 impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
@@ -164,6 +164,9 @@ impl Engine {
     pub fn stack(&mut self, xs: &[TensorId], axis: i64) -> Result<TensorId> {
         let Some(&first) = xs.first() else { bail!("Pass at least one tensor to tf.stack") };
         let (s0, d0) = (self.shape(first)?.to_vec(), self.dtype(first)?);
+        if axis > s0.len() as i64 {
+            bail!("Axis must be <= rank of the tensor");
+        }
         for &t in &xs[1..] {
             let s = self.shape(t)?;
             if s != s0.as_slice() {

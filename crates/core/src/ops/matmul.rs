@@ -1,6 +1,6 @@
 use super::{cast_if, view_of};
 use crate::backend::View;
-use crate::{bail, kernel_names as k, shape, BinaryOp, DType, Engine, Result, TensorId};
+use crate::{bail, kernels as k, shape, BinaryOp, DType, Engine, Result, TensorId};
 
 impl Engine {
     /// `tf.matMul`: rank ≥ 2, batch dimensions broadcast, output dtype is the inputs' upcast

@@ -9,7 +9,6 @@ mod matmul;
 mod reduce;
 
 pub use creation::Random;
-pub use elementwise::{BinaryOp, DtypeRule, UnaryOp};
 
 use crate::engine::Input;
 use crate::{bail, Backend, DType, Result, Storage, View};
@@ -41,9 +40,12 @@ pub(crate) fn view_of<'a>(
     View { storage: converted.as_deref().unwrap_or(&*x.data.storage), shape, dtype }
 }
 
-/// `shape` with leading 1s up to `rank`.
-pub(crate) fn pad_rank(shape: &[usize], rank: usize) -> Vec<usize> {
+/// `shape` with leading 1s up to `rank` (borrowed when it already has that rank).
+pub(crate) fn pad_rank(shape: &[usize], rank: usize) -> std::borrow::Cow<'_, [usize]> {
+    if shape.len() == rank {
+        return std::borrow::Cow::Borrowed(shape);
+    }
     let mut v = vec![1; rank - shape.len()];
     v.extend_from_slice(shape);
-    v
+    std::borrow::Cow::Owned(v)
 }

@@ -1,6 +1,6 @@
 use super::require_dtype;
 use crate::backend::{ArgOp, ReduceOp};
-use crate::{bail, kernel_names as k, shape, DType, Engine, Result, TensorId};
+use crate::{bail, kernels as k, shape, DType, Engine, Result, TensorId};
 
 impl ReduceOp {
     pub fn kernel_name(self) -> &'static str {
