@@ -80,7 +80,9 @@ describe('profile', () => {
         tf.maximum(a, 1), tf.minimum(a, 1), tf.div(a, 2), tf.div(i, i), tf.sub(a, 1),
         tf.mul(a, 2), tf.sqrt(a), tf.exp(a), tf.log(a), tf.abs(a), tf.sigmoid(a), tf.tanh(a),
         tf.square(a), tf.fill([2], 3), tf.range(0, 3), tf.linspace(0, 1, 3),
-        tf.oneHot(tf.tensor1d([0], 'int32'), 3), tf.zerosLike(a), tf.onesLike(a)];
+        tf.oneHot(tf.tensor1d([0], 'int32'), 3), tf.zerosLike(a), tf.onesLike(a),
+        tf.rsqrt(a), tf.squaredDifference(a, 1), tf.floorDiv(a, 2), tf.zeros([2]),
+        tf.ones([2]), a.toFloat(), a.toInt(), a.toBool()];
       return out;
     };
     const want = await tfo.profile(() => program(tfo));

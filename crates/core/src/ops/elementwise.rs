@@ -32,12 +32,12 @@ impl Engine {
     }
 
     /// Elementwise binary op with broadcasting. Inputs are upcast to a common dtype
-    /// (tfjs `makeTypesMatch`); `div` of int32 is floor division; maximum/minimum of bool give
-    /// int32.
+    /// (tfjs `makeTypesMatch`); `div` of int32 is floor division; floorDiv always gives int32
+    /// and maximum/minimum of bool too (tfjs's kernels).
     pub fn binary(&mut self, op: BinaryOp, a: TensorId, b: TensorId) -> Result<TensorId> {
         let dtype = DType::upcast(self.dtype(a)?, self.dtype(b)?);
         let (op, out) = match (op, dtype) {
-            (BinaryOp::Div, DType::Int32) => (BinaryOp::FloorDiv, DType::Int32),
+            (BinaryOp::Div, DType::Int32) | (BinaryOp::FloorDiv, _) => (BinaryOp::FloorDiv, DType::Int32),
             (BinaryOp::Maximum | BinaryOp::Minimum, DType::Bool) => (op, DType::Int32),
             _ => (op, dtype),
         };
