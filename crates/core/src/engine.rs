@@ -348,7 +348,11 @@ impl Engine {
                 tensors_added: self.tensors.len() as i64 - tensors as i64,
                 total_tensors_snapshot: self.tensors.len(),
                 input_shapes: resolved.iter().map(|i| i.shape.clone()).collect(),
-                output_shapes: out.ids().iter().map(|&id| self.shape(id).map(<[usize]>::to_vec).unwrap_or_default()).collect(),
+                output_shapes: out
+                    .ids()
+                    .iter()
+                    .map(|&id| self.shape(id).map(<[usize]>::to_vec).unwrap_or_default())
+                    .collect(),
                 kernel_time_ms: t0.elapsed().as_secs_f64() * 1e3,
             };
             if let Some(p) = self.profile.as_mut() {
@@ -491,8 +495,8 @@ impl Engine {
         Ok(())
     }
 
-    /// The tensor's buffer, shape and dtype, so that a read can outlive `dispose`.
-    pub fn pin(&self, id: TensorId) -> Result<(Arc<Buffer>, Vec<usize>, DType)> {
+    /// The tensor's buffer, shape and dtype.
+    fn pin(&self, id: TensorId) -> Result<(Arc<Buffer>, Vec<usize>, DType)> {
         let t = self.info(id)?;
         Ok((t.data.clone(), t.shape.clone(), t.dtype))
     }

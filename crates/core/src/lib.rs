@@ -15,5 +15,5 @@ pub use dtype::{js_to_int32, DType, HostData};
 pub use engine::{
     with_engine, Engine, Input, KernelOutputs, KernelRecord, Memory, ScopeId, TapeNode, TensorId, TensorInfo,
 };
-pub use kernels::{BinaryOp, DtypeRule, UnaryOp};
 pub use error::{Error, Result};
+pub use kernels::{BinaryOp, DtypeRule, UnaryOp};

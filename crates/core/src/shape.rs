@@ -28,11 +28,6 @@ pub fn fmt(shape: &[usize]) -> String {
     shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
 }
 
-/// Same as [`fmt`], in brackets: `[2,3]`.
-pub fn fmt_brackets(shape: &[usize]) -> String {
-    format!("[{}]", fmt(shape))
-}
-
 /// The numpy/tfjs broadcast of two shapes.
 pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let rank = a.len().max(b.len());

@@ -143,7 +143,7 @@ macro_rules! binary_kernels {
 binary_kernels! {
     Add => |a, b| a + b, int |a, b| a.wrapping_add(b);
     Div => |a, b| a / b, int |a, b| a as f64 / b as f64;
-    FloorDiv => |a, b| (a / b).floor(), int |a, b| (a as f64 / b as f64).floor();
+    FloorDiv => |a, b| (a as f64 / b as f64).floor(), int |a, b| (a as f64 / b as f64).floor();
     Maximum => |a, b| js_max(a, b), int |a, b| a.max(b);
     Minimum => |a, b| js_min(a, b), int |a, b| a.min(b);
     Mul => |a, b| a * b, int |a, b| a.wrapping_mul(b);

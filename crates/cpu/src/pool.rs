@@ -93,9 +93,3 @@ pub fn release() {
     let mut p = pool();
     *p = Pool::default();
 }
-
-/// How many buffers of `len` elements wait in the pool (tests).
-#[cfg(test)]
-pub(crate) fn waiting<T: Pooled>(len: usize) -> usize {
-    T::free(&mut pool()).0.get(&len).map_or(0, Vec::len)
-}

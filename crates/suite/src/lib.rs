@@ -9,10 +9,13 @@
 //! say so and pass, unless `TIDYTENSOR_REQUIRE_WGPU=1`. wgpu's byte counts are process-wide,
 //! so its tests hold one lock.
 //!
-//! The tests live in `tests/<family>.rs`, one file per op family, like the front-ends.
+//! The tests live in `tests/<family>.rs`, one file per op family like the front-ends, and in
+//! `tests/engine.rs` for the engine's own semantics (scopes, variables, backends, the funnel).
+//! Helpers here build inputs ([`random_tensor`], [`random_shape`]) and state how tfjs stores a
+//! computed value ([`store`]), for the f64 references the tests compare with.
 
 use std::sync::{Arc, Mutex, MutexGuard};
-use tidytensor_core::{with_engine, DType, Engine, HostData, TensorId};
+use tidytensor_core::{js_to_int32, with_engine, DType, Engine, HostData, TensorId};
 use tidytensor_cpu::CpuBackend;
 
 /// Runs each named `fn(&mut Engine)` of the calling module on every backend, as
@@ -50,14 +53,23 @@ pub fn run(backend: &str, test: fn(&mut Engine)) {
         e.register_backend(Arc::new(CpuBackend::new()));
         tidytensor_backends::set_backend(e, backend).expect("backend");
         let before = usage(e);
-        e.start_scope();
-        test(e);
-        e.end_scope(&[]);
-        assert_eq!(usage(e), before, "the test leaked: (tensors, buffers, bytes, backend bytes) differ");
-        // The engine outlives the test on this thread; free what the test kept (variables)
-        // while the GPU lock is held, so the next test's counts start clean.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            e.start_scope();
+            test(e);
+            e.end_scope(&[]);
+            usage(e)
+        }));
+        // The engine outlives the test on this thread; free whatever is left (a leak, or
+        // everything when the test failed) while the GPU lock is held, so the next test's
+        // counts start clean.
         for id in e.live_tensors() {
             e.dispose(id);
+        }
+        match outcome {
+            Ok(after) => {
+                assert_eq!(after, before, "the test leaked: (tensors, buffers, bytes, backend bytes) differ")
+            }
+            Err(panic) => std::panic::resume_unwind(panic),
         }
     });
 }
@@ -140,4 +152,60 @@ pub fn random_values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
             lo + (hi - lo) * ((s >> 40) as f64 / (1u64 << 24) as f64)
         })
         .collect()
+}
+
+/// A value a kernel computed (in f64, as tfjs computes in JavaScript numbers) as a tensor of
+/// `dtype` stores it: float32 rounds, int32 is `ToInt32` (an `Int32Array`), bool is the
+/// `Uint8Array` byte being nonzero (so NaN, ±Infinity and 256 store as false). A cast to bool
+/// is `x != 0` instead ([`HostData::from_f64`]).
+pub fn store(dtype: DType, v: f64) -> f64 {
+    match dtype {
+        DType::Float32 => v as f32 as f64,
+        DType::Int32 => js_to_int32(v) as f64,
+        DType::Bool => (v.is_finite() && v.trunc().rem_euclid(256.0) != 0.0) as u8 as f64,
+    }
+}
+
+/// A random tensor of `dtype` and its values: float32 in [-10, 10), int32 in [-1000, 1000]
+/// (so products stay exact in f64), bool 0/1.
+pub fn random_tensor(e: &mut Engine, dtype: DType, shape: &[usize], seed: u64) -> (TensorId, Vec<f64>) {
+    let n = shape.iter().product();
+    let raw = random_values(n, seed, -10.0, 10.0);
+    let v: Vec<f64> = match dtype {
+        DType::Float32 => raw.iter().map(|&x| x as f32 as f64).collect(),
+        DType::Int32 => raw.iter().map(|&x| (x * 100.0).round()).collect(),
+        DType::Bool => raw.iter().map(|&x| (x > 0.0) as u8 as f64).collect(),
+    };
+    (of(e, dtype, &v, shape), v)
+}
+
+/// A length past the active backend's switch to its large-tensor paths: the cpu backend's
+/// rayon threshold (2^16 elements), wgpu's multi-pass reduction trees (rows over 4,096). Kept
+/// at a few thousand on wgpu, where lavapipe runs shaders on the CPU.
+pub fn large_len(e: &Engine) -> usize {
+    match e.backend_name() {
+        Some("cpu") => 70_000,
+        _ => 5_000,
+    }
+}
+
+/// Row-major strides in elements.
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    tidytensor_core::shape::strides(shape)
+}
+
+/// A deterministic pseudo-random shape: rank in `[1, max_rank]`, dims in `[1, max_dim]`.
+pub fn random_shape(seed: u64, max_rank: usize, max_dim: usize) -> Vec<usize> {
+    let r = random_values(max_rank + 1, mix(seed), 0.0, 1.0);
+    let rank = 1 + (r[0] * max_rank as f64) as usize;
+    r[1..=rank].iter().map(|&u| 1 + (u * max_dim as f64) as usize).collect()
+}
+
+/// splitmix64: neighbouring seeds give unrelated streams (an LCG's first outputs for
+/// neighbouring seeds are not).
+pub fn mix(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+    z ^ (z >> 31)
 }

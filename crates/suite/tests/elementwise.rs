@@ -1,8 +1,12 @@
 //! Elementwise ops on every backend: each op of the core's tables against a reference, every
-//! dtype, broadcasting, tfjs's dtype rules and errors.
+//! dtype, special values (NaN, ±Infinity, -0, int32 wrapping), broadcasting, tfjs's dtype
+//! rules and errors, and cast.
 
-use tidytensor_core::{BinaryOp, DType, DtypeRule, Engine, UnaryOp};
-use tidytensor_suite::{assert_close, backend_tests, f32s, fails, i32s, of, random_values, values};
+use tidytensor_core::{js_to_int32, BinaryOp, DType, DtypeRule, Engine, UnaryOp};
+use tidytensor_suite::{
+    assert_close, backend_tests, bools, f32s, fails, i32s, large_len, mix, of, random_shape, random_tensor,
+    random_values, store, strides, usage, values,
+};
 
 /// The reference of each unary op in f64 (what tfjs computes in JavaScript numbers).
 fn unary_ref(op: UnaryOp, x: f64) -> f64 {
@@ -11,7 +15,14 @@ fn unary_ref(op: UnaryOp, x: f64) -> f64 {
         UnaryOp::Exp => x.exp(),
         UnaryOp::Log => x.ln(),
         UnaryOp::Neg => -x,
-        UnaryOp::Relu => x.max(0.0),
+        // NaN stays NaN (`x < 0 ? 0 : x`), which f64::max would not do.
+        UnaryOp::Relu => {
+            if x < 0.0 {
+                0.0
+            } else {
+                x
+            }
+        }
         UnaryOp::Rsqrt => 1.0 / x.sqrt(),
         UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
         UnaryOp::Sqrt => x.sqrt(),
@@ -20,9 +31,20 @@ fn unary_ref(op: UnaryOp, x: f64) -> f64 {
     }
 }
 
+/// The `Same`-rule ops on int32 and bool: 32-bit integer arithmetic, wrapping.
+fn unary_int_ref(op: UnaryOp, x: i32) -> i32 {
+    match op {
+        UnaryOp::Abs => x.wrapping_abs(),
+        UnaryOp::Neg => x.wrapping_neg(),
+        UnaryOp::Relu => x.max(0),
+        UnaryOp::Square => x.wrapping_mul(x),
+        other => panic!("{other:?} has no integer kernel"),
+    }
+}
+
 fn unary_float_ops_match_the_reference(e: &mut Engine) {
     let mut xs = random_values(300, 1, -6.0, 6.0);
-    xs.extend([0.0, -0.0, 1.0, -1.0, 1e-3, 20.0, -20.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
+    xs.extend([0.0, -0.0, 1.0, -1.0, 1e-3, 20.0, -20.0, 100.0, -100.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
     let x = of(e, DType::Float32, &xs, &[xs.len()]);
     let stored: Vec<f64> = xs.iter().map(|&v| v as f32 as f64).collect();
     for &op in UnaryOp::ALL {
@@ -32,65 +54,279 @@ fn unary_float_ops_match_the_reference(e: &mut Engine) {
         assert_close(&got, &want, 2e-6);
         e.dispose(y);
     }
-}
-
-fn unary_dtype_rules(e: &mut Engine) {
-    let i = i32s(e, &[-3, 0, 4], &[3]);
-    for &op in UnaryOp::ALL {
-        match op.dtype_rule() {
-            DtypeRule::Float => fails(e, "must be float32 tensor, but got int32 tensor", |e| e.unary(op, i)),
-            DtypeRule::ToFloat => {
-                let y = e.unary(op, i).unwrap();
-                let want: Vec<f64> = [-3.0, 0.0, 4.0].iter().map(|&v| unary_ref(op, v) as f32 as f64).collect();
-                assert_close(&values(e, y, &[3], DType::Float32), &want, 1e-6);
-            }
-            DtypeRule::Same => {
-                let y = e.unary(op, i).unwrap();
-                let want: Vec<f64> = [-3.0, 0.0, 4.0].iter().map(|&v| unary_ref(op, v)).collect();
-                assert_eq!(values(e, y, &[3], DType::Int32), want, "{op:?}");
-            }
-        }
+    // Sigmoid saturates without overflow.
+    let s = e.unary(UnaryOp::Sigmoid, x).unwrap();
+    let sv = values(e, s, &[xs.len()], DType::Float32);
+    let n = xs.len();
+    assert!(sv[n - 4] >= 0.0 && sv[n - 4] < 1e-30 && sv[n - 5] == 1.0, "{:?}", &sv[n - 5..n - 3]);
+    // Large tensors (the cpu backend's threaded path) and shapes of any rank.
+    let n = large_len(e);
+    let big = random_values(n, 2, -3.0, 3.0);
+    let x = of(e, DType::Float32, &big, &[n / 10, 2, 5]);
+    for op in [UnaryOp::Exp, UnaryOp::Tanh, UnaryOp::Neg] {
+        let y = e.unary(op, x).unwrap();
+        let want: Vec<f64> = big.iter().map(|&v| unary_ref(op, v as f32 as f64) as f32 as f64).collect();
+        assert_close(&values(e, y, &[n / 10, 2, 5], DType::Float32), &want, 2e-6);
+        e.dispose(y);
     }
 }
 
-/// The reference of each binary op in f64, then stored as `dtype` (int32 wraps, as tfjs's
-/// Int32Array does).
-fn binary_ref(op: BinaryOp, a: f64, b: f64) -> f64 {
+/// neg and abs flip and clear the sign bit, zeros included.
+fn unary_signs_of_zero(e: &mut Engine) {
+    let x = f32s(e, &[0.0, -0.0], &[2]);
+    let n = e.unary(UnaryOp::Neg, x).unwrap();
+    let a = e.unary(UnaryOp::Abs, x).unwrap();
+    let signs = |e: &Engine, id| -> Vec<bool> {
+        values(e, id, &[2], DType::Float32).iter().map(|v| v.is_sign_negative()).collect()
+    };
+    assert_eq!(signs(e, n), vec![true, false]);
+    assert_eq!(signs(e, a), vec![false, false]);
+}
+
+fn unary_dtype_rules(e: &mut Engine) {
+    let iv = [i32::MIN, -5, -1, 0, 7, 46341, 65536, i32::MAX];
+    let i = i32s(e, &iv, &[2, 4]);
+    let b = bools(e, &[0, 1, 1, 0], &[4]);
+    for &op in UnaryOp::ALL {
+        match op.dtype_rule() {
+            DtypeRule::Float => {
+                fails(e, "must be float32 tensor, but got int32 tensor", |e| e.unary(op, i));
+                fails(e, "must be float32 tensor, but got bool tensor", |e| e.unary(op, b));
+            }
+            DtypeRule::ToFloat => {
+                let y = e.unary(op, i).unwrap();
+                let want: Vec<f64> = iv.iter().map(|&v| unary_ref(op, v as f64) as f32 as f64).collect();
+                assert_close(&values(e, y, &[2, 4], DType::Float32), &want, 1e-6);
+                let y = e.unary(op, b).unwrap();
+                let want: Vec<f64> = [0.0, 1.0, 1.0, 0.0].iter().map(|&v| unary_ref(op, v) as f32 as f64).collect();
+                assert_close(&values(e, y, &[4], DType::Float32), &want, 1e-6);
+            }
+            DtypeRule::Same => {
+                let y = e.unary(op, i).unwrap();
+                let want: Vec<f64> = iv.iter().map(|&v| unary_int_ref(op, v) as f64).collect();
+                assert_eq!(values(e, y, &[2, 4], DType::Int32), want, "{op:?}");
+                let y = e.unary(op, b).unwrap();
+                let want: Vec<f64> =
+                    [0, 1, 1, 0].iter().map(|&v| store(DType::Bool, unary_int_ref(op, v) as f64)).collect();
+                assert_eq!(values(e, y, &[4], DType::Bool), want, "{op:?} of bool");
+            }
+        }
+    }
+    // int32 wraps like an Int32Array.
+    let y = e.unary(UnaryOp::Square, i).unwrap();
+    assert_eq!(values(e, y, &[2, 4], DType::Int32), vec![0., 25., 1., 0., 49., -2147479015., 0., 1.]);
+    let y = e.unary(UnaryOp::Neg, i).unwrap();
+    assert_eq!(values(e, y, &[2, 4], DType::Int32)[0], i32::MIN as f64);
+    let empty = f32s(e, &[], &[0, 3]);
+    for &op in UnaryOp::ALL {
+        let y = e.unary(op, empty).unwrap();
+        assert_eq!(values(e, y, &[0, 3], DType::Float32), Vec::<f64>::new());
+    }
+}
+
+/// What each binary op computes, in f64 for float32 (tfjs's JavaScript numbers) and in 32-bit
+/// integers for int32 and bool (wrapping; division and pow in f64). Stored as the output dtype
+/// by the caller.
+fn binary_ref(op: BinaryOp, a: f64, b: f64, int: bool) -> f64 {
+    let (ai, bi) = (a as i32, b as i32);
+    let nan_wins = |f: fn(f64, f64) -> f64| if a.is_nan() || b.is_nan() { f64::NAN } else { f(a, b) };
     match op {
+        BinaryOp::Add if int => ai.wrapping_add(bi) as f64,
+        BinaryOp::Sub if int => ai.wrapping_sub(bi) as f64,
+        BinaryOp::Mul if int => ai.wrapping_mul(bi) as f64,
+        BinaryOp::SquaredDifference if int => ai.wrapping_sub(bi).wrapping_mul(ai.wrapping_sub(bi)) as f64,
         BinaryOp::Add => a + b,
+        BinaryOp::Sub => a - b,
+        BinaryOp::Mul => a * b,
+        BinaryOp::SquaredDifference => (a - b) * (a - b),
         BinaryOp::Div => a / b,
         BinaryOp::FloorDiv => (a / b).floor(),
-        BinaryOp::Maximum => if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) },
-        BinaryOp::Minimum => if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) },
-        BinaryOp::Mul => a * b,
+        BinaryOp::Maximum => nan_wins(f64::max),
+        BinaryOp::Minimum => nan_wins(f64::min),
+        // JavaScript Math.pow: 1 ** NaN and (±1) ** ±Infinity are NaN.
+        BinaryOp::Pow if b.is_nan() || (b.is_infinite() && a.abs() == 1.0) => f64::NAN,
         BinaryOp::Pow => a.powf(b),
-        BinaryOp::SquaredDifference => (a - b) * (a - b),
-        BinaryOp::Sub => a - b,
+    }
+}
+
+/// The op the engine runs and the dtype it stores, for inputs of `dtype` (tfjs: int32 `div` is
+/// floor division; floorDiv always gives int32, maximum/minimum of bool too).
+fn binary_plan(op: BinaryOp, dtype: DType) -> (BinaryOp, DType) {
+    match (op, dtype) {
+        (BinaryOp::Div, DType::Int32) | (BinaryOp::FloorDiv, _) => (BinaryOp::FloorDiv, DType::Int32),
+        (BinaryOp::Maximum | BinaryOp::Minimum, DType::Bool) => (op, DType::Int32),
+        _ => (op, dtype),
+    }
+}
+
+/// `f` over the numpy broadcast of `a` (shape `sa`) and `b` (shape `sb`), index by index.
+fn broadcast_ref(
+    a: &[f64],
+    sa: &[usize],
+    b: &[f64],
+    sb: &[usize],
+    f: impl Fn(f64, f64) -> f64,
+) -> (Vec<f64>, Vec<usize>) {
+    let rank = sa.len().max(sb.len());
+    let pad = |s: &[usize]| [vec![1; rank - s.len()], s.to_vec()].concat();
+    let (pa, pb) = (pad(sa), pad(sb));
+    let out: Vec<usize> = (0..rank).map(|d| pa[d].max(pb[d]) * (pa[d].min(pb[d]) != 0) as usize).collect();
+    let (ta, tb, to) = (strides(&pa), strides(&pb), strides(&out));
+    let n: usize = out.iter().product();
+    let v = (0..n)
+        .map(|i| {
+            let (mut ia, mut ib) = (0, 0);
+            for d in 0..rank {
+                let k = (i / to[d]) % out[d];
+                ia += if pa[d] == 1 { 0 } else { k * ta[d] };
+                ib += if pb[d] == 1 { 0 } else { k * tb[d] };
+            }
+            f(a[ia], b[ib])
+        })
+        .collect();
+    (v, out)
+}
+
+const BROADCAST_CASES: &[(&[usize], &[usize])] = &[
+    (&[], &[]),
+    (&[3], &[3]),
+    (&[1], &[5]),
+    (&[5], &[1]),
+    (&[], &[2, 3]),
+    (&[2, 3], &[]),
+    (&[2, 3], &[2, 1]),
+    (&[2, 3], &[1, 3]),
+    (&[2, 3], &[3]),
+    (&[2, 1, 3], &[4, 1]),
+    (&[4, 1, 5], &[1, 3, 1]),
+    (&[2, 3, 4, 5], &[3, 1, 5]),
+    (&[1, 2, 1, 3, 1, 2], &[2, 4, 1, 5, 1]),
+    (&[0, 3], &[1, 3]),
+    (&[2, 0], &[]),
+    (&[30, 40], &[40]),
+    (&[30, 40], &[30, 1]),
+    (&[8, 1, 33], &[1, 10, 33]),
+];
+
+/// Shapes that broadcast together: `a` random, `b` its trailing dims, each kept or made 1.
+fn random_broadcast_pair(seed: u64) -> (Vec<usize>, Vec<usize>) {
+    let a = random_shape(seed, 4, 4);
+    let r = random_values(a.len() + 1, mix(seed), 0.0, 1.0);
+    let skip = (r[0] * (a.len() + 1) as f64) as usize;
+    let b = a[skip..].iter().zip(&r[1..]).map(|(&d, &u)| if u < 0.4 { 1 } else { d }).collect();
+    if seed % 2 == 0 {
+        (a, b)
+    } else {
+        (b, a)
     }
 }
 
 fn binary_ops_broadcast_on_every_dtype(e: &mut Engine) {
-    let (av, bv) = (random_values(6, 2, -4.0, 4.0), random_values(3, 3, 0.5, 3.0));
-    for dtype in [DType::Float32, DType::Int32] {
-        let av: Vec<f64> = av.iter().map(|v| if dtype == DType::Int32 { v.round() } else { *v }).collect();
-        let bv: Vec<f64> = bv.iter().map(|v| if dtype == DType::Int32 { v.round() } else { *v }).collect();
-        let a = of(e, dtype, &av, &[2, 3]);
-        let b = of(e, dtype, &bv, &[3]);
-        for &op in BinaryOp::ALL {
-            let y = e.binary(op, a, b).unwrap();
-            let int = dtype == DType::Int32;
-            let op_run = if op == BinaryOp::Div && int { BinaryOp::FloorDiv } else { op };
-            let want: Vec<f64> = (0..6)
-                .map(|i| {
-                    let (x, y) = (av[i] as f32 as f64, bv[i % 3] as f32 as f64);
-                    let r = binary_ref(op_run, x, y);
-                    if int { tidytensor_core::js_to_int32(r) as f64 } else { r as f32 as f64 }
-                })
-                .collect();
-            assert_close(&values(e, y, &[2, 3], dtype), &want, 1e-5);
-            e.dispose(y);
+    let n = large_len(e);
+    let mut cases: Vec<(Vec<usize>, Vec<usize>)> =
+        BROADCAST_CASES.iter().map(|&(a, b)| (a.to_vec(), b.to_vec())).collect();
+    cases.extend((0..12).map(|i| random_broadcast_pair(40 + i)));
+    cases.extend([(vec![n], vec![n]), (vec![n], vec![]), (vec![n / 10, 10], vec![n / 10, 1])]);
+    let mut seed = 10;
+    for (sa, sb) in &cases {
+        let (sa, sb) = (&sa[..], &sb[..]);
+        for dtype in [DType::Float32, DType::Int32, DType::Bool] {
+            seed += 2;
+            let (a, av) = random_tensor(e, dtype, sa, seed);
+            let (b, bv) = random_tensor(e, dtype, sb, seed + 1);
+            for &op in BinaryOp::ALL {
+                let (run, out) = binary_plan(op, dtype);
+                let int = dtype != DType::Float32;
+                let (want, shape) = broadcast_ref(&av, sa, &bv, sb, |x, y| store(out, binary_ref(run, x, y, int)));
+                let y = e.binary(op, a, b).unwrap();
+                let got = values(e, y, &shape, out);
+                let tol = match (op, dtype) {
+                    (_, DType::Int32 | DType::Bool) => 0.0,
+                    (BinaryOp::Pow, _) => 1e-5,
+                    _ => 1e-6,
+                };
+                assert_close(&got, &want, tol);
+                e.dispose(y);
+            }
+            e.dispose(a);
+            e.dispose(b);
         }
     }
+}
+
+fn binary_int32_semantics(e: &mut Engine) {
+    let a = i32s(e, &[i32::MAX, i32::MIN, 65536, 7, 7, -7, 5, -5, 0, 2, 2, 2, -3], &[13]);
+    let b = i32s(e, &[1, 1, 65536, 2, -2, 2, 0, 0, 0, 31, -1, 32, 3], &[13]);
+    let mut go = |op| {
+        let y = e.binary(op, a, b).unwrap();
+        values(e, y, &[13], DType::Int32)
+    };
+    assert_eq!(go(BinaryOp::Add)[0], i32::MIN as f64, "wraps");
+    assert_eq!(go(BinaryOp::Sub)[1], i32::MAX as f64);
+    assert_eq!(go(BinaryOp::Mul)[2], 0.0);
+    assert_eq!(go(BinaryOp::SquaredDifference)[3..6], [25.0, 81.0, 81.0]);
+    assert_eq!(&go(BinaryOp::Div)[3..9], &[3., -4., -4., 0., 0., 0.], "int32 div floors; x / 0 stores 0");
+    assert_eq!(&go(BinaryOp::FloorDiv)[3..9], &[3., -4., -4., 0., 0., 0.]);
+    assert_eq!(&go(BinaryOp::Pow)[9..13], &[i32::MIN as f64, 0., 0., -27.]);
+    assert_eq!(&go(BinaryOp::Maximum)[..4], &[i32::MAX as f64, 1., 65536., 7.]);
+    assert_eq!(&go(BinaryOp::Minimum)[..4], &[1., i32::MIN as f64, 65536., 2.]);
+    // Real division of the same values (as float32).
+    let (fa, fb) = (e.cast(a, DType::Float32).unwrap(), e.cast(b, DType::Float32).unwrap());
+    let d = e.binary(BinaryOp::Div, fa, fb).unwrap();
+    let dv = values(e, d, &[13], DType::Float32);
+    assert!(dv[6] == f64::INFINITY && dv[7] == f64::NEG_INFINITY && dv[8].is_nan() && dv[3] == 3.5, "{dv:?}");
+    // Powers whose f64 value needs rounding before ToInt32 (up to 2^84), and negative exponents.
+    let base = i32s(e, &[3, 7, 46341, -11, 2, 2, 1, -1, 0, 10], &[10]);
+    let exp = i32s(e, &[20, 20, 2, 23, 83, 84, -3, -3, -1, 9], &[10]);
+    let p = e.binary(BinaryOp::Pow, base, exp).unwrap();
+    let want: Vec<f64> =
+        [(3, 20), (7, 20), (46341, 2), (-11, 23), (2, 83), (2, 84), (1, -3), (-1, -3), (0, -1), (10, 9)]
+            .iter()
+            .map(|&(x, y)| js_to_int32((x as f64).powf(y as f64)) as f64)
+            .collect();
+    assert_eq!(values(e, p, &[10], DType::Int32), want);
+}
+
+fn binary_float_special_values(e: &mut Engine) {
+    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    let a = f32s(e, &[nan, 1.0, 1.0, -1.0, 2.0, 0.0, 3.0, -7.0, -8.0, 0.0], &[10]);
+    let b = f32s(e, &[1.0, nan, inf, inf, 0.5, 0.0, nan, 2.0, 1.0 / 3.0, -3.0], &[10]);
+    let mut go = |op| {
+        let y = e.binary(op, a, b).unwrap();
+        let dtype = if op == BinaryOp::FloorDiv { DType::Int32 } else { DType::Float32 };
+        values(e, y, &[10], dtype)
+    };
+    let mx = go(BinaryOp::Maximum);
+    assert!(mx[0].is_nan() && mx[1].is_nan() && mx[2] == f64::INFINITY && mx[6].is_nan() && mx[7] == 2.0, "{mx:?}");
+    let mn = go(BinaryOp::Minimum);
+    assert!(mn[0].is_nan() && mn[1].is_nan() && mn[2] == 1.0 && mn[7] == -7.0, "{mn:?}");
+    let pw = go(BinaryOp::Pow);
+    assert!(pw[0].is_nan() && pw[1].is_nan() && pw[2].is_nan() && pw[3].is_nan(), "{pw:?}");
+    assert!((pw[4] - 2f64.sqrt()).abs() < 1e-6 && pw[5] == 1.0 && pw[7] == 49.0, "{pw:?}");
+    assert!(pw[8].is_nan(), "a negative base with a fractional exponent");
+    assert_eq!(pw[9], f64::INFINITY, "0 ** -3");
+    let fd = go(BinaryOp::FloorDiv);
+    assert_eq!(fd, vec![0., 0., 0., 0., 4., 0., 0., -4., -24., 0.], "int32: NaN and ±Infinity store as 0");
+    let dv = go(BinaryOp::Div);
+    assert!(dv[5].is_nan() && dv[9].is_sign_negative() && dv[9] == 0.0, "{dv:?}");
+    let sd = go(BinaryOp::SquaredDifference);
+    assert!(sd[0].is_nan() && sd[2] == f64::INFINITY && sd[7] == 81.0, "{sd:?}");
+}
+
+fn binary_bool_inputs(e: &mut Engine) {
+    let a = bools(e, &[0, 1, 1, 0], &[4]);
+    let b = bools(e, &[1, 1, 0, 0], &[4]);
+    let mut go = |op, dtype| {
+        let y = e.binary(op, a, b).unwrap();
+        values(e, y, &[4], dtype)
+    };
+    assert_eq!(go(BinaryOp::Add, DType::Bool), vec![1., 1., 1., 0.], "1 + 1 is stored as true");
+    assert_eq!(go(BinaryOp::Sub, DType::Bool), vec![1., 0., 1., 0.]);
+    assert_eq!(go(BinaryOp::Mul, DType::Bool), vec![0., 1., 0., 0.]);
+    assert_eq!(go(BinaryOp::Div, DType::Bool), vec![0., 1., 0., 0.], "1 / 0 and 0 / 0 store as false");
+    assert_eq!(go(BinaryOp::Maximum, DType::Int32), vec![1., 1., 1., 0.]);
+    assert_eq!(go(BinaryOp::Minimum, DType::Int32), vec![0., 1., 0., 0.]);
+    assert_eq!(go(BinaryOp::Pow, DType::Bool), vec![0., 1., 1., 1.]);
 }
 
 fn binary_upcasts_and_errors(e: &mut Engine) {
@@ -98,8 +334,27 @@ fn binary_upcasts_and_errors(e: &mut Engine) {
     let b = f32s(e, &[0.5, 0.5, 0.5], &[3]);
     let y = e.binary(BinaryOp::Add, a, b).unwrap();
     assert_eq!(values(e, y, &[3], DType::Float32), vec![1.5, 2.5, 3.5]);
+    let y = e.binary(BinaryOp::Sub, a, b).unwrap();
+    assert_eq!(values(e, y, &[3], DType::Float32), vec![0.5, 1.5, 2.5]);
+    let y = e.binary(BinaryOp::Div, a, b).unwrap();
+    assert_eq!(values(e, y, &[3], DType::Float32), vec![2.0, 4.0, 6.0], "int32 with float32 is real division");
+    let flags = bools(e, &[1, 0, 1], &[3]);
+    let y = e.binary(BinaryOp::Add, flags, a).unwrap();
+    assert_eq!(values(e, y, &[3], DType::Int32), vec![2., 2., 4.]);
+    let y = e.binary(BinaryOp::Mul, b, flags).unwrap();
+    assert_eq!(values(e, y, &[3], DType::Float32), vec![0.5, 0.0, 0.5]);
+    let x = f32s(e, &[1., 2., 3., 4., 5., 6.], &[2, 3]);
+    let col = f32s(e, &[10., 20.], &[2, 1]);
+    let s = e.binary(BinaryOp::Add, x, col).unwrap();
+    assert_eq!(values(e, s, &[2, 3], DType::Float32), vec![11., 12., 13., 24., 25., 26.]);
     let c = f32s(e, &[1.0, 2.0], &[2]);
     fails(e, "Operands could not be broadcast together with shapes 3 and 2.", |e| e.binary(BinaryOp::Add, a, c));
+    let r = e.reshape(x, &[3, 2]).unwrap();
+    fails(e, "Operands could not be broadcast together with shapes 2,3 and 3,2.", |e| e.binary(BinaryOp::Add, x, r));
+    let backend = e.backend_name().unwrap();
+    let col = e.fill(&[1 << 20, 1], 1.0, DType::Float32).unwrap();
+    let row = e.fill(&[1 << 20], 1.0, DType::Float32).unwrap();
+    fails(e, &format!("is larger than the {backend} backend can hold"), |e| e.binary(BinaryOp::Add, col, row));
 }
 
 fn cast_follows_tfjs(e: &mut Engine) {
@@ -108,15 +363,67 @@ fn cast_follows_tfjs(e: &mut Engine) {
     assert_eq!(values(e, i, &[4], DType::Int32), vec![-1.0, 0.0, 2.0, 0.0]);
     let b = e.cast(x, DType::Bool).unwrap();
     assert_eq!(values(e, b, &[4], DType::Bool), vec![1.0, 0.0, 1.0, 1.0]);
+    let before = usage(e);
     let same = e.cast(x, DType::Float32).unwrap();
-    assert_eq!(e.memory().num_data_buffers, 3, "a cast to the same dtype shares the buffer");
+    let after = usage(e);
+    assert_eq!(
+        (after.0, after.1, after.3),
+        (before.0 + 1, before.1, before.3),
+        "a cast to the same dtype shares the buffer"
+    );
     e.dispose(same);
+    let specials = [
+        1.5,
+        -1.5,
+        f32::NAN,
+        f32::INFINITY,
+        -f32::INFINITY,
+        3e9,
+        -3e9,
+        0.0,
+        -0.0,
+        1e20,
+        4294967296.0,
+        6442450944.0,
+        1e-40,
+    ];
+    let x = f32s(e, &specials, &[13]);
+    let i = e.cast(x, DType::Int32).unwrap();
+    let want: Vec<f64> = specials.iter().map(|&v| js_to_int32(v as f64) as f64).collect();
+    assert_eq!(want[..9], [1., -1., 0., 0., 0., -1294967296., 1294967296., 0., 0.]);
+    assert_eq!(values(e, i, &[13], DType::Int32), want);
+    let b = e.cast(x, DType::Bool).unwrap();
+    assert_eq!(values(e, b, &[13], DType::Bool), vec![1., 1., 1., 1., 1., 1., 1., 0., 0., 1., 1., 1., 1.]);
+    let iv = i32s(e, &[0, -3, 16777217, i32::MIN], &[4]);
+    let f = e.cast(iv, DType::Float32).unwrap();
+    assert_eq!(values(e, f, &[4], DType::Float32), vec![0.0, -3.0, 16777216.0, -2147483648.0]);
+    let b = e.cast(iv, DType::Bool).unwrap();
+    assert_eq!(values(e, b, &[4], DType::Bool), vec![0., 1., 1., 1.]);
+    let flags = bools(e, &[1, 0, 1], &[3]);
+    let i = e.cast(flags, DType::Int32).unwrap();
+    assert_eq!(values(e, i, &[3], DType::Int32), vec![1., 0., 1.]);
+    let f = e.cast(flags, DType::Float32).unwrap();
+    assert_eq!(values(e, f, &[3], DType::Float32), vec![1., 0., 1.]);
+    // Large casts (the cpu backend's threaded path).
+    let n = large_len(e);
+    let v: Vec<f64> = (0..n).map(|i| i as f64 - 0.5 - (n / 2) as f64).collect();
+    let x = of(e, DType::Float32, &v, &[n]);
+    let i = e.cast(x, DType::Int32).unwrap();
+    let want: Vec<f64> = v.iter().map(|&v| js_to_int32(v) as f64).collect();
+    assert_eq!(values(e, i, &[n], DType::Int32), want);
+    let empty = bools(e, &[], &[0]);
+    let f = e.cast(empty, DType::Float32).unwrap();
+    assert_eq!(values(e, f, &[0], DType::Float32), Vec::<f64>::new());
 }
 
 backend_tests!(
     unary_float_ops_match_the_reference,
+    unary_signs_of_zero,
     unary_dtype_rules,
     binary_ops_broadcast_on_every_dtype,
+    binary_int32_semantics,
+    binary_float_special_values,
+    binary_bool_inputs,
     binary_upcasts_and_errors,
     cast_follows_tfjs,
 );

@@ -195,7 +195,9 @@ impl Gpu {
     fn layout(&self, n_inputs: usize) -> Result<Layout> {
         let max = self.limits.max_storage_buffers_per_shader_stage as usize;
         if n_inputs + 1 > max {
-            bail!("wgpu backend: a kernel with {n_inputs} inputs needs more storage buffers than this GPU binds ({max})");
+            bail!(
+                "wgpu backend: a kernel with {n_inputs} inputs needs more storage buffers than this GPU binds ({max})"
+            );
         }
         let mut layouts = lock(&self.layouts);
         if let Some(l) = layouts.get(&n_inputs) {

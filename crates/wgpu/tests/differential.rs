@@ -3,7 +3,9 @@
 //! different order than the cpu backend, which sums in f64 or through gemm's blocking: large
 //! matmuls, softmax and reductions of long rows), int32 and bool exactly. Inputs are created
 //! on the cpu backend; the engine moves them to whichever backend is active, so the test also
-//! exercises upload and readback of every dtype both ways.
+//! exercises upload and readback of every dtype both ways, and every wgpu result must live in
+//! GPU storage. Gather with an index out of range differs by design (an error on cpu, zeros on
+//! wgpu); the suite tests it per backend.
 
 mod common;
 
@@ -14,16 +16,22 @@ use tidytensor_core::{ArgOp, BinaryOp, DType, Engine, HostData, ReduceOp, Result
 struct Tol {
     rel: f64,
     abs: f64,
+    /// Relative difference allowed between int32 results of 2^24 and more (0: exact).
+    int_rel: f64,
 }
 
-const EXACT: Tol = Tol { rel: 1e-5, abs: 0.0 };
-const LOOSE: Tol = Tol { rel: 1e-4, abs: 0.0 };
+const EXACT: Tol = Tol { rel: 1e-5, abs: 0.0, int_rel: 0.0 };
+const LOOSE: Tol = Tol { rel: 1e-4, abs: 0.0, int_rel: 0.0 };
+/// floorDiv of float32: the cpu backend divides in f64 as tfjs's does, the GPU in f32 with an
+/// exact remainder check, which is exact below 2^24; beyond, f32 has no integer precision.
+const QUOTIENT: Tol = Tol { rel: 1e-5, abs: 0.0, int_rel: 1.0 / 8388608.0 };
 /// Signed random matrices: sums of k products of values in [-1, 1) cancel, so a result near 0
 /// carries the absolute rounding error of its terms (~k * 2^-24), whatever its own size.
-const SIGNED_SUM: Tol = Tol { rel: 1e-5, abs: 1e-5 };
+const SIGNED_SUM: Tol = Tol { rel: 1e-5, abs: 1e-5, int_rel: 0.0 };
 
 struct Diff<'a> {
     e: &'a mut Engine,
+    inputs: Vec<TensorId>,
     failures: Vec<String>,
     checked: usize,
 }
@@ -33,6 +41,7 @@ impl Diff<'_> {
         self.e.set_backend("cpu").unwrap();
         let id = self.e.tensor(data, shape).unwrap();
         self.e.keep(id);
+        self.inputs.push(id);
         id
     }
 
@@ -54,23 +63,24 @@ impl Diff<'_> {
         self.e.set_backend("cpu").unwrap();
         let want = op(self.e);
         self.e.set_backend("wgpu").unwrap();
-        let gpu_before = common::field(self.e, "numBytesInGPU");
+        // Inputs move to the GPU first (an op on an input moves its buffer to the active
+        // backend), so that the op's own GPU bytes can be counted exactly.
+        for &id in &self.inputs {
+            let moved = self.e.clone_tensor(id).unwrap();
+            self.e.dispose(moved);
+        }
+        let before = (self.e.memory().num_data_buffers, common::field(self.e, "numBytesInGPU"));
         let got = op(self.e);
-        // clone/reshape/same-dtype cast share the input's buffer: no new GPU bytes.
-        let shares = [
-            "clone",
-            "reshape",
-            "expandDims + squeeze",
-            "cast float32 -> Float32",
-            "cast int32 -> Int32",
-            "cast bool -> Bool",
-        ];
-        if let (Ok(g), false) = (&got, shares.contains(&name)) {
-            // The result must be held by the wgpu backend (4 bytes per element).
-            let n: usize = self.e.shape(*g).unwrap().iter().product();
-            if common::field(self.e, "numBytesInGPU") < gpu_before + 4.0 * n as f64 {
-                self.failures.push(format!("{name}: the wgpu result does not live on the GPU"));
-            }
+        let new_buffers = self.e.memory().num_data_buffers as i64 - before.0 as i64;
+        let new_bytes = common::field(self.e, "numBytesInGPU") - before.1;
+        // A result has a new buffer of 4 bytes per element on the GPU, or shares its input's
+        // (reshape, clone, a cast to the same dtype): nothing new. A failed op leaves nothing.
+        let n = got.as_ref().map_or(0, |&g| self.e.shape(g).unwrap().iter().product::<usize>());
+        let allowed = if got.is_ok() { 0..=1 } else { 0..=0 };
+        if !allowed.contains(&new_buffers) || new_bytes != 4.0 * (n as i64 * new_buffers) as f64 {
+            self.failures.push(format!(
+                "{name}: the wgpu result does not live on the GPU ({new_buffers} new buffers, {new_bytes} new GPU bytes for {n} elements)"
+            ));
         }
         match (want, got) {
             (Ok(w), Ok(g)) => {
@@ -131,7 +141,10 @@ impl Diff<'_> {
                 .iter()
                 .zip(g)
                 .enumerate()
-                .filter(|(_, (a, b))| a != b)
+                .filter(|(_, (&a, &b))| {
+                    let (a, b) = (a as f64, b as f64);
+                    a != b && !(a.abs() >= 16777216.0 && (a - b).abs() <= tol.int_rel * a.abs())
+                })
                 .map(|(i, (a, b))| format!("[{i}] cpu {a} wgpu {b}"))
                 .collect(),
             (HostData::Bool(w), HostData::Bool(g)) => w
@@ -160,7 +173,7 @@ impl Diff<'_> {
 
 fn diff(f: impl FnOnce(&mut Diff)) {
     common::with_gpu(|e, _| {
-        let mut d = Diff { e, failures: vec![], checked: 0 };
+        let mut d = Diff { e, inputs: vec![], failures: vec![], checked: 0 };
         f(&mut d);
         d.finish();
     });
@@ -201,16 +214,15 @@ fn unary_ops_match_cpu() {
         let s = d.f(&smooth, &[200]);
         let ints = d.i(&[0, 1, -1, 7, -8, 46341, i32::MAX, i32::MIN, 100, -3], &[10]);
         let bools = d.b(&[0, 1, 1, 0], &[2, 2]);
-        use UnaryOp::*;
-        for op in [Neg, Square, Sqrt, Exp, Log, Abs, Relu, Sigmoid, Tanh] {
-            let name = op.op_name();
+        for &op in UnaryOp::ALL {
+            let name = op.js_name();
             d.check(&format!("{name} specials"), EXACT, |e| e.unary(op, x));
             d.check(&format!("{name} smooth"), EXACT, |e| e.unary(op, s));
             d.check(&format!("{name} int32"), EXACT, |e| e.unary(op, ints));
             d.check(&format!("{name} bool"), EXACT, |e| e.unary(op, bools));
         }
         let empty = d.f(&[], &[0, 3]);
-        d.check("exp empty", EXACT, |e| e.unary(Exp, empty));
+        d.check("exp empty", EXACT, |e| e.unary(UnaryOp::Exp, empty));
     });
 }
 
@@ -233,9 +245,10 @@ fn binary_ops_match_cpu() {
         let bases = d.f(&[-2.0, -2.0, -8.0, 2.0, 0.0, -0.0, 1.0, -1.0, 1.5, 10.0, 0.25, -3.0], &[12]);
         let exps = d.f(&[3.0, 2.0, 1.0 / 3.0, 0.5, -1.0, -3.0, f32::NAN, f32::INFINITY, 2.5, -2.0, 10.0, 5.0], &[12]);
         use BinaryOp::*;
-        for op in [Add, Sub, Mul, Div, Maximum, Minimum, Pow] {
-            let n = format!("{op:?}");
-            d.check(&format!("{n} same shape"), EXACT, |e| e.binary(op, a, b));
+        for &op in BinaryOp::ALL {
+            let n = op.js_name();
+            let tol = if op == FloorDiv { QUOTIENT } else { EXACT };
+            d.check(&format!("{n} same shape"), tol, |e| e.binary(op, a, b));
             d.check(&format!("{n} row broadcast"), EXACT, |e| e.binary(op, a, row));
             d.check(&format!("{n} column broadcast"), EXACT, |e| e.binary(op, col, a));
             d.check(&format!("{n} scalar"), EXACT, |e| e.binary(op, scalar, a));
@@ -332,7 +345,7 @@ fn reductions_match_cpu() {
         let iempty = d.i(&[], &[2, 0]);
         use ReduceOp::*;
         for op in [Sum, Mean, Max, Min] {
-            let n = op.op_name();
+            let n = format!("{op:?}");
             d.check(&format!("{n} all"), EXACT, |e| e.reduce(op, x, None, false));
             d.check(&format!("{n} axis 0"), EXACT, |e| e.reduce(op, x, Some(&[0]), false));
             d.check(&format!("{n} axis -1 keepDims"), EXACT, |e| e.reduce(op, x, Some(&[-1]), true));
@@ -369,6 +382,7 @@ fn arg_reduce_and_softmax_match_cpu() {
         lv[2000 + 999] = 3.0;
         let long = d.f(&lv, &[3, 1000]);
         let cols = d.f(&common::values(1000 * 3, 6, -1.0, 1.0), &[1000, 3]);
+        let scalar = d.f(&[1.0], &[]);
         for op in [ArgOp::ArgMax, ArgOp::ArgMin] {
             let n = format!("{op:?}");
             d.check(&format!("{n} axis 1"), EXACT, |e| e.arg_reduce(op, x, 1));
@@ -378,10 +392,7 @@ fn arg_reduce_and_softmax_match_cpu() {
             d.check(&format!("{n} bool"), EXACT, |e| e.arg_reduce(op, bx, 0));
             d.check(&format!("{n} long axis"), EXACT, |e| e.arg_reduce(op, long, 1));
             d.check(&format!("{n} long axis 0"), EXACT, |e| e.arg_reduce(op, cols, 0));
-            d.check(&format!("{n} scalar"), EXACT, |e| {
-                let s = e.tensor(HostData::F32(vec![1.0]), &[])?;
-                e.arg_reduce(op, s, 0)
-            });
+            d.check(&format!("{n} scalar"), EXACT, |e| e.arg_reduce(op, scalar, 0));
         }
         let small = d.f(&common::values(4 * 5, 7, -4.0, 4.0), &[4, 5]);
         let rows = d.f(&[1.0, 2.0, 3.0, f32::NAN, 1.0, 1.0, 1000.0, -1000.0, 0.0], &[3, 3]);
@@ -390,12 +401,8 @@ fn arg_reduce_and_softmax_match_cpu() {
         d.check("softmax NaN and extremes", EXACT, |e| e.softmax(rows, -1));
         d.check("softmax long rows", LOOSE, |e| e.softmax(wide, -1));
         d.check("softmax dim error", EXACT, |e| e.softmax(small, 0));
-        d.check("softmax 1-d", EXACT, |e| {
-            e.softmax(wide, 0).or_else(|_| {
-                let v = e.tensor(HostData::F32(vec![0.5, 1.5, -2.0]), &[3])?;
-                e.softmax(v, 0)
-            })
-        });
+        let v = d.f(&[0.5, 1.5, -2.0], &[3]);
+        d.check("softmax 1-d", EXACT, |e| e.softmax(v, 0));
     });
 }
 
@@ -438,7 +445,6 @@ fn layout_ops_match_cpu() {
         d.check("gather axis 1", EXACT, |e| e.gather(x, idx, 1, 0));
         d.check("gather axis -1 int32", EXACT, |e| e.gather(ix, idx, -1, 0));
         d.check("gather bool 2-d indices", EXACT, |e| e.gather(bx, idx2, 0, 0));
-        d.check("gather out of range", EXACT, |e| e.gather(bx, idx, 0, 0));
         let bidx = d.i(&[2, 0, 1, 1, 0, 2], &[2, 3]);
         d.check("gather batchDims 1", EXACT, |e| e.gather(ix, bidx, 1, 1));
         d.check("gather batchDims 1 axis 2", EXACT, |e| e.gather(ix, bidx, 2, 1));

@@ -2,8 +2,8 @@
 //! `cast`.
 
 use super::{cast_if, pad_rank, view_of};
-use crate::kernels::{self as k, BinaryOp, DtypeRule, UnaryOp};
 use crate::engine::check_size;
+use crate::kernels::{self as k, BinaryOp, DtypeRule, UnaryOp};
 use crate::{shape, DType, Engine, Result, TensorId};
 
 impl Engine {

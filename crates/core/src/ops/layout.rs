@@ -4,7 +4,9 @@ use crate::{bail, kernels as k, shape, DType, Engine, Result, TensorId, View};
 impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
     pub fn clone_tensor(&mut self, x: TensorId) -> Result<TensorId> {
-        self.run_kernel(k::IDENTITY, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), ins[0].shape.clone(), ins[0].dtype)))
+        self.run_kernel(k::IDENTITY, &[x], |e, _, ins| {
+            Ok(e.share(ins[0].data.clone(), ins[0].shape.clone(), ins[0].dtype))
+        })
     }
 
     /// `tf.reshape` with one optional `-1`; shares the buffer.

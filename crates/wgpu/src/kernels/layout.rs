@@ -12,7 +12,6 @@ const STRIDED: &str = include_str!("../shaders/layout/strided.wgsl");
 const CONCAT: &str = include_str!("../shaders/layout/concat.wgsl");
 const GATHER: &str = include_str!("../shaders/layout/gather.wgsl");
 
-
 /// Y[i] = X[offset + strided index of i over `dims`]: a buffer copy when that is contiguous.
 fn strided_copy(
     gpu: &Arc<Gpu>,

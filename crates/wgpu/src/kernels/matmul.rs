@@ -4,12 +4,11 @@ use std::sync::Arc;
 
 use tidytensor_core::{bail, DType, Result, Storage};
 
-use super::{fill_raw, launch, sbind, shader, u32_of, bind};
+use super::{bind, fill_raw, launch, sbind, shader, u32_of};
 use crate::device::Gpu;
 use crate::WgpuStorage;
 
 const MATMUL: &str = include_str!("../shaders/matmul/matmul.wgsl");
-
 
 /// float32 `a` `[batch, m|k, k|m]` and `b` `[batch, k|n, n|k]`, a batch of 1 broadcast.
 pub(crate) fn matmul(

@@ -162,4 +162,3 @@ pub(crate) fn u32_of(n: usize, what: &str) -> Result<u32> {
     u32::try_from(n)
         .map_err(|_| tidytensor_core::Error::new(format!("wgpu backend: {what} of {n} is too large for the GPU")))
 }
-

@@ -21,7 +21,6 @@ const SHORT_ROW: usize = 64;
 /// Elements one tree workgroup folds per pass (16 per thread).
 const TREE_CHUNK: usize = 4096;
 
-
 /// How one reduction accumulates: accumulator type, identity, combine, and the final
 /// conversion to the output dtype.
 struct Acc {
@@ -206,4 +205,3 @@ pub(crate) fn softmax(gpu: &Arc<Gpu>, x: &WgpuStorage, outer: usize, inner: usiz
         run1d(g, st, key, src, &[sbind(x)], bind(o), &params, outer, if tree { 1 } else { 64 })
     })
 }
-

@@ -1,49 +1,42 @@
-//! Shared by the wgpu test binaries: adapter discovery with a skip (or a failure when
-//! `TIDYTENSOR_REQUIRE_WGPU=1`), engine setup, and a lock that serialises tests whose GPU
-//! byte counts are process-wide.
+//! Shared by the wgpu test binaries: the process-wide wgpu backend from tidytensor-backends
+//! (a skip without an adapter, a failure with `TIDYTENSOR_REQUIRE_WGPU=1`), engine setup, and
+//! a lock that serialises tests whose GPU byte counts are process-wide.
 
 #![allow(dead_code)]
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 use tidytensor_core::{with_engine, Engine};
 use tidytensor_cpu::CpuBackend;
 use tidytensor_wgpu::WgpuBackend;
 
 static GPU_LOCK: Mutex<()> = Mutex::new(());
 
-/// The wgpu backend, or None (after printing why) when this machine has no adapter.
-/// With `TIDYTENSOR_REQUIRE_WGPU=1` a missing adapter fails the test instead.
-pub fn backend() -> Option<WgpuBackend> {
-    match WgpuBackend::new() {
-        Ok(b) => Some(b),
-        Err(e) => {
-            if std::env::var("TIDYTENSOR_REQUIRE_WGPU").is_ok_and(|v| v == "1") {
-                panic!("TIDYTENSOR_REQUIRE_WGPU=1 but the wgpu backend is unavailable: {e}");
-            }
-            eprintln!(
-                "SKIPPED: no wgpu adapter on this machine ({e}); set TIDYTENSOR_REQUIRE_WGPU=1 to make this a failure"
-            );
-            None
-        }
-    }
-}
-
 /// Runs `f` on this thread's engine with the cpu and wgpu backends registered and wgpu
-/// active; skips (returns None) without an adapter. Holds the GPU test lock throughout.
+/// active, holding the GPU test lock; without an adapter says so and returns None.
 pub fn with_gpu<R>(f: impl FnOnce(&mut Engine, &WgpuBackend) -> R) -> Option<R> {
-    let b = backend()?;
-    let _guard: MutexGuard<()> = GPU_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let gpu = match tidytensor_backends::gpu() {
+        Ok(gpu) => gpu,
+        Err(why) => {
+            if std::env::var("TIDYTENSOR_REQUIRE_WGPU").is_ok_and(|v| v == "1") {
+                panic!("TIDYTENSOR_REQUIRE_WGPU=1 but the wgpu backend is unavailable: {why}");
+            }
+            eprintln!("SKIPPED: no wgpu adapter ({why}); set TIDYTENSOR_REQUIRE_WGPU=1 to make this a failure");
+            return None;
+        }
+    };
+    let _guard = GPU_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     Some(with_engine(|e| {
         e.register_backend(Arc::new(CpuBackend::new()));
-        e.register_backend(Arc::new(b.clone()));
-        e.set_backend("wgpu").unwrap();
-        let r = f(e, &b);
-        // Free this thread's tensors while holding the lock: the engine itself is dropped
-        // only when the test thread exits, which would disturb the next test's GPU counts.
+        tidytensor_backends::set_backend(e, "wgpu").unwrap();
+        let outcome = catch_unwind(AssertUnwindSafe(|| f(e, gpu)));
+        // Free this thread's tensors while holding the lock, a failed test's too: the engine
+        // itself is dropped only when the test thread exits, which would disturb the next
+        // test's GPU counts.
         for id in e.live_tensors() {
             e.dispose(id);
         }
-        r
+        outcome.unwrap_or_else(|panic| resume_unwind(panic))
     }))
 }
 

@@ -29,7 +29,7 @@ fn add_f32(a: f32, b: f32) -> f32 { return a + b; }
 fn add_i32(a: i32, b: i32) -> i32 { return a + b; }
 fn div_f32(a: f32, b: f32) -> f32 { return a / b; }
 fn div_i32(a: i32, b: i32) -> i32 { return f2i(f32(a) / f32(b)); }
-fn floorDiv_f32(a: f32, b: f32) -> f32 { return floor(a / b); }
+fn floorDiv_f32(a: f32, b: f32) -> f32 { return floordiv_f(a, b); }
 fn floorDiv_i32(a: i32, b: i32) -> i32 { return floordiv_i(a, b); }
 fn maximum_f32(a: f32, b: f32) -> f32 { return max_js(a, b); }
 fn maximum_i32(a: i32, b: i32) -> i32 { return max(a, b); }
@@ -160,6 +160,29 @@ fn ipow(a: i32, b: i32) -> i32 {
     }
     if (neg) { low = 0u - low; }
     return bitcast<i32>(low);
+}
+
+// floor(a / b) of the exact quotient, as tfjs's cpu backend gets it dividing in float64: the
+// float32 quotient can round up onto an integer (1 / 0.1 gives 10.0, the floor is 9), so the
+// remainder a - q*b is computed exactly (Dekker's product) and q lowered when its sign is
+// wrong. Quotients of 2^24 and more are left as float32 computes them.
+fn floordiv_f(a: f32, b: f32) -> f32 {
+    let q = floor(a / b);
+    if (is_nan(q) || is_inf(q) || abs(q) >= 16777216.0) { return q; }
+    let p = q * b;
+    let sq = split12(q);
+    let sb = split12(b);
+    let err = ((sq.x * sb.x - p) + sq.x * sb.y + sq.y * sb.x) + sq.y * sb.y;
+    let r = (a - p) - err;
+    if (r != 0.0 && ((r < 0.0) != (b < 0.0))) { return q - 1.0; }
+    return q;
+}
+
+// x as hi + lo with 12 significant bits each (Veltkamp), so their products are exact.
+fn split12(x: f32) -> vec2<f32> {
+    let c = 4097.0 * x;
+    let hi = c - (c - x);
+    return vec2<f32>(hi, x - hi);
 }
 
 // tfjs floorDiv of int32: floor(a / b); a / 0 is +-Infinity or NaN, stored as 0.

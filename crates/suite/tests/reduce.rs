@@ -1,0 +1,373 @@
+//! Reductions on every backend: sum, mean, max and min over any axes against an f64
+//! reference (every dtype, NaN, int32 wrapping, empty reductions, rows long enough for each
+//! backend's large-tensor path), argMax/argMin (ties, NaN) and softmax.
+
+use tidytensor_core::{ArgOp, DType, Engine, ReduceOp};
+use tidytensor_suite::{
+    assert_close, backend_tests, bools, f32s, fails, i32s, large_len, of, random_shape, random_tensor, random_values,
+    store, strides, values,
+};
+
+/// The output dtype of a reduction (tfjs: sum of bool is int32, mean is float32, max/min keep
+/// the dtype).
+fn out_dtype(op: ReduceOp, dtype: DType) -> DType {
+    match (op, dtype) {
+        (ReduceOp::Sum, DType::Bool) => DType::Int32,
+        (ReduceOp::Mean, _) => DType::Float32,
+        _ => dtype,
+    }
+}
+
+/// The elements of `x` (shape `shape`) grouped by output position when `axes` are reduced.
+fn groups(x: &[f64], shape: &[usize], axes: &[usize]) -> Vec<Vec<f64>> {
+    let kept: Vec<usize> = (0..shape.len()).filter(|d| !axes.contains(d)).collect();
+    let out: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
+    let (si, so) = (strides(shape), strides(&out));
+    let mut g = vec![Vec::new(); out.iter().product()];
+    for (i, &v) in x.iter().enumerate() {
+        let o: usize = kept.iter().zip(&so).map(|(&d, &s)| (i / si[d]) % shape[d] * s).sum();
+        g[o].push(v);
+    }
+    g
+}
+
+/// One group reduced in f64, with NaN propagating through max and min (tfjs:
+/// `if (isNaN(v) || v > max)`), and the sum of magnitudes that bounds a float sum's rounding.
+fn reduce_ref(op: ReduceOp, row: &[f64]) -> (f64, f64) {
+    let scale = row.iter().map(|v| v.abs()).sum::<f64>();
+    let v = match op {
+        ReduceOp::Sum => row.iter().sum(),
+        ReduceOp::Mean => row.iter().sum::<f64>() / row.len() as f64,
+        ReduceOp::Max => row.iter().fold(f64::NEG_INFINITY, |m, &v| if v.is_nan() || v > m { v } else { m }),
+        ReduceOp::Min => row.iter().fold(f64::INFINITY, |m, &v| if v.is_nan() || v < m { v } else { m }),
+    };
+    (v, if op == ReduceOp::Mean { scale / row.len() as f64 } else { scale })
+}
+
+/// `got` within the rounding of an f32 sum of terms of total magnitude `scale` (different
+/// backends sum in different orders and precisions).
+fn assert_sum_close(got: &[f64], want: &[f64], scale: &[f64], ctx: &str) {
+    assert_eq!(got.len(), want.len(), "{ctx}");
+    for i in 0..got.len() {
+        let (g, w) = (got[i], want[i]);
+        let ok = if w.is_nan() || w.is_infinite() {
+            g.is_nan() == w.is_nan() && (w.is_nan() || g == w)
+        } else {
+            (g - w).abs() <= 2e-6 * scale[i] + 1e-6 * w.abs()
+        };
+        assert!(ok, "{ctx}: element {i}: got {g}, want {w}");
+    }
+}
+
+/// Runs every reduction of `x` over `axes` (both keepDims) against the reference.
+fn check_reductions(e: &mut Engine, dtype: DType, shape: &[usize], axes: Option<&[i64]>, seed: u64) {
+    let (x, xv) = random_tensor(e, dtype, shape, seed);
+    let rank = shape.len() as i64;
+    let resolved: Vec<usize> = match axes {
+        None => (0..shape.len()).collect(),
+        Some(a) => a.iter().map(|&a| if a < 0 { a + rank } else { a } as usize).collect(),
+    };
+    let g = groups(&xv, shape, &resolved);
+    for op in [ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min] {
+        let out = out_dtype(op, dtype);
+        for keep in [false, true] {
+            let out_shape: Vec<usize> = (0..shape.len())
+                .filter_map(|d| match (resolved.contains(&d), keep) {
+                    (false, _) => Some(shape[d]),
+                    (true, true) => Some(1),
+                    (true, false) => None,
+                })
+                .collect();
+            let y = e.reduce(op, x, axes, keep).unwrap();
+            let got = values(e, y, &out_shape, out);
+            e.dispose(y);
+            let (want, scale): (Vec<f64>, Vec<f64>) = g
+                .iter()
+                .map(|row| {
+                    let (v, s) = reduce_ref(op, row);
+                    (store(out, v), s)
+                })
+                .unzip();
+            let ctx = format!("{op:?} {dtype:?} {shape:?} axes {axes:?} keepDims {keep}");
+            match out {
+                DType::Float32 => assert_sum_close(&got, &want, &scale, &ctx),
+                _ => assert_eq!(got, want, "{ctx}"),
+            }
+        }
+    }
+    e.dispose(x);
+}
+
+fn reductions_match_the_reference(e: &mut Engine) {
+    let cases: &[(&[usize], Option<&[i64]>)] = &[
+        (&[3, 4], None),
+        (&[3, 4], Some(&[0])),
+        (&[3, 4], Some(&[1])),
+        (&[3, 4], Some(&[-1])),
+        (&[3, 4], Some(&[0, 1])),
+        (&[2, 3, 4], Some(&[0, 2])),
+        (&[2, 3, 4], Some(&[1])),
+        (&[2, 3, 4], Some(&[1, 2])),
+        (&[2, 3, 4], Some(&[-3, 1])),
+        (&[2, 1, 3, 2, 2], Some(&[1, 3])),
+        (&[2, 3, 4, 5, 2, 3], Some(&[0, 2, 4])),
+        (&[5], Some(&[0])),
+        (&[1, 13], Some(&[1])),
+        (&[5, 1], Some(&[1])),
+        (&[70, 3], Some(&[0])),
+        (&[], None),
+        (&[2, 3], Some(&[])),
+        (&[0, 3], Some(&[1])),
+    ];
+    let mut seed = 100;
+    for &(shape, axes) in cases {
+        for dtype in [DType::Float32, DType::Int32, DType::Bool] {
+            seed += 1;
+            check_reductions(e, dtype, shape, axes, seed);
+        }
+    }
+    // Random shapes, each reduced over a random subset of its axes.
+    for i in 0..10 {
+        let shape = random_shape(150 + i, 4, 5);
+        let pick = random_values(shape.len(), 170 + i, 0.0, 1.0);
+        let axes: Vec<i64> = (0..shape.len() as i64).filter(|&a| pick[a as usize] < 0.5).collect();
+        for dtype in [DType::Float32, DType::Int32, DType::Bool] {
+            check_reductions(e, dtype, &shape, Some(&axes), 190 + i);
+        }
+    }
+}
+
+/// Rows and columns past each backend's large-tensor paths: the cpu backend's threads (one
+/// huge row split, many rows in parallel), wgpu's multi-pass workgroup trees.
+fn long_reductions_match_the_reference(e: &mut Engine) {
+    let n = large_len(e);
+    let cases: [(&[usize], Option<&[i64]>); 4] =
+        [(&[n], None), (&[4, n / 4], Some(&[1])), (&[n / 5, 5], Some(&[1])), (&[n / 5, 5], Some(&[0]))];
+    for (i, &(shape, axes)) in cases.iter().enumerate() {
+        for dtype in [DType::Float32, DType::Int32, DType::Bool] {
+            check_reductions(e, dtype, shape, axes, 200 + i as u64);
+        }
+    }
+}
+
+fn reduction_special_values(e: &mut Engine) {
+    let x = f32s(e, &[1.0, f32::NAN, 3.0, 4.0, f32::INFINITY, -f32::INFINITY], &[3, 2]);
+    for op in [ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min] {
+        let y = e.reduce(op, x, Some(&[1]), false).unwrap();
+        let v = values(e, y, &[3], DType::Float32);
+        assert!(v[0].is_nan() && !v[1].is_nan(), "{op:?}: {v:?}");
+        assert_eq!(v[2].is_nan(), matches!(op, ReduceOp::Sum | ReduceOp::Mean), "{op:?}: inf - inf");
+    }
+    // int32 sums wrap like an Int32Array; means are float32.
+    let i = i32s(e, &[i32::MAX, 1, -7, 0, 7, 0], &[3, 2]);
+    let s = e.reduce(ReduceOp::Sum, i, Some(&[1]), false).unwrap();
+    assert_eq!(values(e, s, &[3], DType::Int32), vec![i32::MIN as f64, -7., 7.]);
+    let m = e.reduce(ReduceOp::Mean, i, Some(&[1]), false).unwrap();
+    assert_eq!(values(e, m, &[3], DType::Float32), vec![1073741824., -3.5, 3.5]);
+    let mx = e.reduce(ReduceOp::Max, i, None, false).unwrap();
+    assert_eq!(values(e, mx, &[], DType::Int32), vec![i32::MAX as f64]);
+    let big = i32s(e, &[i32::MAX, i32::MAX, i32::MIN, i32::MIN, -1], &[5]);
+    let m = e.reduce(ReduceOp::Mean, big, None, false).unwrap();
+    assert_eq!(values(e, m, &[], DType::Float32), vec![(-3.0f64 / 5.0) as f32 as f64], "means sum exactly");
+    let b = bools(e, &[1, 1, 0, 1], &[1, 4]);
+    let s = e.reduce(ReduceOp::Sum, b, Some(&[1]), false).unwrap();
+    assert_eq!(values(e, s, &[1], DType::Int32), vec![3.0]);
+    let mx = e.reduce(ReduceOp::Max, b, None, true).unwrap();
+    assert_eq!(values(e, mx, &[1, 1], DType::Bool), vec![1.0]);
+    let mn = e.reduce(ReduceOp::Min, b, None, false).unwrap();
+    assert_eq!(values(e, mn, &[], DType::Bool), vec![0.0]);
+    let mean = e.reduce(ReduceOp::Mean, b, Some(&[-1]), false).unwrap();
+    assert_eq!(values(e, mean, &[1], DType::Float32), vec![0.75]);
+    let x = f32s(e, &[1., 2., 3., 4., 5., 6.], &[2, 3]);
+    let sum0 = e.reduce(ReduceOp::Sum, x, Some(&[0]), true).unwrap();
+    assert_eq!(values(e, sum0, &[1, 3], DType::Float32), vec![5., 7., 9.]);
+    let three = f32s(e, &[1., 2., 3., 4., 5., 6., 7., 8.], &[2, 2, 2]);
+    let mx = e.reduce(ReduceOp::Max, three, Some(&[0, 2]), false).unwrap();
+    assert_eq!(values(e, mx, &[2], DType::Float32), vec![6., 8.]);
+    let i7 = i32s(e, &[7, -7, 1], &[3]);
+    let mean = e.reduce(ReduceOp::Mean, i7, None, false).unwrap();
+    assert_close(&values(e, mean, &[], DType::Float32), &[1.0 / 3.0], 1e-6);
+}
+
+/// Reducing nothing is answered by the core: 0 for sum and mean, NaN for float max/min and 0
+/// for integer ones.
+fn empty_reductions(e: &mut Engine) {
+    let f = f32s(e, &[], &[2, 0]);
+    let i = i32s(e, &[], &[2, 0]);
+    let b = bools(e, &[], &[2, 0]);
+    for (x, dtype) in [(f, DType::Float32), (i, DType::Int32), (b, DType::Bool)] {
+        for op in [ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min] {
+            let out = out_dtype(op, dtype);
+            let empty = match op {
+                ReduceOp::Max | ReduceOp::Min if out == DType::Float32 => f64::NAN,
+                _ => 0.0,
+            };
+            let y = e.reduce(op, x, Some(&[1]), false).unwrap();
+            assert_close(&values(e, y, &[2], out), &[empty; 2], 0.0);
+            let y = e.reduce(op, x, None, true).unwrap();
+            assert_close(&values(e, y, &[1, 1], out), &[empty], 0.0);
+            let y = e.reduce(op, x, Some(&[0]), false).unwrap();
+            assert_eq!(values(e, y, &[0], out), Vec::<f64>::new(), "nothing left to reduce into");
+        }
+    }
+    let x = f32s(e, &[1., 2., 3., 4., 5., 6.], &[2, 3]);
+    fails(e, "All values in axis param must be in range [-2, 2) but got axis 2", |e| {
+        e.reduce(ReduceOp::Sum, x, Some(&[2]), false)
+    });
+    fails(e, "All values in axis param must be in range [-2, 2) but got axis 0,-3", |e| {
+        e.reduce(ReduceOp::Max, x, Some(&[0, -3]), false)
+    });
+}
+
+/// The index of the first max (min) along the middle axis of `[outer, axis, inner]`; a NaN never
+/// wins unless it comes first (tfjs compares `value > max`).
+fn arg_ref(op: ArgOp, x: &[f64], outer: usize, axis: usize, inner: usize) -> Vec<f64> {
+    let mut out = vec![0.0; outer * inner];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |a: usize| x[(o * axis + a) * inner + i];
+            let mut best = at(0);
+            for a in 1..axis {
+                let better = match op {
+                    ArgOp::ArgMax => at(a) > best,
+                    ArgOp::ArgMin => at(a) < best,
+                };
+                if better {
+                    best = at(a);
+                    out[o * inner + i] = a as f64;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn check_arg(e: &mut Engine, dtype: DType, shape: &[usize], axis: i64, xv: &[f64]) {
+    let x = of(e, dtype, xv, shape);
+    let ax = if axis < 0 { axis + shape.len() as i64 } else { axis } as usize;
+    let (outer, inner) = (shape[..ax].iter().product(), shape[ax + 1..].iter().product());
+    let out_shape: Vec<usize> = shape.iter().enumerate().filter(|&(d, _)| d != ax).map(|(_, &s)| s).collect();
+    for op in [ArgOp::ArgMax, ArgOp::ArgMin] {
+        let y = e.arg_reduce(op, x, axis).unwrap();
+        let want = arg_ref(op, xv, outer, shape[ax], inner);
+        assert_eq!(values(e, y, &out_shape, DType::Int32), want, "{op:?} {dtype:?} {shape:?} axis {axis}");
+        e.dispose(y);
+    }
+    e.dispose(x);
+}
+
+fn arg_reductions_match_the_reference(e: &mut Engine) {
+    let n = large_len(e);
+    let cases: Vec<(Vec<usize>, i64)> = vec![
+        (vec![3, 4], 1),
+        (vec![3, 4], 0),
+        (vec![3, 4], -1),
+        (vec![2, 5, 3], 1),
+        (vec![2, 5, 3], 0),
+        (vec![2, 5, 3], 2),
+        (vec![7], 0),
+        (vec![1, 1], 1),
+        (vec![4, 1], 1),
+        (vec![2, 2, 3, 2, 2, 3], 3),
+        (vec![3, 100], 1),
+        (vec![3, n / 3], 1),
+        (vec![n / 3, 3], 0),
+    ];
+    let mut seed = 300;
+    for (shape, axis) in cases {
+        let len: usize = shape.iter().product();
+        for dtype in [DType::Float32, DType::Int32, DType::Bool] {
+            seed += 1;
+            // Few distinct values, so there are ties to break.
+            let mut xv: Vec<f64> = random_values(len, seed, 0.0, 8.0).iter().map(|v| v.floor()).collect();
+            if dtype == DType::Bool {
+                xv.iter_mut().for_each(|v| *v = (*v > 3.0) as u8 as f64);
+            }
+            check_arg(e, dtype, &shape, axis, &xv);
+        }
+        let (_, fv) = random_tensor(e, DType::Float32, &shape, seed);
+        check_arg(e, DType::Float32, &shape, axis, &fv);
+    }
+    // NaN only wins when first; ties keep the first index.
+    let x = f32s(e, &[1.0, 3.0, 3.0, f32::NAN, f32::NAN, 5.0, 2.0, 9.0], &[2, 4]);
+    let g = e.arg_reduce(ArgOp::ArgMax, x, 1).unwrap();
+    assert_eq!(values(e, g, &[2], DType::Int32), vec![1.0, 0.0]);
+    let g = e.arg_reduce(ArgOp::ArgMin, x, 1).unwrap();
+    assert_eq!(values(e, g, &[2], DType::Int32), vec![0.0, 0.0]);
+    let x = f32s(e, &[1., 2., 3., 4., 5., 6.], &[2, 3]);
+    let am = e.arg_reduce(ArgOp::ArgMax, x, 1).unwrap();
+    assert_eq!(values(e, am, &[2], DType::Int32), vec![2., 2.]);
+    let scalar = f32s(e, &[7.0], &[]);
+    let s = e.arg_reduce(ArgOp::ArgMin, scalar, 0).unwrap();
+    assert_eq!(values(e, s, &[], DType::Int32), vec![0.0]);
+    let empty = f32s(e, &[], &[2, 0, 3]);
+    let z = e.arg_reduce(ArgOp::ArgMax, empty, 1).unwrap();
+    assert_eq!(values(e, z, &[2, 3], DType::Int32), vec![0.0; 6]);
+    let z = e.arg_reduce(ArgOp::ArgMax, empty, 0).unwrap();
+    assert_eq!(values(e, z, &[0, 3], DType::Int32), Vec::<f64>::new());
+    fails(e, "All values in axis param must be in range [-2, 2) but got axis 2", |e| e.arg_reduce(ArgOp::ArgMax, x, 2));
+}
+
+/// Softmax rows in f64: `exp(x - max) / sum(exp(x - max))`.
+fn softmax_ref(x: &[f64], inner: usize) -> Vec<f64> {
+    x.chunks(inner.max(1))
+        .flat_map(|row| {
+            let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| if v.is_nan() || v > m { v } else { m });
+            let s: f64 = row.iter().map(|&v| (v - m).exp()).sum();
+            row.iter().map(move |&v| (v - m).exp() / s).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn softmax_matches_the_reference(e: &mut Engine) {
+    let n = large_len(e);
+    let shapes: Vec<Vec<usize>> = vec![
+        vec![1, 1],
+        vec![2, 3],
+        vec![5],
+        vec![2, 3, 4],
+        vec![3, 10],
+        vec![5, 100],
+        vec![4, 0],
+        vec![0, 4],
+        vec![2, n / 2],
+        vec![n / 8, 8],
+    ];
+    for (i, shape) in shapes.iter().enumerate() {
+        let (x, xv) = random_tensor(e, DType::Float32, shape, 400 + i as u64);
+        let y = e.softmax(x, -1).unwrap();
+        let got = values(e, y, shape, DType::Float32);
+        let want = softmax_ref(&xv, *shape.last().unwrap());
+        for (j, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            assert!((g - w).abs() <= 1e-5 * w + 1e-9, "{shape:?} [{j}]: got {g}, want {w}");
+        }
+        assert_eq!(got.len(), want.len());
+        e.dispose(x);
+        e.dispose(y);
+    }
+    // Large logits stay finite; a row with NaN is NaN; -Infinity is a zero.
+    let x = f32s(e, &[1000.0, 1000.0, f32::NAN, 1.0, -f32::INFINITY, 0.0], &[3, 2]);
+    let y = e.softmax(x, 1).unwrap();
+    let v = values(e, y, &[3, 2], DType::Float32);
+    assert!(v[0] == 0.5 && v[1] == 0.5 && v[2].is_nan() && v[3].is_nan() && v[4] == 0.0 && v[5] == 1.0, "{v:?}");
+    let x = f32s(e, &[1., 2., 3., 4., 5., 6.], &[2, 3]);
+    let sm = e.softmax(x, -1).unwrap();
+    let v = values(e, sm, &[2, 3], DType::Float32);
+    assert!((v[0] + v[1] + v[2] - 1.0).abs() < 1e-6 && v[2] > v[1]);
+    fails(e, "Softmax along a non-last dimension is not yet supported. Logits was rank 2 and dim was 0", |e| {
+        e.softmax(x, 0)
+    });
+    let i = i32s(e, &[1, 2], &[2]);
+    fails(e, "Argument 'logits' passed to 'softmax' must be float32 tensor, but got int32 tensor", |e| {
+        e.softmax(i, -1)
+    });
+}
+
+backend_tests!(
+    reductions_match_the_reference,
+    long_reductions_match_the_reference,
+    reduction_special_values,
+    empty_reductions,
+    arg_reductions_match_the_reference,
+    softmax_matches_the_reference,
+);
