@@ -150,7 +150,7 @@ pub(crate) fn concat(inputs: &[&HostData], outer: usize) -> Result<HostData> {
         bail!("cpu concat: no inputs");
     };
     let dtype = first.dtype();
-    let inners: Vec<usize> = inputs.iter().map(|d| if outer == 0 { 0 } else { d.len() / outer }).collect();
+    let inners: Vec<usize> = inputs.iter().map(|d| d.len().checked_div(outer).unwrap_or(0)).collect();
     macro_rules! cat {
         ($variant:ident) => {{
             let parts: Vec<&[_]> = inputs

@@ -70,7 +70,7 @@ pub(crate) fn slice(
 pub(crate) fn concat(gpu: &Arc<Gpu>, inputs: &[&WgpuStorage], outer: usize) -> Result<Box<dyn Storage>> {
     let Some(first) = inputs.first() else { bail!("wgpu concat: no inputs") };
     let dtype = first.dtype;
-    let widths: Vec<usize> = inputs.iter().map(|s| if outer == 0 { 0 } else { s.len / outer }).collect();
+    let widths: Vec<usize> = inputs.iter().map(|s| s.len.checked_div(outer).unwrap_or(0)).collect();
     let total: usize = widths.iter().sum();
     let n = outer * total;
     launch(gpu, n, dtype, |g, st, o| {
@@ -95,7 +95,7 @@ pub(crate) fn concat(gpu: &Arc<Gpu>, inputs: &[&WgpuStorage], outer: usize) -> R
 /// `[0, axis)` gives zeros (as tfjs's GPU backends), since checking it would cost a readback.
 pub(crate) fn gather(gpu: &Arc<Gpu>, x: &WgpuStorage, idx: &WgpuStorage, dims: [usize; 4]) -> Result<Box<dyn Storage>> {
     let [batch, outer, axis, inner] = dims;
-    let per_batch = if batch == 0 { 0 } else { idx.len / batch };
+    let per_batch = idx.len.checked_div(batch).unwrap_or(0);
     let n = batch * outer * per_batch * inner;
     let params = [
         u32_of(n, "size")?,

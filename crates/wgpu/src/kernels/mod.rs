@@ -142,6 +142,7 @@ pub(crate) fn sbind(s: &WgpuStorage) -> (&wgpu::Buffer, u64) {
 }
 
 /// A 1-D launch of `n` threads in workgroups of 256.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run1d(
     gpu: &Gpu,
     st: &mut State,
