@@ -81,7 +81,7 @@ impl KernelOutputs for Vec<TensorId> {
 /// A tensor's buffer with its shape and dtype, pinned for the length of a kernel call.
 pub struct Input {
     pub data: Arc<Buffer>,
-    pub shape: Vec<usize>,
+    pub shape: shape::Dims,
     pub dtype: DType,
 }
 
@@ -192,7 +192,7 @@ impl Engine {
 
     fn input_on(&mut self, backend: &Arc<dyn Backend>, id: TensorId) -> Result<Input> {
         let info = self.tensors.get(&id).ok_or_else(disposed)?;
-        let (shape, dtype) = (info.shape.clone(), info.dtype);
+        let (shape, dtype) = (shape::Dims::from_slice(&info.shape), info.dtype);
         let mut data = info.data.clone();
         if data.backend.name() != backend.name() {
             let view = View { storage: &*data.storage, shape: &shape, dtype };
@@ -312,7 +312,10 @@ impl Engine {
         body: impl FnOnce(&mut Engine, &Arc<dyn Backend>, &[Input]) -> Result<O>,
     ) -> Result<O> {
         let backend = self.backend()?;
-        let resolved = inputs.iter().map(|&id| self.input_on(&backend, id)).collect::<Result<Vec<Input>>>()?;
+        let mut resolved = Vec::with_capacity(inputs.len());
+        for &id in inputs {
+            resolved.push(self.input_on(&backend, id)?);
+        }
         let top = self.kernel_depth == 0;
         let profiling = top && self.profile.is_some();
         let before = profiling.then(|| (self.num_bytes, self.tensors.len(), std::time::Instant::now()));
@@ -347,7 +350,7 @@ impl Engine {
                 total_bytes_snapshot: self.num_bytes,
                 tensors_added: self.tensors.len() as i64 - tensors as i64,
                 total_tensors_snapshot: self.tensors.len(),
-                input_shapes: resolved.iter().map(|i| i.shape.clone()).collect(),
+                input_shapes: resolved.iter().map(|i| i.shape.to_vec()).collect(),
                 output_shapes: out
                     .ids()
                     .iter()

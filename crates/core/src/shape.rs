@@ -5,6 +5,9 @@ use crate::{bail, Result};
 /// Highest rank tidytensor accepts (the tfjs `tensor6d` limit).
 pub const MAX_RANK: usize = 6;
 
+/// A shape held inline (no allocation up to [`MAX_RANK`]): what a kernel call pins per input.
+pub type Dims = smallvec::SmallVec<[usize; MAX_RANK]>;
+
 pub fn size(shape: &[usize]) -> usize {
     shape.iter().product()
 }

@@ -20,14 +20,14 @@ impl Engine {
                     let floats = backend.cast(x.view(), DType::Float32)?;
                     let view = crate::View { storage: &*floats, shape: &x.shape, dtype: DType::Float32 };
                     let storage = backend.unary(op, view)?;
-                    e.output(storage, x.shape.clone(), DType::Float32)
+                    e.output(storage, x.shape.to_vec(), DType::Float32)
                 });
             }
         }
         self.run_kernel(op.kernel_name(), &[x], |e, backend, ins| {
             let x = &ins[0];
             let storage = backend.unary(op, x.view())?;
-            e.output(storage, x.shape.clone(), x.dtype)
+            e.output(storage, x.shape.to_vec(), x.dtype)
         })
     }
 
@@ -35,14 +35,18 @@ impl Engine {
     /// (tfjs `makeTypesMatch`); `div` of int32 is floor division; floorDiv always gives int32
     /// and maximum/minimum of bool too (tfjs's kernels).
     pub fn binary(&mut self, op: BinaryOp, a: TensorId, b: TensorId) -> Result<TensorId> {
-        let dtype = DType::upcast(self.dtype(a)?, self.dtype(b)?);
-        let (op, out) = match (op, dtype) {
-            (BinaryOp::Div, DType::Int32) | (BinaryOp::FloorDiv, _) => (BinaryOp::FloorDiv, DType::Int32),
-            (BinaryOp::Maximum | BinaryOp::Minimum, DType::Bool) => (op, DType::Int32),
-            _ => (op, dtype),
+        // tfjs's `div` picks its kernel before running it.
+        let op = match op {
+            BinaryOp::Div if DType::upcast(self.dtype(a)?, self.dtype(b)?) == DType::Int32 => BinaryOp::FloorDiv,
+            op => op,
         };
         self.run_kernel(op.kernel_name(), &[a, b], |e, backend, ins| {
             let (a, b) = (&ins[0], &ins[1]);
+            let dtype = DType::upcast(a.dtype, b.dtype);
+            let out = match (op, dtype) {
+                (BinaryOp::FloorDiv, _) | (BinaryOp::Maximum | BinaryOp::Minimum, DType::Bool) => DType::Int32,
+                _ => dtype,
+            };
             let out_shape = shape::broadcast(&a.shape, &b.shape)?;
             check_size(&**backend, &out_shape, out)?;
             let rank = out_shape.len();
@@ -60,10 +64,10 @@ impl Engine {
         self.run_kernel(k::CAST, &[x], |e, backend, ins| {
             let x = &ins[0];
             if x.dtype == dtype {
-                return Ok(e.share(x.data.clone(), x.shape.clone(), dtype));
+                return Ok(e.share(x.data.clone(), x.shape.to_vec(), dtype));
             }
             let storage = backend.cast(x.view(), dtype)?;
-            e.output(storage, x.shape.clone(), dtype)
+            e.output(storage, x.shape.to_vec(), dtype)
         })
     }
 }

@@ -5,7 +5,7 @@ impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
     pub fn clone_tensor(&mut self, x: TensorId) -> Result<TensorId> {
         self.run_kernel(k::IDENTITY, &[x], |e, _, ins| {
-            Ok(e.share(ins[0].data.clone(), ins[0].shape.clone(), ins[0].dtype))
+            Ok(e.share(ins[0].data.clone(), ins[0].shape.to_vec(), ins[0].dtype))
         })
     }
 

@@ -85,7 +85,7 @@ impl Engine {
             let inner = x.shape.last().copied().unwrap_or(1);
             let outer = shape::size(&x.shape) / inner.max(1);
             let storage = backend.softmax(x.view(), outer, inner)?;
-            e.output(storage, x.shape.clone(), DType::Float32)
+            e.output(storage, x.shape.to_vec(), DType::Float32)
         })
     }
 
