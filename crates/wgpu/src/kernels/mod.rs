@@ -163,3 +163,50 @@ pub(crate) fn u32_of(n: usize, what: &str) -> Result<u32> {
     u32::try_from(n)
         .map_err(|_| tidytensor_core::Error::new(format!("wgpu backend: {what} of {n} is too large for the GPU")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::WG;
+    use tidytensor_core::{Backend, HostData, View};
+
+    /// Kernels may take any number of inputs: a 5-input sum runs, and more inputs than the GPU
+    /// binds is an error, in every build.
+    #[test]
+    fn kernels_take_any_number_of_inputs() {
+        let b = match crate::WgpuBackend::new() {
+            Ok(b) => b,
+            Err(e) if std::env::var("TIDYTENSOR_REQUIRE_WGPU").is_ok_and(|v| v == "1") => panic!("{e}"),
+            Err(e) => return eprintln!("SKIPPED: {e}"),
+        };
+        let gpu = &b.gpu;
+        let inputs: Vec<Box<dyn Storage>> =
+            (0..5).map(|k| b.upload(HostData::F32(vec![k as f32, 10.0 * k as f32])).unwrap()).collect();
+        let storages: Vec<&WgpuStorage> = inputs.iter().map(|s| s.as_any().downcast_ref().unwrap()).collect();
+        let sum = launch(gpu, 2, DType::Float32, |g, st, o| {
+            let src = || {
+                let body = "@compute @workgroup_size(256)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    let i = id.x;\n    if (i >= p(0u)) { return; }\n    Y[i] = X0[i] + X1[i] + X2[i] + X3[i] + X4[i];\n}\n";
+                shader(&["f32"; 5], "f32", "", body)
+            };
+            let binds: Vec<_> = storages.iter().map(|s| sbind(s)).collect();
+            run1d(g, st, "test_sum5", src, &binds, bind(o), &[2], 2, WG)
+        })
+        .unwrap();
+        let got = b.read(View { storage: &*sum, shape: &[2], dtype: DType::Float32 }).unwrap();
+        assert_eq!(got, HostData::F32(vec![10.0, 100.0]));
+
+        let max = gpu.limits.max_storage_buffers_per_shader_stage as usize;
+        if max > 1024 {
+            return; // a driver without a practical limit
+        }
+        let too_many = vec!["f32"; max];
+        let err = launch(gpu, 1, DType::Float32, |g, st, o| {
+            let src = || shader(&too_many, "f32", "", "");
+            let binds: Vec<_> = (0..max).map(|_| sbind(storages[0])).collect();
+            run1d(g, st, "test_too_many", src, &binds, bind(o), &[1], 1, WG)
+        })
+        .err()
+        .expect("more inputs than the GPU binds must fail");
+        assert!(err.0.contains("storage buffers"), "{}", err.0);
+    }
+}
