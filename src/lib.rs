@@ -67,6 +67,8 @@ pub(crate) fn engine<R>(f: impl FnOnce(&mut Engine) -> tidytensor_core::Result<R
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(Error::from_reason(e.0)),
         Err(panic) => {
+            // The engine's RefCell was released by the unwind; put its kernel state right.
+            let _ = catch_unwind(|| with_engine(Engine::abort_kernels));
             let msg = panic
                 .downcast_ref::<String>()
                 .map(String::as_str)

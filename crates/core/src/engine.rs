@@ -370,6 +370,15 @@ impl Engine {
         Ok(out)
     }
 
+    /// After a panic escaped a kernel (caught at the binding): frees what the interrupted
+    /// kernels made and leaves kernel depth 0, so later ops are scoped and recorded again.
+    pub fn abort_kernels(&mut self) {
+        self.kernel_depth = 0;
+        for id in std::mem::take(&mut self.kernel_made) {
+            self.dispose(id);
+        }
+    }
+
     /// Tracks a tensor a kernel returned in the innermost scope, which `track` already
     /// recorded as its scope (kernels open no scopes).
     fn track_in_scope(&mut self, id: TensorId) {
