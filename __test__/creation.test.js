@@ -1,13 +1,9 @@
 'use strict';
-// tensor()/scalar()/tensorNd(): dtype and shape inference, conversions and error texts.
+// Creation: tensor()/scalar()/tensorNd() (dtype and shape inference, conversions, error
+// texts) and the creation ops, differentially against @tensorflow/tfjs.
 const { describe, it } = require('node:test');
 const { tt, tfo, assert, same, throwsMsg } = require('./helpers/setup');
-
-function cases(title, list) {
-  describe(title, () => {
-    for (const [name, program, opts] of list) it(name, () => { same(program, opts); });
-  });
-}
+const { F, I, Bo, cases } = require('./helpers/ops');
 
 cases('tensor()', [
   ['number', (tf) => tf.tensor(3)],
@@ -174,3 +170,49 @@ describe('values, shapes and reading', () => {
     assert.equal(tt.memory().numTensors, n0);
   });
 });
+
+cases('creation ops', [
+  ['zeros', (tf) => tf.zeros([2, 3])],
+  ['zeros int32', (tf) => tf.zeros([2], 'int32')],
+  ['zeros bool', (tf) => tf.zeros([2], 'bool')],
+  ['zeros scalar', (tf) => tf.zeros([])],
+  ['zeros empty', (tf) => tf.zeros([0])],
+  ['zeros bad shape', (tf) => tf.zeros([-1])],
+  ['zeros float shape', (tf) => tf.zeros([1.5])],
+  ['ones', (tf) => tf.ones([3, 1])],
+  ['ones int32', (tf) => tf.ones([3], 'int32')],
+  ['ones bool', (tf) => tf.ones([3], 'bool')],
+  ['fill', (tf) => tf.fill([2, 2], 7)],
+  ['fill int32', (tf) => tf.fill([2], 3.7, 'int32')],
+  ['fill bool inferred', (tf) => tf.fill([2], true)],
+  ['fill negative', (tf) => tf.fill([3], -2.5)],
+  ['zerosLike', (tf) => tf.zerosLike(I(tf))],
+  ['onesLike', (tf) => tf.onesLike(Bo(tf))],
+  ['zerosLike chained', (tf) => F(tf).zerosLike()],
+  ['onesLike array', (tf) => tf.onesLike([1, 2])],
+  ['range', (tf) => tf.range(0, 5)],
+  ['range step', (tf) => tf.range(1, 10, 3)],
+  ['range negative step', (tf) => tf.range(5, 0, -2)],
+  ['range fractional', (tf) => tf.range(0, 1, 0.3)],
+  ['range int32', (tf) => tf.range(0, 5, 2, 'int32')],
+  ['range empty', (tf) => tf.range(5, 0)],
+  ['range zero step', (tf) => tf.range(0, 5, 0)],
+  ['linspace', (tf) => tf.linspace(0, 1, 5)],
+  ['linspace one', (tf) => tf.linspace(3, 9, 1)],
+  ['linspace descending', (tf) => tf.linspace(10, -10, 7)],
+  ['linspace zero', (tf) => tf.linspace(0, 1, 0)],
+  ['eye', (tf) => tf.eye(3)],
+  ['eye rect', (tf) => tf.eye(2, 4)],
+  ['eye tall', (tf) => tf.eye(4, 2)],
+  ['eye int32', (tf) => tf.eye(2, 2, null, 'int32')],
+  ['eye batch 1', (tf) => tf.eye(2, 3, [2])],
+  ['eye batch 2', (tf) => tf.eye(2, 2, [2, 3])],
+  ['oneHot', (tf) => tf.oneHot(tf.tensor1d([0, 2, 1], 'int32'), 3)],
+  ['oneHot array', (tf) => tf.oneHot([1, 0], 2)],
+  ['oneHot on/off', (tf) => tf.oneHot([1, 3], 4, 5, -1)],
+  ['oneHot float32 dtype', (tf) => tf.oneHot([1, 3], 4, 0.5, 0, 'float32')],
+  ['oneHot out of range', (tf) => tf.oneHot([-1, 5], 3)],
+  ['oneHot 2d', (tf) => tf.oneHot([[0, 1], [1, 0]], 2)],
+  ['oneHot depth 1', (tf) => tf.oneHot([0], 1)],
+  ['oneHot float indices', (tf) => tf.oneHot(tf.tensor1d([0, 1]), 3)],
+]);

@@ -1,0 +1,80 @@
+'use strict';
+// Differential tests of the elementwise ops: each program runs on tidytensor and on
+// @tensorflow/tfjs; values, shapes, dtypes, memory counts and error texts must agree, and nothing
+// may leak, even when the op throws inside tidy.
+const { F, I, Bo, POS, makers, cases } = require('./helpers/ops');
+// Every op of the core's elementwise tables, so a new op is tested here without a new line.
+const table = require('../lib/native').elementwiseOps();
+
+const unaryOps = table.unary.map((op) => op.name);
+const unaryCases = [];
+for (const op of unaryOps) {
+  for (const [dt, mk] of Object.entries(makers)) {
+    unaryCases.push([`${op} ${dt}`, (tf) => tf[op](mk(tf))]);
+    unaryCases.push([`${op} ${dt} chained`, (tf) => mk(tf)[op]()]);
+  }
+  unaryCases.push([`${op} positive`, (tf) => tf[op](POS(tf))]);
+  unaryCases.push([`${op} scalar`, (tf) => tf[op](tf.scalar(0.25))]);
+  unaryCases.push([`${op} number`, (tf) => tf[op](2)]);
+  unaryCases.push([`${op} nested array`, (tf) => tf[op]([[1, 2], [3, 4]])]);
+  unaryCases.push([`${op} empty`, (tf) => tf[op](tf.zeros([0, 3]))]);
+  unaryCases.push([`${op} bad argument`, (tf) => tf[op]({})]);
+  unaryCases.push([`${op} string argument`, (tf) => tf[op]('x')]);
+  unaryCases.push([`${op} null`, (tf) => tf[op](null)]);
+}
+cases('unary ops', unaryCases);
+
+const binaryOps = table.binary.map((op) => op.name);
+const binaryCases = [];
+for (const op of binaryOps) {
+  for (const [da, ma] of Object.entries(makers)) {
+    for (const [db, mb] of Object.entries(makers)) {
+      binaryCases.push([`${op} ${da}/${db}`, (tf) => tf[op](ma(tf), mb(tf))]);
+    }
+  }
+  binaryCases.push([`${op} chained`, (tf) => F(tf)[op](I(tf))]);
+  binaryCases.push([`${op} broadcast row`, (tf) => tf[op](F(tf), tf.tensor1d([1, 2, 3]))]);
+  binaryCases.push([`${op} broadcast col`, (tf) => tf[op](F(tf), tf.tensor2d([[2], [3]]))]);
+  binaryCases.push([`${op} broadcast both`,
+    (tf) => tf[op](tf.tensor2d([[1], [2], [3]]), tf.tensor2d([[1, 2]]))]);
+  binaryCases.push([`${op} broadcast rank 3 x rank 1`,
+    (tf) => tf[op](tf.ones([2, 3, 4]), tf.range(1, 5))]);
+  binaryCases.push([`${op} scalar tensor`, (tf) => tf[op](F(tf), tf.scalar(2))]);
+  binaryCases.push([`${op} number right`, (tf) => tf[op](F(tf), 2)]);
+  binaryCases.push([`${op} number left`, (tf) => tf[op](3, F(tf))]);
+  binaryCases.push([`${op} int32 with number`, (tf) => tf[op](I(tf), 2)]);
+  binaryCases.push([`${op} int32 with int32 scalar`, (tf) => tf[op](I(tf), tf.scalar(2, 'int32'))]);
+  binaryCases.push([`${op} two numbers`, (tf) => tf[op](7, 2)]);
+  binaryCases.push([`${op} arrays`, (tf) => tf[op]([1, 2, 3], [[4], [5]])]);
+  binaryCases.push([`${op} booleans`, (tf) => tf[op](true, [false, true])]);
+  binaryCases.push([`${op} empty`, (tf) => tf[op](tf.zeros([0, 3]), tf.ones([3]))]);
+  binaryCases.push([`${op} incompatible shapes`,
+    (tf) => tf[op](tf.ones([2, 3]), tf.ones([2, 2]))]);
+  binaryCases.push([`${op} incompatible shapes with a TensorLike`,
+    (tf) => tf[op](tf.ones([2, 3]), [1, 2])]);
+  binaryCases.push([`${op} bad a`, (tf) => tf[op]({}, 1)]);
+  binaryCases.push([`${op} bad b after a TensorLike a`, (tf) => tf[op]([1, 2], undefined)]);
+  binaryCases.push([`${op} string b`, (tf) => tf[op](F(tf), 'x')]);
+  binaryCases.push([`${op} String object a`, (tf) => tf[op](new String('x'), 1)]);
+}
+binaryCases.push(['div int32 by zero', (tf) => tf.div(tf.tensor1d([5, -5, 0], 'int32'),
+  tf.tensor1d([0, 0, 0], 'int32'))]);
+binaryCases.push(['div int32 floors', (tf) => tf.div(tf.tensor1d([7, -7, 7, -7], 'int32'),
+  tf.tensor1d([2, 2, -2, -2], 'int32'))]);
+binaryCases.push(['pow negative base fractional exponent',
+  (tf) => tf.pow(tf.tensor1d([-2, 2]), 0.5)]);
+binaryCases.push(['pow int32 exponent', (tf) => tf.pow(tf.tensor1d([2, 3], 'int32'),
+  tf.tensor1d([3, 2], 'int32'))]);
+cases('binary ops', binaryCases);
+
+cases('cast', [
+  ['cast float->int32', (tf) => tf.cast(tf.tensor1d([1.7, -1.7, 0.5, -0.5]), 'int32')],
+  ['cast float->bool', (tf) => F(tf).cast('bool')],
+  ['cast int32->float', (tf) => tf.cast(I(tf), 'float32')],
+  ['cast bool->int32', (tf) => tf.cast(Bo(tf), 'int32')],
+  ['cast bool->float32', (tf) => tf.cast(Bo(tf), 'float32')],
+  ['cast same dtype', (tf) => tf.cast(F(tf), 'float32')],
+  ['cast to string', (tf) => tf.cast(F(tf), 'string')],
+  ['cast to unknown', (tf) => tf.cast(F(tf), 'float64')],
+  ['cast array', (tf) => tf.cast([1.5, 2.5], 'int32')],
+]);

@@ -1,0 +1,45 @@
+'use strict';
+// Differential tests of the reduction ops: each program runs on tidytensor and on
+// @tensorflow/tfjs; values, shapes, dtypes, memory counts and error texts must agree, and nothing
+// may leak, even when the op throws inside tidy.
+const { F, I, makers, cases } = require('./helpers/ops');
+
+const reduceCases = [];
+for (const op of ['sum', 'mean', 'max', 'min']) {
+  for (const [dt, mk] of Object.entries(makers)) {
+    reduceCases.push([`${op} ${dt} all`, (tf) => tf[op](mk(tf))]);
+    reduceCases.push([`${op} ${dt} axis 0`, (tf) => tf[op](mk(tf), 0)]);
+    reduceCases.push([`${op} ${dt} axis -1 keepDims`, (tf) => mk(tf)[op](-1, true)]);
+  }
+  const R3 = (tf) => tf.range(0, 24).reshape([2, 3, 4]);
+  reduceCases.push([`${op} axes [0, 2]`, (tf) => tf[op](R3(tf), [0, 2])]);
+  reduceCases.push([`${op} axes [-1, 0] keepDims`, (tf) => tf[op](R3(tf), [-1, 0], true)]);
+  reduceCases.push([`${op} all keepDims`, (tf) => tf[op](R3(tf), null, true)]);
+  reduceCases.push([`${op} empty axes`, (tf) => tf[op](R3(tf), [])]);
+  reduceCases.push([`${op} scalar`, (tf) => tf[op](tf.scalar(3))]);
+  reduceCases.push([`${op} array`, (tf) => tf[op]([[1, 5], [3, 2]], 1)]);
+  reduceCases.push([`${op} bad axis`, (tf) => tf[op](R3(tf), 3)]);
+  reduceCases.push([`${op} bad negative axis`, (tf) => tf[op](R3(tf), -4)]);
+}
+reduceCases.push(['sum empty', (tf) => tf.sum(tf.zeros([0, 3]), 0)]);
+reduceCases.push(['sum large', (tf) => tf.sum(tf.range(0, 10000).div(100))]);
+for (const op of ['argMax', 'argMin']) {
+  for (const [dt, mk] of Object.entries(makers)) {
+    reduceCases.push([`${op} ${dt} default axis`, (tf) => tf[op](mk(tf))]);
+    reduceCases.push([`${op} ${dt} axis 1`, (tf) => mk(tf)[op](1)]);
+    reduceCases.push([`${op} ${dt} axis -1`, (tf) => tf[op](mk(tf), -1)]);
+  }
+  reduceCases.push([`${op} ties`, (tf) => tf[op](tf.tensor1d([3, 1, 3, 1]))]);
+  reduceCases.push([`${op} rank 3 axis 1`, (tf) => tf[op](tf.range(0, 24).reshape([2, 3, 4]).neg(), 1)]);
+  reduceCases.push([`${op} bad axis`, (tf) => tf[op](F(tf), 2)]);
+}
+reduceCases.push(['softmax default', (tf) => tf.softmax(F(tf))]);
+reduceCases.push(['softmax chained', (tf) => F(tf).softmax()]);
+reduceCases.push(['softmax 1d', (tf) => tf.softmax([1, 2, 3])]);
+reduceCases.push(['softmax large values', (tf) => tf.softmax([1000, 1001, 1002])]);
+reduceCases.push(['softmax rank 3', (tf) => tf.softmax(tf.range(0, 24).reshape([2, 3, 4]).div(7))]);
+reduceCases.push(['softmax dim 0', (tf) => tf.softmax(F(tf), 0)]);
+reduceCases.push(['softmax int32', (tf) => tf.softmax(I(tf))]);
+cases('reductions', reduceCases);
+
+const R = (tf) => tf.range(0, 24).reshape([2, 3, 4]);
