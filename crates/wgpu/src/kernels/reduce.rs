@@ -1,4 +1,6 @@
 //! Reductions over the inner axis (workgroup trees for long rows), arg-reductions, softmax.
+//! What each reduction computes is WGSL in `shaders/reduce/acc.wgsl`; the templates beside it
+//! are the passes.
 
 use std::sync::Arc;
 
@@ -14,6 +16,7 @@ const ARG_ROWS: &str = include_str!("../shaders/reduce/arg_rows.wgsl");
 const ARG_TREE: &str = include_str!("../shaders/reduce/arg_tree.wgsl");
 const SOFTMAX_TREE: &str = include_str!("../shaders/reduce/softmax_tree.wgsl");
 const SOFTMAX_ROWS: &str = include_str!("../shaders/reduce/softmax_rows.wgsl");
+const ACC: &str = include_str!("../shaders/reduce/acc.wgsl");
 
 /// Rows at most this long are reduced by one thread each; longer ones go through
 /// workgroup trees first.
@@ -21,88 +24,54 @@ const SHORT_ROW: usize = 64;
 /// Elements one tree workgroup folds per pass (16 per thread).
 const TREE_CHUNK: usize = 4096;
 
-/// How one reduction accumulates: accumulator type, identity, combine, and the final
-/// conversion to the output dtype.
+/// How one reduction accumulates: the `<op>_<acc>_*` functions of `shaders/reduce/acc.wgsl`.
 struct Acc {
+    /// `<op>_<acc>`, the prefix of its WGSL functions.
+    name: String,
+    /// The accumulator's WGSL type and size.
     ty: &'static str,
     bytes: u64,
-    ident: &'static str,
-    comb: &'static str,
-    /// First pass: input element to accumulator.
-    first_load: String,
-    fin: String,
+    /// The compute domain of the final value.
+    result: Dom,
 }
 
 impl Acc {
-    /// A reduction pass's input type and loader: the tensor itself on the first pass, the
-    /// previous pass's partial results after that.
-    fn stage_input(&self, first: bool, xd: DType) -> (&'static str, String) {
+    fn of(op: ReduceOp, xd: DType) -> Acc {
+        let op_name = match op {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+        };
+        let (acc, ty, bytes, result) = match (op, xd) {
+            (_, DType::Float32) => ("f32", "f32", 4, Dom::F),
+            (ReduceOp::Mean, _) => ("i64", "vec2<u32>", 8, Dom::F),
+            _ => ("i32", "i32", 4, Dom::I),
+        };
+        Acc { name: format!("{op_name}_{acc}"), ty, bytes, result }
+    }
+
+    /// The accumulator functions under the names the templates call, and a pass's loader: the
+    /// tensor itself on the first pass, the previous pass's partial results after that.
+    fn helpers(&self, first: bool, xd: DType) -> (&'static str, String) {
+        let (t, n) = (self.ty, &self.name);
+        let mut h = format!(
+            "{ACC}fn ident() -> {t} {{ return {n}_ident(); }}\nfn comb(a: {t}, b: {t}) -> {t} {{ return {n}_comb(a, b); }}\n"
+        );
         if first {
-            (sty(xd), self.first_load.clone())
+            let elem = if xd == DType::Bool { "i32(X0[i])" } else { "X0[i]" };
+            h += &format!("fn ld0(i: u32) -> {t} {{ return {n}_from({elem}); }}\n");
+            (sty(xd), h)
         } else {
-            (self.ty, format!("fn ld0(i: u32) -> {0} {{ return X0[i]; }}\n", self.ty))
+            h += &format!("fn ld0(i: u32) -> {t} {{ return X0[i]; }}\n");
+            (t, h)
         }
     }
-}
 
-fn acc_for(op: ReduceOp, xd: DType, out: DType) -> Acc {
-    use ReduceOp::*;
-    let load_i = match xd {
-        DType::Bool => "i32(X0[i])",
-        _ => "X0[i]",
-    };
-    if xd == DType::Float32 {
-        let (ident, comb) = match op {
-            Sum | Mean => ("0.0", "return a + b;"),
-            Max => ("-inf_f()", "if (is_nan(a) || is_nan(b)) { return nan_f(); } return select(a, b, b > a);"),
-            Min => ("inf_f()", "if (is_nan(a) || is_nan(b)) { return nan_f(); } return select(a, b, b < a);"),
-        };
-        let v = if op == Mean { "a / f32(p(4u))" } else { "a" };
-        return Acc {
-            ty: "f32",
-            bytes: 4,
-            ident,
-            comb,
-            first_load: "fn ld0(i: u32) -> f32 { return X0[i]; }\n".into(),
-            fin: format!("{}fn fin(a: f32) -> {} {{ return conv({v}); }}\n", conv_fn(Dom::F, out), sty(out)),
-        };
-    }
-    if op == Mean {
-        // Exact 64-bit integer sums (as two u32 words), divided once at the end.
-        return Acc {
-            ty: "vec2<u32>",
-            bytes: 8,
-            ident: "vec2<u32>(0u, 0u)",
-            comb: "let lo = a.x + b.x; return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));",
-            first_load: format!(
-                "fn ld0(i: u32) -> vec2<u32> {{ let v = {load_i}; return vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0)); }}\n"
-            ),
-            fin: format!(
-                "{}fn fin(a: vec2<u32>) -> {} {{
-    let neg = (a.y >> 31u) == 1u;
-    var lo = a.x;
-    var hi = a.y;
-    if (neg) {{ lo = ~a.x + 1u; hi = ~a.y + select(0u, 1u, lo == 0u); }}
-    let m = f32(hi) * 4294967296.0 + f32(lo);
-    return conv(select(m, -m, neg) / f32(p(4u)));
-}}\n",
-                conv_fn(Dom::F, out),
-                sty(out)
-            ),
-        };
-    }
-    let (ident, comb) = match op {
-        Max => ("bitcast<i32>(0x80000000u)", "return max(a, b);"),
-        Min => ("2147483647", "return min(a, b);"),
-        _ => ("0", "return a + b;"),
-    };
-    Acc {
-        ty: "i32",
-        bytes: 4,
-        ident,
-        comb,
-        first_load: format!("fn ld0(i: u32) -> i32 {{ return {load_i}; }}\n"),
-        fin: format!("{}fn fin(a: i32) -> {} {{ return conv(a); }}\n", conv_fn(Dom::I, out), sty(out)),
+    /// `fin(acc)`: the final value stored as `out`.
+    fn fin(&self, out: DType) -> String {
+        let (t, n) = (self.ty, &self.name);
+        format!("{}fn fin(a: {t}) -> {} {{ return conv({n}_fin(a)); }}\n", conv_fn(self.result, out), sty(out))
     }
 }
 
@@ -115,13 +84,7 @@ pub(crate) fn reduce(
     out: DType,
 ) -> Result<Box<dyn Storage>> {
     let xd = x.dtype;
-    let acc = acc_for(op, xd, out);
-    let helpers = |load: &str, fin: &str| {
-        format!(
-            "fn ident() -> {0} {{ return {1}; }}\nfn comb(a: {0}, b: {0}) -> {0} {{ {2} }}\n{load}{fin}",
-            acc.ty, acc.ident, acc.comb
-        )
-    };
+    let acc = Acc::of(op, xd);
     launch(gpu, outer, out, |g, st, o| {
         let mut temps: Vec<RawBuf> = Vec::new();
         let mut len = inner;
@@ -134,8 +97,8 @@ pub(crate) fn reduce(
                 let first = temps.is_empty();
                 let key = format!("reduce_tree:{op:?}:{xd:?}:{first}");
                 let src = || {
-                    let (input_ty, load) = acc.stage_input(first, xd);
-                    shader(&[input_ty], acc.ty, &helpers(&load, ""), &REDUCE_TREE.replace("$ACC", acc.ty))
+                    let (input_ty, helpers) = acc.helpers(first, xd);
+                    shader(&[input_ty], acc.ty, &helpers, &REDUCE_TREE.replace("$ACC", acc.ty))
                 };
                 let input = temps.last().map(bind).unwrap_or_else(|| sbind(x));
                 let params = [u32_of(outer, "rows")?, u32_of(len, "row length")?, nchunks as u32, chunk as u32];
@@ -148,8 +111,8 @@ pub(crate) fn reduce(
             let first = temps.is_empty();
             let key = format!("reduce_rows:{op:?}:{xd:?}:{out:?}:{first}");
             let src = || {
-                let (input_ty, load) = acc.stage_input(first, xd);
-                shader(&[input_ty], sty(out), &helpers(&load, &acc.fin), REDUCE_ROWS)
+                let (input_ty, helpers) = acc.helpers(first, xd);
+                shader(&[input_ty], sty(out), &(helpers + &acc.fin(out)), REDUCE_ROWS)
             };
             let input = temps.last().map(bind).unwrap_or_else(|| sbind(x));
             let params = [u32_of(outer, "rows")?, len as u32, 0, 0, u32_of(inner, "row length")?];
@@ -175,13 +138,12 @@ pub(crate) fn arg_reduce(
         return launch(gpu, n, DType::Int32, |g, st, o| fill_raw(g, st, o, n, 0));
     }
     let xd = x.dtype;
-    let cmp = if op == ArgOp::ArgMax { ">" } else { "<" };
     let d = Dom::of(xd);
-    let vnan = if d == Dom::F { "return is_nan(v);" } else { "return false;" };
+    let name = if op == ArgOp::ArgMax { "argMax" } else { "argMin" };
     let helpers = format!(
-        "{}fn better(a: {1}, b: {1}) -> bool {{ return a {cmp} b; }}\nfn vnan(v: {1}) -> bool {{ {vnan} }}\n",
+        "{ACC}{}fn better(a: {t}, b: {t}) -> bool {{ return {name}_{t}_better(a, b); }}\nfn vnan(v: {t}) -> bool {{ return vnan_{t}(v); }}\n",
         load_fn(0, xd),
-        d.ty()
+        t = d.ty()
     );
     let tree = axis > SHORT_ROW;
     let key = format!("arg:{op:?}:{xd:?}:{tree}");
