@@ -61,9 +61,11 @@ pub struct BackendMemory {
     pub fields: Vec<(&'static str, f64)>,
 }
 
-/// A compute backend. Every kernel returns fresh storage for its output; the engine
-/// registers it. Output dtypes are decided by the engine and stated in each doc comment.
+/// A compute backend, its kernels grouped by op family. Every kernel returns fresh storage
+/// for its output; the engine registers it. Output dtypes are decided by the engine and
+/// stated in each doc comment.
 pub trait Backend: Send + Sync {
+    // ---- storage, memory and synchronisation ----
     fn name(&self) -> &'static str;
 
     /// Copies host values into backend storage.
@@ -92,8 +94,14 @@ pub trait Backend: Send + Sync {
         Ok(())
     }
 
+    // ---- creation ----
     /// `len` copies of `value` (already valid for `dtype`).
     fn fill(&self, len: usize, value: f64, dtype: DType) -> Result<Box<dyn Storage>>;
+    /// int32 `indices` → `[len, depth]` of `on` where the index matches, else `off`
+    /// (out-of-range indices give a row of `off`).
+    fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>>;
+
+    // ---- elementwise ----
     /// Converts to `dtype` as tfjs does (float→int32 truncates, bool is `x != 0`).
     fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>>;
     /// Elementwise op; the output has `x`'s dtype. float32 computes in floats; int32 and bool
@@ -105,10 +113,14 @@ pub trait Backend: Send + Sync {
     /// computes in floats, int32 and bool (as 0/1) in 32-bit integers; the result is stored as
     /// `out`.
     fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>>;
+
+    // ---- matmul ----
     /// Batched matrix product of float32 `a` `[batchA, m|k, k|m]` and `b` `[batchB, k|n, n|k]`,
     /// where batchA and batchB are equal or one of them is 1 (broadcast). Output
     /// `[max(batchA, batchB), m, n]`, float32.
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>>;
+
+    // ---- reduce ----
     /// Reduces `x` seen as `[outer, inner]` over `inner` (never empty: the engine answers empty
     /// reductions itself); output `[outer]` of dtype `out`.
     fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>>;
@@ -117,6 +129,8 @@ pub trait Backend: Send + Sync {
     fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>>;
     /// Softmax (float32) over the last axis of `x` seen as `[outer, inner]`.
     fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>>;
+
+    // ---- layout ----
     /// Permutes axes: output axis `i` is input axis `perm[i]` (a checked permutation).
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>>;
     /// The box `[begin, begin + size)` of `x` (checked to lie inside it).
@@ -128,7 +142,4 @@ pub trait Backend: Send + Sync {
     /// outside `[0, axis)` are the kernel's to handle, since only it reads them: an error with
     /// tfjs's text where the values are at hand (cpu), zeros on a GPU (as tfjs's GPU backends).
     fn gather(&self, x: View, indices: View, dims: [usize; 4]) -> Result<Box<dyn Storage>>;
-    /// int32 `indices` → `[len, depth]` of `on` where the index matches, else `off`
-    /// (out-of-range indices give a row of `off`).
-    fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>>;
 }
