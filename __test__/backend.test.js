@@ -65,6 +65,18 @@ describe(`memory on the ${backend} backend`, () => {
     if (onGpu) assert.equal(allocatedAfter[2], allocatedAfter[1]);
   });
 
+  it('keeps memory flat in a loop that only uploads and disposes', () => {
+    // 3,000 uploads of 1 MiB: wgpu stages each upload until a submit, so uploads must count
+    // toward one (this grew the process by 3 GB before).
+    const data = new Float32Array(262144);
+    for (let i = 0; i < 300; i++) tf.tensor(data).dispose();
+    const rss = process.memoryUsage().rss;
+    for (let i = 0; i < 3000; i++) tf.tensor(data).dispose();
+    const grownMB = (process.memoryUsage().rss - rss) / 2 ** 20;
+    assert.ok(grownMB < 256, `the process grew by ${grownMB.toFixed(0)} MiB`);
+    assert.equal(tf.memory().numTensors, 0);
+  });
+
   it('releases the pool on request', () => {
     tf.tidy(() => tf.ones([1000]).add(1).dataSync());
     tf.backend().releasePool();

@@ -22,6 +22,10 @@ use crate::pool::{size_class, Pool};
 /// ~60-80 µs per dispatch whatever the batch, and a real GPU starts work sooner with a
 /// moderate batch.
 pub(crate) const BATCH: usize = 32;
+/// Bytes of uploads (`queue.write_buffer`) after which the batch is submitted: wgpu keeps each
+/// upload in staging memory until a submit, so a loop that only creates and disposes tensors
+/// would otherwise grow memory without bound.
+pub(crate) const STAGED_FLUSH_BYTES: u64 = 32 << 20;
 /// Parameter words per dispatch (a 256-byte uniform slot); 60 and 61 are NaN and +Infinity.
 pub(crate) const PARAM_WORDS: usize = 64;
 pub(crate) const USER_PARAM_WORDS: usize = 60;
@@ -68,6 +72,8 @@ pub(crate) struct State {
     ops: Vec<Op>,
     params: Vec<u32>,
     dispatches: usize,
+    /// Bytes uploaded since the last submit.
+    staged: u64,
 }
 
 pub(crate) struct Gpu {
@@ -159,6 +165,7 @@ impl Gpu {
                 ops: Vec::new(),
                 params: Vec::new(),
                 dispatches: 0,
+                staged: 0,
             }),
             live_bytes: AtomicU64::new(0),
             errors,
@@ -397,6 +404,15 @@ impl Gpu {
         }
     }
 
+    /// Records `bytes` uploaded with `queue.write_buffer`; submits once enough are staged.
+    pub fn staged(&self, st: &mut State, bytes: u64) -> Result<()> {
+        st.staged += bytes;
+        if st.staged >= STAGED_FLUSH_BYTES {
+            self.flush(st)?;
+        }
+        Ok(())
+    }
+
     /// Submits when the batch is full.
     pub fn maybe_flush(&self, st: &mut State) -> Result<()> {
         if st.dispatches >= BATCH {
@@ -409,8 +425,17 @@ impl Gpu {
     pub fn flush(&self, st: &mut State) -> Result<Option<wgpu::SubmissionIndex>> {
         if st.ops.is_empty() {
             st.storage.submitted();
-            return Ok(None);
+            if st.staged == 0 {
+                return Ok(None);
+            }
+            // Only uploads are pending: an empty submit performs them and lets wgpu free their
+            // staging memory.
+            st.staged = 0;
+            let idx = self.queue.submit([]);
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            return Ok(Some(idx));
         }
+        st.staged = 0;
         let ops = std::mem::take(&mut st.ops);
         let params = std::mem::take(&mut st.params);
         st.dispatches = 0;

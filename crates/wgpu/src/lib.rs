@@ -181,6 +181,10 @@ impl WgpuBackend {
             // the write, which runs at the start of the next submit, clobbers nothing.
             if !words.is_empty() {
                 gpu.queue.write_buffer(&raw.buf, 0, words);
+                if let Err(e) = gpu.staged(&mut st, words.len() as u64) {
+                    gpu.give_back(&mut st, raw);
+                    return Err(e);
+                }
             }
             raw
         };
