@@ -177,6 +177,9 @@ cases('creation ops', [
   ['zeros bool', (tf) => tf.zeros([2], 'bool')],
   ['zeros scalar', (tf) => tf.zeros([])],
   ['zeros empty', (tf) => tf.zeros([0])],
+  // Dimensions past 2^31 must reach JS unwrapped (shapes travel as doubles).
+  ['zeros with a dimension of 2^32', (tf) => tf.zeros([0, 2 ** 32])],
+  ['reshape to a dimension of 2^40', (tf) => tf.zeros([3, 0]).reshape([2 ** 40, 0])],
   ['zeros bad shape', (tf) => tf.zeros([-1])],
   ['zeros float shape', (tf) => tf.zeros([1.5])],
   ['ones', (tf) => tf.ones([3, 1])],

@@ -14,36 +14,38 @@ use tidytensor_core::{with_engine, DType, Engine, TensorId};
 
 thread_local! {
     /// Out-parameters shared with JS (see `metaBuffer`): written after every call that makes a
-    /// tensor, so JS learns the new tensor's dtype and shape without allocating.
-    static META: *mut i32 = Box::into_raw(Box::new([0i32; META_LEN])) as *mut i32;
+    /// tensor, so JS learns the new tensor's dtype and shape without allocating. f64, so that
+    /// every dimension a JS number holds exactly (below 2^53) travels without wrapping.
+    static META: *mut f64 = Box::into_raw(Box::new([0f64; META_LEN])) as *mut f64;
 }
 const META_LEN: usize = 2 + tidytensor_core::shape::MAX_RANK;
 
 /// The shared out-parameter buffer: after each call that returns a new tensor id,
 /// `[dtype code (0 float32, 1 int32, 2 bool), rank, ...dims]`.
 #[napi]
-pub fn meta_buffer() -> Int32Array {
+pub fn meta_buffer() -> Float64Array {
     let ptr = META.with(|m| *m);
     // SAFETY: the buffer is leaked for the life of the thread and only this thread's JS reads it.
-    unsafe { Int32Array::with_external_data(ptr, META_LEN, |_, _| {}) }
+    unsafe { Float64Array::with_external_data(ptr, META_LEN, |_, _| {}) }
 }
 
-/// The dims JS wrote into the meta buffer as `[_, rank, ...dims]` (rank clamped to the buffer).
+/// The dims JS wrote into the meta buffer as `[_, rank, ...dims]` (rank clamped to the buffer;
+/// JS checked the dims to be non-negative integers).
 pub(crate) fn read_meta() -> Vec<i64> {
     META.with(|m| {
         // SAFETY: META_LEN slots, read on the thread that owns them.
         unsafe {
-            let rank = (*m.add(1)).clamp(0, (META_LEN - 2) as i32) as usize;
+            let rank = (*m.add(1)).clamp(0.0, (META_LEN - 2) as f64) as usize;
             (0..rank).map(|i| *m.add(2 + i) as i64).collect()
         }
     })
 }
 
-fn dtype_code(d: DType) -> i32 {
+fn dtype_code(d: DType) -> f64 {
     match d {
-        DType::Float32 => 0,
-        DType::Int32 => 1,
-        DType::Bool => 2,
+        DType::Float32 => 0.0,
+        DType::Int32 => 1.0,
+        DType::Bool => 2.0,
     }
 }
 
@@ -96,9 +98,9 @@ pub(crate) fn write_meta(dtype: DType, shape: &[usize]) {
         // SAFETY: META_LEN slots; rank ≤ MAX_RANK is enforced by the engine.
         unsafe {
             *m.add(0) = dtype_code(dtype);
-            *m.add(1) = shape.len() as i32;
+            *m.add(1) = shape.len() as f64;
             for (i, &d) in shape.iter().enumerate().take(META_LEN - 2) {
-                *m.add(2 + i) = d as i32;
+                *m.add(2 + i) = d as f64;
             }
         }
     });
