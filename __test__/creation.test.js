@@ -219,3 +219,16 @@ cases('creation ops', [
   ['oneHot depth 1', (tf) => tf.oneHot([0], 1)],
   ['oneHot float indices', (tf) => tf.oneHot(tf.tensor1d([0, 1]), 3)],
 ]);
+
+describe('re-entrant creation', () => {
+  it('a valueOf that makes a tensor while values are copied corrupts nothing', () => {
+    const before = tt.memory().numTensors;
+    const inner = [];
+    const evil = { valueOf() { inner.push(tt.tensor([5, 5, 5, 5])); return 3; } };
+    const t = tt.tensor([[1, 2], [evil, 4]]);
+    assert.deepEqual(Array.from(t.dataSync()), [1, 2, 3, 4]);
+    assert.deepEqual(Array.from(inner[0].dataSync()), [5, 5, 5, 5]);
+    tt.dispose([t, inner]);
+    assert.equal(tt.memory().numTensors, before);
+  });
+});

@@ -108,8 +108,12 @@ function flattenChecked(val, shape, dim, out, pos, dtype, path) {
 const SCRATCH_LEN = 1024;
 const SCRATCH = { float32: new Float32Array(SCRATCH_LEN), int32: new Int32Array(SCRATCH_LEN), bool: new Uint8Array(SCRATCH_LEN) };
 
+// Set while values are being flattened into a scratch array: a getter or valueOf that makes
+// a tensor meanwhile must not reuse (and overwrite) it.
+let scratchBusy = false;
+
 function allocFor(dtype, n) {
-  if (n <= SCRATCH_LEN) return SCRATCH[dtype];
+  if (n <= SCRATCH_LEN && !scratchBusy) return SCRATCH[dtype];
   if (dtype === 'float32') return new Float32Array(n);
   if (dtype === 'int32') return new Int32Array(n);
   return new Uint8Array(n);
@@ -143,7 +147,13 @@ function toTypedArray(values, inferredShape, dtype) {
     return out;
   }
   const out = allocFor(dtype, sizeOf(inferredShape));
-  flattenChecked(values, inferredShape, 0, out, 0, dtype, []);
+  const wasBusy = scratchBusy;
+  scratchBusy = true;
+  try {
+    flattenChecked(values, inferredShape, 0, out, 0, dtype, []);
+  } finally {
+    scratchBusy = wasBusy;
+  }
   return out;
 }
 
