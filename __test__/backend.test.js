@@ -152,6 +152,30 @@ describe('threads', () => {
     assert.deepEqual(msg, { value: 10, numTensors: 2, kept: 6 });
     assert.equal(tf.memory().numTensors, before, "the worker's tensors are not counted here");
   });
+
+  it("tf.memory()'s byte fields count this thread's tensors only", async () => {
+    const { Worker } = require('node:worker_threads');
+    const big = tf.zeros([1000, 250]); // 1 MB here, none in the worker
+    const src = `
+      const { parentPort } = require('node:worker_threads');
+      const tf = require(${JSON.stringify(path.join(__dirname, '..'))});
+      if (process.env.TIDYTENSOR_BACKEND) tf.setBackend(process.env.TIDYTENSOR_BACKEND);
+      const m0 = tf.memory();
+      const t = tf.ones([10]);
+      const m1 = tf.memory();
+      parentPort.postMessage({ m0, m1 });
+      t.dispose();`;
+    const { m0, m1 } = await new Promise((resolve, reject) => {
+      const w = new Worker(src, { eval: true });
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    big.dispose();
+    const field = onGpu ? 'numBytesInGPU' : 'numBytesInBackend';
+    assert.equal(m0.numBytes, 0);
+    assert.equal(m0[field], 0);
+    assert.equal(m1[field], 40);
+  });
 });
 
 describe('backends', () => {

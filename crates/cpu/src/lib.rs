@@ -1,9 +1,9 @@
 //! The `cpu` backend: tensor values in native memory, kernels written in Rust, threads
 //! (rayon) for large tensors only, and the `gemm` crate for matrix products.
 //!
-//! Every kernel returns fresh [`CpuStorage`]. The bytes held by live storage are counted
-//! process-wide (reported by [`Backend::memory`] as `numBytesInBackend`) and per thread
-//! ([`thread_live_bytes`]), so tests can prove kernels free their temporaries.
+//! Every kernel returns fresh [`CpuStorage`]. The bytes held by live storage are counted per
+//! thread ([`thread_live_bytes`], reported by [`Backend::memory`] as `numBytesInBackend`), so
+//! each worker sees its own and tests can prove kernels free their temporaries.
 
 mod convert;
 mod creation;
@@ -15,7 +15,6 @@ mod reduce;
 
 use std::any::Any;
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tidytensor_core::{
     bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReduceOp, Result, Storage, UnaryOp, View,
@@ -27,30 +26,19 @@ pub(crate) const PAR_THRESHOLD: usize = 1 << 16;
 /// Rough number of elements one parallel task handles.
 pub(crate) const PAR_CHUNK: usize = 1 << 14;
 
-static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
-
 thread_local! {
     static THREAD_LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
 }
 
-/// Bytes currently held by all live [`CpuStorage`] values in the process.
-pub fn live_bytes() -> usize {
-    LIVE_BYTES.load(Ordering::Relaxed)
-}
-
-/// Bytes of [`CpuStorage`] created on this thread minus bytes dropped on this thread. Unlike
-/// [`live_bytes`] it is not disturbed by other threads, which makes it the tool for leak tests.
+/// Bytes of [`CpuStorage`] created on this thread minus bytes dropped on this thread: what
+/// `numBytesInBackend` reports, per thread like the engine's own counts (each worker has its
+/// own engine, and cpu storage is made and dropped on its engine's thread).
 pub fn thread_live_bytes() -> isize {
     THREAD_LIVE_BYTES.try_with(|c| c.get()).unwrap_or(0)
 }
 
 fn count_bytes(delta: isize) {
-    if delta >= 0 {
-        LIVE_BYTES.fetch_add(delta as usize, Ordering::Relaxed);
-    } else {
-        LIVE_BYTES.fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
-    }
-    // During thread teardown the thread-local may already be gone; the global count suffices.
+    // During thread teardown the thread-local may already be gone, and with it the count.
     let _ = THREAD_LIVE_BYTES.try_with(|c| c.set(c.get() + delta));
 }
 
@@ -173,7 +161,7 @@ impl Backend for CpuBackend {
             unreliable: false,
             reasons: Vec::new(),
             fields: vec![
-                ("numBytesInBackend", live_bytes() as f64),
+                ("numBytesInBackend", thread_live_bytes().max(0) as f64),
                 ("numBytesInBackendFree", pool::pooled_bytes() as f64),
             ],
         }

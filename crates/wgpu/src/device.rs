@@ -10,7 +10,6 @@
 //! them are pending.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tidytensor_core::{bail, Error, Result};
@@ -85,8 +84,6 @@ pub(crate) struct Gpu {
     layouts: Mutex<HashMap<usize, Layout>>,
     pipelines: Mutex<HashMap<String, wgpu::ComputePipeline>>,
     state: Mutex<State>,
-    /// Bytes asked for by live tensor storages (`numBytesInGPU`).
-    pub live_bytes: AtomicU64,
     /// Uncaptured wgpu errors since the last check.
     errors: Arc<Mutex<Vec<String>>>,
     lost: Arc<Mutex<Option<String>>>,
@@ -167,7 +164,6 @@ impl Gpu {
                 dispatches: 0,
                 staged: 0,
             }),
-            live_bytes: AtomicU64::new(0),
             errors,
             lost,
             param_stride,
@@ -576,13 +572,11 @@ impl Gpu {
     }
 
     /// (numBytesInGPU, numBytesInGPUAllocated, numBytesInGPUFree).
-    pub fn memory(&self) -> (u64, u64, u64) {
+    /// (bytes of every buffer the pools own, bytes of the free ones): device-wide, since the
+    /// pools are shared by every thread.
+    pub fn memory(&self) -> (u64, u64) {
         let st = lock(&self.state);
-        (
-            self.live_bytes.load(Ordering::Relaxed),
-            st.storage.allocated + st.staging.allocated,
-            st.storage.free_bytes + st.staging.free_bytes,
-        )
+        (st.storage.allocated + st.staging.allocated, st.storage.free_bytes + st.staging.free_bytes)
     }
 }
 

@@ -11,8 +11,9 @@
 //!   in one uniform buffer per submit, one 256-byte slot per dispatch (dynamic offsets).
 //! * Element layout: float32 `f32`, int32 `i32`, bool `u32` (0/1), so a bool tensor of n
 //!   elements takes 4n bytes on the GPU. Upload and readback convert bool ⇄ u32.
-//! * `memory()` adds `numBytesInGPU` (4 bytes × elements of every live tensor storage: the
-//!   bytes tensors asked for, as tfjs-webgpu counts them, not the pool's rounded class size),
+//! * `memory()` adds `numBytesInGPU` (4 bytes × elements of every live tensor storage made on
+//!   the calling thread: the bytes tensors asked for, as tfjs-webgpu counts them, not the
+//!   pool's rounded class size), and, device-wide since every thread shares the pools,
 //!   `numBytesInGPUAllocated` (class bytes of every buffer the pools own: in use, waiting for
 //!   a submit, free; staging buffers for readback included) and `numBytesInGPUFree` (class
 //!   bytes of pooled buffers no tensor holds).
@@ -24,7 +25,7 @@ mod kernels;
 mod pool;
 
 use std::any::Any;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tidytensor_core::{
@@ -33,18 +34,28 @@ use tidytensor_core::{
 
 use device::{Gpu, RawBuf};
 
+thread_local! {
+    /// Bytes of the live storages made on this thread: `numBytesInGPU` counts the calling
+    /// thread's tensors, as the engine's own counts do (each worker has its own engine).
+    static THREAD_BYTES: Arc<AtomicU64> = Arc::default();
+}
+
 /// One tensor's values in a pooled GPU buffer.
 pub struct WgpuStorage {
     gpu: Arc<Gpu>,
     raw: RawBuf,
     len: usize,
     dtype: DType,
+    /// The making thread's byte count; a storage may be dropped on another thread (the reader
+    /// thread finishing a read that outlived `dispose`).
+    owner: Arc<AtomicU64>,
 }
 
 impl WgpuStorage {
     fn new(gpu: Arc<Gpu>, raw: RawBuf, len: usize, dtype: DType) -> WgpuStorage {
-        gpu.live_bytes.fetch_add(len as u64 * 4, Ordering::Relaxed);
-        WgpuStorage { gpu, raw, len, dtype }
+        let owner = THREAD_BYTES.try_with(Arc::clone).unwrap_or_default();
+        owner.fetch_add(len as u64 * 4, Ordering::Relaxed);
+        WgpuStorage { gpu, raw, len, dtype, owner }
     }
 
     pub fn len(&self) -> usize {
@@ -62,7 +73,7 @@ impl WgpuStorage {
 
 impl Drop for WgpuStorage {
     fn drop(&mut self) {
-        self.gpu.live_bytes.fetch_sub(self.len as u64 * 4, Ordering::Relaxed);
+        self.owner.fetch_sub(self.len as u64 * 4, Ordering::Relaxed);
         // A placeholder keeps `raw` valid until the pool takes the real buffer.
         let raw = RawBuf { buf: self.raw.buf.clone(), class: self.raw.class, bytes: self.raw.bytes };
         self.gpu.release(raw);
@@ -235,7 +246,8 @@ impl Backend for WgpuBackend {
     }
 
     fn memory(&self) -> BackendMemory {
-        let (live, allocated, free) = self.gpu.memory();
+        let live = THREAD_BYTES.try_with(|b| b.load(Ordering::Relaxed)).unwrap_or(0);
+        let (allocated, free) = self.gpu.memory();
         BackendMemory {
             unreliable: false,
             reasons: Vec::new(),
