@@ -8,12 +8,18 @@ pub const MAX_RANK: usize = 6;
 /// A shape held inline (no allocation up to [`MAX_RANK`]): what a kernel call pins per input.
 pub type Dims = smallvec::SmallVec<[usize; MAX_RANK]>;
 
+/// The element count. A zero dim makes it 0 whatever the others (an empty tensor may have
+/// dims whose product overflows); otherwise a live tensor's count fits, since the engine
+/// refuses larger ones, and an overflow saturates.
 pub fn size(shape: &[usize]) -> usize {
-    shape.iter().product()
+    checked_size(shape).unwrap_or(usize::MAX)
 }
 
-/// The element count, or `None` when it overflows.
+/// The element count, or `None` when it overflows (0 when any dim is 0).
 pub fn checked_size(shape: &[usize]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
     shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
 }
 

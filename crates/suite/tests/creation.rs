@@ -205,7 +205,25 @@ fn random_distributions(e: &mut Engine) {
     });
 }
 
+/// Random samplers end for every argument: infinite means and deviations give tfjs's
+/// ±Infinity instead of redrawing forever.
+fn random_normals_end_for_infinite_arguments(e: &mut Engine) {
+    for (mean, std_dev, want) in [(f64::INFINITY, 1.0, f64::INFINITY), (f64::NEG_INFINITY, 1.0, f64::NEG_INFINITY)] {
+        for dist in [Random::Normal { mean, std_dev }, Random::TruncatedNormal { mean, std_dev }] {
+            let t = e.random(&[5], dist, DType::Float32, Some(1.0)).unwrap();
+            assert_eq!(values(e, t, &[5], DType::Float32), vec![want; 5], "{dist:?}");
+        }
+    }
+    let t = e
+        .random(&[50], Random::TruncatedNormal { mean: 0.0, std_dev: f64::INFINITY }, DType::Float32, Some(2.0))
+        .unwrap();
+    assert!(values(e, t, &[50], DType::Float32).iter().all(|v| v.is_infinite() || v.is_nan()));
+    let t = e.random(&[200], Random::TruncatedNormal { mean: 1.0, std_dev: -2.0 }, DType::Float32, Some(3.0)).unwrap();
+    assert!(values(e, t, &[200], DType::Float32).iter().all(|v| (v - 1.0).abs() <= 4.0 + 1e-6));
+}
+
 backend_tests!(
+    random_normals_end_for_infinite_arguments,
     fill_stores_values_as_each_dtype,
     fill_is_a_kernel_and_filled_is_not,
     fill_refuses_what_the_backend_cannot_hold,

@@ -443,7 +443,33 @@ fn gather_out_of_range(e: &mut Engine) {
     }
 }
 
+/// Empty outputs cost nothing however large their other dimensions (this looped 2^40 times).
+fn empty_results_do_no_work(e: &mut Engine) {
+    let huge = 1usize << 40;
+    let a = e.filled(&[huge, 0], 0.0, DType::Float32).unwrap();
+    let c = e.concat(&[a, a], 1).unwrap();
+    assert_eq!(e.shape(c).unwrap(), [huge, 0]);
+    let idx = e.filled(&[huge, 0], 0.0, DType::Int32).unwrap();
+    let g = e.gather(a, idx, 1, 1).unwrap();
+    assert_eq!(e.shape(g).unwrap(), [huge, 0]);
+    let m = e.arg_reduce(tidytensor_core::ArgOp::ArgMax, a, 0).unwrap();
+    assert_eq!(e.shape(m).unwrap(), [0]);
+}
+
+/// A shape whose element count overflows is refused, not wrapped; a zero makes it empty.
+fn reshape_refuses_overflowing_shapes(e: &mut Engine) {
+    let x = e.filled(&[4], 1.0, DType::Float32).unwrap();
+    let big = 1i64 << 62;
+    fails(e, "Size(4) must match the product of shape", |e| e.reshape(x, &[big, big, 4]));
+    fails(e, "Size(4) must match the product of shape", |e| e.reshape(x, &[big, -1, big]));
+    let empty = e.filled(&[0], 1.0, DType::Float32).unwrap();
+    let r = e.reshape(empty, &[big, big, 0]).unwrap();
+    assert_eq!(e.shape(r).unwrap(), [1usize << 62, 1 << 62, 0]);
+}
+
 backend_tests!(
+    empty_results_do_no_work,
+    reshape_refuses_overflowing_shapes,
     views_share_the_buffer,
     reshape_follows_tfjs,
     expand_dims_and_squeeze,

@@ -1,7 +1,7 @@
 use super::require_dtype;
 use crate::{bail, kernels as k, shape, DType, Engine, HostData, Result, TensorId};
 use rand::{rngs::StdRng, Rng, SeedableRng};
-use rand_distr::{Distribution, Normal, Uniform};
+use rand_distr::{Distribution, StandardNormal, Uniform};
 
 /// Random distributions of `tf.randomNormal`, `tf.randomUniform` and `tf.truncatedNormal`.
 #[derive(Clone, Copy, Debug)]
@@ -148,14 +148,14 @@ impl Engine {
         let n = shape::size(shape);
         let values: Vec<f64> = match dist {
             Random::Normal { mean, std_dev } | Random::TruncatedNormal { mean, std_dev } => {
-                let normal = Normal::new(mean, std_dev.abs())
-                    .map_err(|e| crate::Error(format!("Invalid normal distribution: {e}")))?;
+                // mean + std·z with z standard normal, truncation redrawing z beyond ±2: ends
+                // for every argument (tfjs's values for infinite ones: ±Infinity, or NaN).
                 let truncated = matches!(dist, Random::TruncatedNormal { .. });
                 (0..n)
                     .map(|_| loop {
-                        let v = normal.sample(&mut rng);
-                        if !truncated || (v - mean).abs() <= 2.0 * std_dev.abs() {
-                            break v;
+                        let z: f64 = StandardNormal.sample(&mut rng);
+                        if !truncated || z.abs() <= 2.0 {
+                            break mean + std_dev * z;
                         }
                     })
                     .collect()

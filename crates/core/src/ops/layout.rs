@@ -13,7 +13,8 @@ impl Engine {
     pub fn reshape(&mut self, x: TensorId, new_shape: &[i64]) -> Result<TensorId> {
         let size = shape::size(self.shape(x)?);
         let mut implicit = None;
-        let mut product = 1usize;
+        // The product of the explicit dims, None once it overflows (no tensor has that size).
+        let mut product = Some(1usize);
         for (i, &d) in new_shape.iter().enumerate() {
             if d == -1 {
                 if let Some(j) = implicit {
@@ -23,9 +24,14 @@ impl Engine {
             } else if d < 0 {
                 bail!("Dim size must be >= 0 or -1, but got {d} at dim {i}");
             } else {
-                product *= d as usize;
+                product = product.and_then(|p| p.checked_mul(d as usize));
             }
         }
+        // A zero dim makes the product 0 whatever the others (as JavaScript numbers multiply).
+        let product = if new_shape.contains(&0) { Some(0) } else { product };
+        let Some(product) = product else {
+            bail!("Size({size}) must match the product of shape {}", shape::join_i64(new_shape));
+        };
         let mut out: Vec<usize> = new_shape.iter().map(|&d| d.max(0) as usize).collect();
         if let Some(i) = implicit {
             if product == 0 || !size.is_multiple_of(product) {
@@ -33,7 +39,7 @@ impl Engine {
             }
             out[i] = size / product;
         }
-        if shape::size(&out) != size {
+        if shape::checked_size(&out) != Some(size) {
             bail!("Size({size}) must match the product of shape {}", shape::join_i64(new_shape));
         }
         if out.len() > shape::MAX_RANK {
@@ -152,6 +158,10 @@ impl Engine {
         out_shape[axis] = shapes.iter().map(|s| s[axis]).sum();
         self.check_size(&out_shape, dtype)?;
         self.run_kernel(k::CONCAT, xs, |e, backend, ins| {
+            if shape::size(&out_shape) == 0 {
+                // Nothing to copy, however large the other dimensions.
+                return e.filled(&out_shape, 0.0, dtype);
+            }
             let converted = ins.iter().map(|t| cast_if(&**backend, t, dtype)).collect::<Result<Vec<_>>>()?;
             let outer = shape::size(&s0[..axis]);
             let shapes2d: Vec<[usize; 2]> = ins.iter().map(|t| [outer, shape::size(&t.shape[axis..])]).collect();
@@ -267,6 +277,9 @@ impl Engine {
         // gather on the GPU needs no round trip to the host.
         let dims = [shape::size(&xs[..b]), shape::size(&xs[b..axis]), xs[axis], shape::size(&xs[axis + 1..])];
         self.run_kernel(k::GATHER_V2, &[x, indices], |e, backend, ins| {
+            if shape::size(&out_shape) == 0 {
+                return e.filled(&out_shape, 0.0, dtype);
+            }
             let storage = backend.gather(ins[0].view(), ins[1].view(), dims)?;
             e.output(storage, out_shape, dtype)
         })

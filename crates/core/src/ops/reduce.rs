@@ -62,7 +62,7 @@ impl Engine {
                 return e.fill(&[], 0.0, DType::Int32);
             };
             let out_shape = reduced_shape(&in_shape, &[axis], false);
-            if in_shape[axis] == 0 {
+            if in_shape[axis] == 0 || shape::size(&out_shape) == 0 {
                 return e.fill(&out_shape, 0.0, DType::Int32);
             }
             let outer = shape::size(&in_shape[..axis]);
