@@ -153,6 +153,36 @@ describe('threads', () => {
     assert.equal(tf.memory().numTensors, before, "the worker's tensors are not counted here");
   });
 
+  it('terminating a worker or exiting with reads in flight is safe', () => {
+    // In a child process: this aborted the process (a read settled a Promise of a gone worker).
+    const pkg = JSON.stringify(path.join(__dirname, '..'));
+    const workerSrc = `
+      const tf = require(${pkg});
+      if (process.env.TIDYTENSOR_BACKEND) tf.setBackend(process.env.TIDYTENSOR_BACKEND);
+      const t = tf.ones([1 << 18]).add(1);
+      for (let i = 0; i < 20; i++) t.data();
+      require('node:worker_threads').parentPort.postMessage('reading');`;
+    const main = `
+      const { Worker } = require('node:worker_threads');
+      let n = 0;
+      const once = () => {
+        const w = new Worker(${JSON.stringify(workerSrc)}, { eval: true });
+        w.on('message', () => w.terminate());
+        w.on('exit', () => { if (++n < 5) once(); else {
+          const tf = require(${pkg});
+          if (process.env.TIDYTENSOR_BACKEND) tf.setBackend(process.env.TIDYTENSOR_BACKEND);
+          const t = tf.ones([1 << 18]);
+          for (let i = 0; i < 20; i++) t.data();
+          console.log('done');
+          process.exit(0);
+        } });
+      };
+      once();`;
+    const r = spawnSync(process.execPath, ['-e', main], { encoding: 'utf8', timeout: 60000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'done');
+  });
+
   it("tf.memory()'s byte fields count this thread's tensors only", async () => {
     const { Worker } = require('node:worker_threads');
     const big = tf.zeros([1000, 250]); // 1 MB here, none in the worker
