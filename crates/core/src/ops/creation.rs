@@ -64,9 +64,9 @@ impl Engine {
         self.check_size(&[n], dtype)?;
         let step = if stop < start && step == 1.0 { -1.0 } else { step };
         self.run_kernel(k::RANGE, &[], |e, _, _| {
-            let mut values = Vec::with_capacity(n);
+            // Values straight into the output's typed vector: no f64 temporary twice its size.
             let mut v = start;
-            for i in 0..n {
+            let values = (0..n).map(|i| {
                 if i > 0 {
                     v += step;
                 }
@@ -74,8 +74,8 @@ impl Engine {
                     DType::Float32 => v as f32 as f64,
                     _ => crate::js_to_int32(v) as f64,
                 };
-                values.push(v);
-            }
+                v
+            });
             e.tensor(HostData::from_f64(dtype, values), &[n])
         })
     }
@@ -108,14 +108,16 @@ impl Engine {
         dims.extend([rows, cols]);
         let dims = shape::from_user(&dims)?;
         self.check_size(&dims, dtype)?;
-        let (r, c) = (rows as usize, cols as usize);
-        let batches = shape::size(&dims[..dims.len() - 2]);
-        let mut values = vec![0.0; batches * r * c];
-        for b in 0..batches {
-            for i in 0..r.min(c) {
-                values[b * r * c + i * c + i] = 1.0;
+        let c = cols as usize;
+        // Ones where row == column in each matrix, straight into the output's typed vector.
+        let values = (0..shape::size(&dims)).map(|i| {
+            let j = i % (dims[dims.len() - 2] * c).max(1);
+            if j / c == j % c {
+                1.0
+            } else {
+                0.0
             }
-        }
+        });
         self.tensor(HostData::from_f64(dtype, values), &dims)
     }
 
@@ -146,33 +148,33 @@ impl Engine {
             None => StdRng::from_os_rng(),
         };
         let n = shape::size(shape);
-        let values: Vec<f64> = match dist {
+        // Values straight into the output's typed vector: no f64 temporary twice its size.
+        let data = match dist {
             Random::Normal { mean, std_dev } | Random::TruncatedNormal { mean, std_dev } => {
                 // mean + std·z with z standard normal, truncation redrawing z beyond ±2: ends
                 // for every argument (tfjs's values for infinite ones: ±Infinity, or NaN).
                 let truncated = matches!(dist, Random::TruncatedNormal { .. });
-                (0..n)
-                    .map(|_| loop {
-                        let z: f64 = StandardNormal.sample(&mut rng);
-                        if !truncated || z.abs() <= 2.0 {
-                            break mean + std_dev * z;
-                        }
-                    })
-                    .collect()
+                let values = (0..n).map(|_| loop {
+                    let z: f64 = StandardNormal.sample(&mut rng);
+                    if !truncated || z.abs() <= 2.0 {
+                        break mean + std_dev * z;
+                    }
+                });
+                HostData::from_f64(dtype, values)
             }
             Random::Uniform { min, max } => {
                 if min.partial_cmp(&max).is_none_or(|o| o.is_gt()) {
                     bail!("Error in randomUniform: minval ({min}) must be <= maxval ({max})");
                 }
                 if min == max {
-                    vec![min; n]
+                    HostData::from_f64(dtype, std::iter::repeat_n(min, n))
                 } else {
                     let u = Uniform::new(min, max)
                         .map_err(|e| crate::Error(format!("Invalid uniform distribution: {e}")))?;
-                    (0..n).map(|_| rng.sample(u)).collect()
+                    HostData::from_f64(dtype, (0..n).map(|_| rng.sample(u)))
                 }
             }
         };
-        self.tensor(HostData::from_f64(dtype, values), shape)
+        self.tensor(data, shape)
     }
 }
