@@ -200,6 +200,7 @@ cases('creation ops', [
   ['range int32', (tf) => tf.range(0, 5, 2, 'int32')],
   ['range empty', (tf) => tf.range(5, 0)],
   ['range zero step', (tf) => tf.range(0, 5, 0)],
+  ['range with only a start', (tf) => tf.range(3)],
   ['linspace', (tf) => tf.linspace(0, 1, 5)],
   ['linspace one', (tf) => tf.linspace(3, 9, 1)],
   ['linspace descending', (tf) => tf.linspace(10, -10, 7)],
@@ -229,6 +230,20 @@ describe('re-entrant creation', () => {
     assert.deepEqual(Array.from(t.dataSync()), [1, 2, 3, 4]);
     assert.deepEqual(Array.from(inner[0].dataSync()), [5, 5, 5, 5]);
     tt.dispose([t, inner]);
+    assert.equal(tt.memory().numTensors, before);
+  });
+});
+
+describe('tensors of another library', () => {
+  it('are refused with a message that says what to do', () => {
+    const before = tt.memory().numTensors;
+    const foreign = tfo.tensor([1, 2]);
+    assert.throws(() => tt.add(foreign, 1),
+      /Argument 'a' passed to 'add' is a tensor of another TensorFlow\.js library/);
+    const mine = tt.tensor([1]);
+    assert.throws(() => tt.concat([mine, foreign]), /passed to 'concat' is a tensor of another/);
+    mine.dispose();
+    foreign.dispose();
     assert.equal(tt.memory().numTensors, before);
   });
 });

@@ -220,6 +220,11 @@ function convertToTensor(x, argName, fnName, parseAsDtype) {
     dtype = parseAsDtype;
   }
   assertDtype(parseAsDtype, dtype, argName, fnName);
+  if (x != null && typeof x === 'object' && 'dataId' in x && 'shape' in x && 'dtype' in x) {
+    throw new Error(`Argument '${argName}' passed to '${fnName}' is a tensor of another ` +
+      'TensorFlow.js library (such as @tensorflow/tfjs), not of tidytensor; make a tidytensor ' +
+      'tensor from its values: tf.tensor(t.arraySync(), t.shape, t.dtype)');
+  }
   if (x == null || !isTensorLikeValue(x)) {
     const type = x == null ? 'null' : x.constructor.name;
     throw new Error(`Argument '${argName}' passed to '${fnName}' must be a ` +

@@ -83,7 +83,8 @@ const onesLike = (x) => withOne(x, 'x', 'onesLike', 'numeric', (t) => wrap(nativ
 
 function range(start, stop, step = 1, dtype = 'float32') {
   checkDtype(dtype);
-  return wrap(native.range(start, stop, step, dtype));
+  // JavaScript numbers, as tfjs computes with them: range(3) has stop NaN, so it is empty.
+  return wrap(native.range(Number(start), Number(stop), Number(step), dtype));
 }
 
 function linspace(start, stop, num) {
