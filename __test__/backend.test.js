@@ -98,6 +98,23 @@ describe(`limits on the ${backend} backend`, () => {
     }
     assert.deepEqual(counts(), base);
   });
+
+  it('out of memory is a JS error that names the size and the backend, and the engine goes on', () => {
+    // More than the host has free, less than the backend's static limit: the memory would be
+    // granted lazily and the process killed while filling it, so it is refused before.
+    const total = require('node:os').totalmem();
+    const base = counts();
+    if (!onGpu) {
+      const n = Math.floor(total / 16) - 1;
+      assert.throws(() => tf.zeros([n, 4]), new RegExp('Out of memory on the cpu backend: ' +
+        `a float32 tensor of shape \\[${n},4\\] needs ${n * 16} bytes, but only \\d+ bytes are available`));
+      assert.throws(() => tf.eye(Math.floor(Math.sqrt(total / 4))), /Out of memory on the cpu backend/);
+    }
+    assert.throws(() => tf.range(0, Math.floor(total / 4) - 1),
+      /Out of memory on the (cpu|wgpu) backend|larger than the wgpu backend can hold/);
+    assert.deepEqual(counts(), base);
+    assert.deepEqual(Array.from(tf.tidy(() => tf.ones([2]).add(1)).dataSync()), [2, 2]);
+  });
 });
 
 describe(`reads on the ${backend} backend`, () => {
@@ -181,6 +198,35 @@ describe('threads', () => {
     const r = spawnSync(process.execPath, ['-e', main], { encoding: 'utf8', timeout: 60000 });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'done');
+  });
+
+  it('a tensor handle sent to another thread names no tensor there', async () => {
+    const { Worker } = require('node:worker_threads');
+    const t = tf.tensor1d([1, 2, 3]);
+    const src = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const tf = require(${JSON.stringify(path.join(__dirname, '..'))});
+      if (process.env.TIDYTENSOR_BACKEND) tf.setBackend(process.env.TIDYTENSOR_BACKEND);
+      const own = tf.tensor1d([7, 8, 9]); // this thread's first tensor
+      const revived = Object.setPrototypeOf(workerData, tf.Tensor.prototype);
+      const tryIt = (f) => { try { return f(); } catch (e) { return e.message; } };
+      parentPort.postMessage({
+        add: tryIt(() => tf.add(revived, 1).arraySync()),
+        data: tryIt(() => Array.from(revived.dataSync())),
+        disposed: revived.isDisposed,
+        own: Array.from(own.dataSync()),
+      });`;
+    const msg = await new Promise((resolve, reject) => {
+      const w = new Worker(src, { eval: true, workerData: t });
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    assert.match(msg.add, /This tensor belongs to another thread/);
+    assert.match(msg.data, /This tensor belongs to another thread/);
+    assert.equal(msg.disposed, true);
+    assert.deepEqual(msg.own, [7, 8, 9]);
+    assert.deepEqual(Array.from(t.dataSync()), [1, 2, 3]);
+    t.dispose();
   });
 
   it("tf.memory()'s byte fields count this thread's tensors only", async () => {

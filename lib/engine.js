@@ -211,7 +211,10 @@ function backend() {
 }
 
 function findBackend(name) {
-  return native.backendNames().indexOf(name) >= 0 ? { name } : null;
+  // tfjs looks the name up as a property key, which converts it to a string.
+  if (typeof name === 'symbol') return null;
+  const key = `${name}`;
+  return native.backendNames().indexOf(key) >= 0 ? { name: key } : null;
 }
 
 // ---------------------------------------------------------------------------------------------

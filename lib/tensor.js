@@ -22,9 +22,7 @@ class Tensor {
   get strides() { return stridesOf(this.shape); }
   get isDisposed() { return native.isDisposed(this.id); }
 
-  throwIfDisposed() {
-    if (native.isDisposed(this.id)) throw new Error('Tensor is disposed.');
-  }
+  throwIfDisposed() { native.throwIfDisposed(this.id); }
 
   dataSync() { return native.dataSync(this.id); }
 

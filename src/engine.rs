@@ -43,6 +43,12 @@ pub fn is_disposed(x: f64) -> Result<bool> {
     engine(|e| Ok(e.is_disposed(id(x))))
 }
 
+/// `tensor.throwIfDisposed()`: says whether the tensor was disposed or belongs to another thread.
+#[napi]
+pub fn throw_if_disposed(x: f64) -> Result<()> {
+    engine(|e| e.info(id(x)).map(|_| ()))
+}
+
 /// `tf.memory()`: the engine's counts plus the active backend's own fields.
 #[napi]
 pub fn memory(env: &Env) -> Result<Object<'_>> {

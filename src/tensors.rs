@@ -16,13 +16,15 @@ fn dims(shape: &[i64]) -> tidytensor_core::Result<Vec<usize>> {
 pub fn make_tensor(values: Either3<&[f32], &[i32], &[u8]>, shape: Vec<i64>, dtype: String) -> Result<f64> {
     make(|e| {
         let dtype = parse_dtype(&dtype)?;
+        let shape = dims(&shape)?;
+        e.check_size(&shape, dtype)?; // before the values are copied
         let data = match (values, dtype) {
             (Either3::A(v), DType::Float32) => HostData::F32(v.to_vec()),
             (Either3::B(v), DType::Int32) => HostData::I32(v.to_vec()),
             (Either3::C(v), DType::Bool) => HostData::Bool(v.iter().map(|&b| (b != 0) as u8).collect()),
             _ => bail!("makeTensor: the typed array does not match dtype {}", dtype.name()),
         };
-        e.tensor(data, &dims(&shape)?)
+        e.tensor(data, &shape)
     })
 }
 

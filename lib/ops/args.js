@@ -1,7 +1,10 @@
 'use strict';
 // Argument conversion shared by the op families: TensorLike arguments become temporary
-// tensors (disposed after the op, also when it throws), axes are checked to be integers.
-// Shapes, dtypes and axis ranges are validated natively, once.
+// tensors (disposed after the op, also when it throws); numbers, lists, axes and dtypes are
+// read as tfjs reads them and checked here, so that nothing reaches the native side in a form
+// its converters would refuse with their own texts or truncate. Shape, dtype and axis ranges
+// against the tensors are validated natively, once.
+const { types } = require('node:util');
 const { Tensor } = require('../tensor');
 const { convertToTensor } = require('../convert');
 
@@ -54,20 +57,49 @@ function disposeTemps(list, tensors, n) {
   for (let i = 0; i < n; i++) if (tensors[i] !== list[i]) tensors[i].dispose();
 }
 
+// A numeric argument as tfjs computes with it: a JavaScript number ('3' is 3, null 0, {} NaN).
+const num = (v) => +v;
+
+// A dtype argument: null, like undefined, means the default.
+const dtypeArg = (dtype, dflt) => (dtype == null ? dflt : dtype);
+
+function isListLike(v) {
+  return v != null && typeof v === 'object' && typeof v.length === 'number';
+}
+
+// A list argument (shape, axes, perm, begin, size) as a plain array: tfjs reads typed arrays and
+// Proxies of arrays as lists, and the native side takes only arrays.
+function listArg(v) {
+  if (Array.isArray(v) && !types.isProxy(v)) return v;
+  return isListLike(v) ? Array.from(v) : v;
+}
+
+// A list of integers for the native side, or `fail(list)` is thrown.
+function intList(v, fail) {
+  const list = listArg(v);
+  if (!Array.isArray(list) || !list.every(Number.isSafeInteger)) throw fail(list);
+  return list;
+}
+
 // Axes travel to native as integers; anything else (NaN, 1.5, '0') is refused here, where it
 // can still be named, instead of being truncated on the way.
 function axesArg(axis) {
   if (axis == null) return null;
-  const axes = typeof axis === 'number' ? [axis] : axis;
-  if (!Array.isArray(axes) || !axes.every(Number.isInteger)) {
+  const axes = typeof axis === 'number' ? [axis] : listArg(axis);
+  if (!Array.isArray(axes) || !axes.every(Number.isSafeInteger)) {
     throw new Error(`All values in axis param must be integers but got axis ${axis}`);
   }
   return axes;
 }
 
-function axisArg(axis) {
-  if (!Number.isInteger(axis)) throw new Error(`The axis must be an integer but got ${axis}`);
+// One axis; null and undefined mean `dflt` (tfjs reads a null axis as the first one), where
+// there is a default.
+function axisArg(axis, dflt) {
+  if (axis == null && dflt !== undefined) return dflt;
+  if (!Number.isSafeInteger(axis)) throw new Error(`The axis must be an integer but got ${axis}`);
   return axis;
 }
 
-module.exports = { withOne, withTwo, convertList, disposeTemps, axesArg, axisArg };
+module.exports = {
+  withOne, withTwo, convertList, disposeTemps, num, dtypeArg, listArg, intList, axesArg, axisArg,
+};

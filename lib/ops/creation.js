@@ -6,7 +6,7 @@ const { Tensor, wrap } = require('../tensor');
 const { makeTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype } =
   require('../convert');
 const { buffer, installBufferMethods } = require('../buffer');
-const { withOne } = require('./args');
+const { withOne, num, dtypeArg, listArg } = require('./args');
 
 function tensor(values, shape, dtype) {
   return makeTensor(values, shape, inferShape(values), dtype);
@@ -59,52 +59,82 @@ const tensor4d = (values, shape, dtype) => tensorNd(4, values, shape, dtype);
 const tensor5d = (values, shape, dtype) => tensorNd(5, values, shape, dtype);
 const tensor6d = (values, shape, dtype) => tensorNd(6, values, shape, dtype);
 
-function zeros(shape, dtype = 'float32') {
-  assertShape(shape);
-  checkDtype(dtype);
-  return wrap(native.filled(shape, 0, dtype));
+// A shape argument: a list (typed arrays and Proxies too) of non-negative integers.
+function shapeArg(shape) {
+  const list = listArg(shape);
+  if (!Array.isArray(list)) {
+    throw new Error(`Tensor must have a shape comprised of positive integers but got shape [${shape}].`);
+  }
+  assertShape(list);
+  return list;
 }
 
-function ones(shape, dtype = 'float32') {
-  assertShape(shape);
+function zeros(shape, dtype) {
+  dtype = dtypeArg(dtype, 'float32');
   checkDtype(dtype);
-  return wrap(native.filled(shape, 1, dtype));
+  return wrap(native.filled(shapeArg(shape), 0, dtype));
+}
+
+function ones(shape, dtype) {
+  dtype = dtypeArg(dtype, 'float32');
+  checkDtype(dtype);
+  return wrap(native.filled(shapeArg(shape), 1, dtype));
 }
 
 function fill(shape, value, dtype) {
-  assertShape(shape);
+  const dims = shapeArg(shape);
   dtype = dtype || inferDtype(value);
   checkDtype(dtype);
-  return wrap(native.fill(shape, Number(value), dtype));
+  return wrap(native.fill(dims, num(value), dtype));
 }
 
 const zerosLike = (x) => withOne(x, 'x', 'zerosLike', 'numeric', (t) => wrap(native.fillLike(t.id, 0)));
 const onesLike = (x) => withOne(x, 'x', 'onesLike', 'numeric', (t) => wrap(native.fillLike(t.id, 1)));
 
-function range(start, stop, step = 1, dtype = 'float32') {
+function range(start, stop, step = 1, dtype) {
+  dtype = dtypeArg(dtype, 'float32');
   checkDtype(dtype);
   // JavaScript numbers, as tfjs computes with them: range(3) has stop NaN, so it is empty.
-  return wrap(native.range(Number(start), Number(stop), Number(step), dtype));
+  return wrap(native.range(num(start), num(stop), num(step), dtype));
 }
 
-function linspace(start, stop, num) {
-  return wrap(native.linspace(start, stop, num));
+function linspace(start, stop, num_) {
+  const n = num(num_);
+  if (n <= 0) throw new Error('The number of values should be positive.');
+  // tfjs makes a tensor of a fractional or NaN length from such a count; refuse it.
+  if (!Number.isSafeInteger(n)) throw new Error(`linspace: the number of values must be an integer but got ${num_}`);
+  return wrap(native.linspace(num(start), num(stop), n));
 }
 
-function eye(numRows, numColumns, batchShape, dtype = 'float32') {
+function eye(numRows, numColumns, batchShape, dtype) {
   if (numColumns == null) numColumns = numRows;
+  // tfjs's empty string too means the default here.
+  dtype = dtype || 'float32';
   checkDtype(dtype);
-  const bs = batchShape == null ? null : batchShape;
-  if (bs != null && bs.length > 3) {
-    throw new Error('eye() currently supports only 1D and 2D ' +
-      `batchShapes, but received ${bs.length}D.`);
+  let batch = [];
+  if (batchShape != null) {
+    const bs = listArg(batchShape);
+    if (!(bs.length >= 1 && bs.length <= 3)) {
+      throw new Error('eye() currently supports only 1D and 2D ' +
+        `batchShapes, but received ${bs.length}D.`);
+    }
+    // tfjs tiles by the batch dimensions, which reads them as numbers.
+    batch = Array.from(bs, Number);
   }
-  return wrap(native.eye(numRows, numColumns, bs, dtype));
+  assertShape([...batch, numRows, numColumns]);
+  return wrap(native.eye(numRows, numColumns, batch, dtype));
 }
 
 function oneHot(indices, depth, onValue = 1, offValue = 0, dtype = 'int32') {
+  const d = num(depth);
+  if (!(d >= 2)) throw new Error(`Error in oneHot: depth must be >=2, but it is ${depth}`);
+  // tfjs makes a tensor of a fractional last dimension from such a depth; refuse it.
+  if (!Number.isSafeInteger(d)) throw new Error(`Error in oneHot: depth must be an integer, but it is ${depth}`);
+  // tfjs's OneHot kernel makes float32 values for a null or empty dtype.
+  const dt = dtype || 'float32';
+  checkDtype(dt);
   return withOne(indices, 'indices', 'oneHot', 'int32',
-    (t) => wrap(native.oneHot(t.id, depth, onValue, offValue, dtype)));
+    (t) => wrap(native.oneHot(t.id, d, num(onValue), num(offValue), dt)));
 }
 
 function seedArg(seed) {
@@ -119,25 +149,25 @@ function seedArg(seed) {
 
 function randomDtype(dtype) {
   if (dtype === 'bool') throw new Error(`Unsupported data type ${dtype}`);
-  const dt = dtype == null ? 'float32' : dtype;
+  // tfjs's empty string too means the default here.
+  const dt = dtype || 'float32';
   checkDtype(dt);
   return dt;
 }
 
 function randomNormal(shape, mean = 0, stdDev = 1, dtype, seed) {
-  assertShape(shape);
-  return wrap(native.randomNormal(shape, mean, stdDev, randomDtype(dtype), seedArg(seed)));
+  const dims = shapeArg(shape);
+  return wrap(native.randomNormal(dims, num(mean), num(stdDev), randomDtype(dtype), seedArg(seed)));
 }
 
 function truncatedNormal(shape, mean = 0, stdDev = 1, dtype, seed) {
-  assertShape(shape);
-  return wrap(native.truncatedNormal(shape, mean, stdDev, randomDtype(dtype), seedArg(seed)));
+  const dims = shapeArg(shape);
+  return wrap(native.truncatedNormal(dims, num(mean), num(stdDev), randomDtype(dtype), seedArg(seed)));
 }
 
-function randomUniform(shape, minval = 0, maxval = 1, dtype = 'float32', seed) {
-  assertShape(shape);
-  checkDtype(dtype);
-  return wrap(native.randomUniform(shape, minval, maxval, dtype, seedArg(seed)));
+function randomUniform(shape, minval = 0, maxval = 1, dtype, seed) {
+  const dims = shapeArg(shape);
+  return wrap(native.randomUniform(dims, num(minval), num(maxval), randomDtype(dtype), seedArg(seed)));
 }
 
 const P = Tensor.prototype;

@@ -3,15 +3,20 @@
 // clone, and the chained reshapes (flatten, asScalar, as1D ... as5D, reshapeAs).
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
-const { withOne, withTwo, convertList, disposeTemps, axesArg, axisArg } = require('./args');
+const { withOne, withTwo, convertList, disposeTemps, listArg, intList, axesArg, axisArg } =
+  require('./args');
 
 const SON = 'string_or_numeric';
 
-const reshape = (x, shape) =>
-  withOne(x, 'x', 'reshape', SON, (t) => wrap(native.reshape(t.id, shape)));
+// tfjs makes tensors of fractional or NaN dimensions from such shapes; they are refused here.
+const notAShape = (shape) => new Error('The new shape must be a list of integers (-1 for one ' +
+  `inferred dimension) but got [${shape}]`);
+
+const reshape = (x, shape) => withOne(x, 'x', 'reshape', SON,
+  (t) => wrap(native.reshape(t.id, intList(shape, notAShape))));
 
 const expandDims = (x, axis = 0) =>
-  withOne(x, 'x', 'expandDims', SON, (t) => wrap(native.expandDims(t.id, axisArg(axis))));
+  withOne(x, 'x', 'expandDims', SON, (t) => wrap(native.expandDims(t.id, axisArg(axis, 0))));
 
 function squeeze(x, axis) {
   return withOne(x, 'x', 'squeeze', SON, (t) => {
@@ -20,8 +25,21 @@ function squeeze(x, axis) {
   });
 }
 
-const transpose = (x, perm) =>
-  withOne(x, 'x', 'transpose', 'numeric', (t) => wrap(native.transpose(t.id, perm == null ? null : perm)));
+// tfjs reads the entries of perm as numbers ('1' is 1) and requires them in [0, rank).
+function permArg(perm, rank) {
+  if (perm == null) return null;
+  const list = listArg(perm);
+  if (!Array.isArray(list)) throw new Error(`perm must be a list of axes but got ${perm}`);
+  const p = Array.from(list, Number);
+  if (p.length === rank && !p.every((a) => a >= 0 && a < rank)) {
+    throw new Error(`All entries in 'perm' must be between 0 and ${rank - 1} but got ${p}`);
+  }
+  if (!p.every(Number.isSafeInteger)) throw new Error(`All entries in 'perm' must be integers but got ${p}`);
+  return p;
+}
+
+const transpose = (x, perm) => withOne(x, 'x', 'transpose', 'numeric',
+  (t) => wrap(native.transpose(t.id, permArg(perm, t.shape.length))));
 
 function concat(tensors, axis = 0) {
   if (tensors == null || !(tensors.length >= 1)) {
@@ -29,7 +47,7 @@ function concat(tensors, axis = 0) {
   }
   const [ts, ids] = convertList(tensors, 'tensors', 'concat');
   try {
-    return wrap(native.concat(ids, axisArg(axis)));
+    return wrap(native.concat(ids, axisArg(axis, 0)));
   } finally {
     disposeTemps(tensors, ts, ts.length);
   }
@@ -38,24 +56,31 @@ function concat(tensors, axis = 0) {
 function stack(tensors, axis = 0) {
   const [ts, ids] = convertList(tensors, 'tensors', 'stack');
   try {
-    return wrap(native.stack(ids, axisArg(axis)));
+    return wrap(native.stack(ids, axisArg(axis, 0)));
   } finally {
     disposeTemps(tensors, ts, ts.length);
   }
 }
 
-// tfjs's parseSliceParams: begin/size may be a number or shorter than the rank.
+// tfjs's parseSliceParams: begin/size may be a number or shorter than the rank. Entries must
+// be integers (tfjs slices at fractional offsets into tensors of fractional shapes).
 function sliceBegin(begin, rank) {
-  const out = new Array(rank);
+  let out;
   if (typeof begin === 'number') {
+    out = new Array(rank).fill(0);
     out[0] = begin;
-    for (let i = 1; i < rank; i++) out[i] = 0;
   } else {
-    for (let i = 0; i < rank; i++) out[i] = i < begin.length ? begin[i] : 0;
-    for (let i = rank; i < begin.length; i++) out.push(begin[i]);
+    const b = listArg(begin);
+    if (!Array.isArray(b)) throw new Error(`slice() begin must be a number or a list of numbers but got ${String(begin)}`);
+    out = new Array(rank);
+    for (let i = 0; i < rank; i++) out[i] = i < b.length ? b[i] : 0;
+    for (let i = rank; i < b.length; i++) out.push(b[i]);
   }
   for (let i = 0; i < out.length; i++) {
     if (out[i] === -1) throw new Error('slice() does not support negative begin indexing.');
+    if (!Number.isSafeInteger(out[i])) {
+      throw new Error(`Error in slice${rank}D: begin[${i}] must be an integer but got ${out[i]}`);
+    }
   }
   return out;
 }
@@ -67,15 +92,18 @@ function sliceSize(size, rank) {
   } else if (typeof size === 'number') {
     out = new Array(rank).fill(-1);
     out[0] = size;
-  } else if (size.length < rank) {
-    out = size.concat(new Array(rank - size.length).fill(-1));
   } else {
-    out = size.slice();
+    const s = listArg(size);
+    if (!Array.isArray(s)) throw new Error(`slice() size must be a number or a list of numbers but got ${String(size)}`);
+    out = s.length < rank ? s.concat(new Array(rank - s.length).fill(-1)) : s.slice();
   }
   for (let i = 0; i < out.length; i++) {
-    if (out[i] < 0 && out[i] !== -1) {
+    if (!(out[i] >= 0) && out[i] !== -1) {
       throw new Error(`Negative size values should be exactly -1 but got ${out[i]} ` +
         `for the slice() size at index ${i}.`);
+    }
+    if (!Number.isSafeInteger(out[i])) {
+      throw new Error(`Tensor must have a shape comprised of positive integers but got shape [${out}].`);
     }
   }
   return out;
@@ -91,7 +119,7 @@ function slice(x, begin, size) {
 
 const gather = (x, indices, axis = 0, batchDims = 0) =>
   withTwo('gather', x, 'x', 'numeric', indices, 'indices', 'int32',
-    (tx, ti) => wrap(native.gather(tx.id, ti.id, axisArg(axis), axisArg(batchDims))));
+    (tx, ti) => wrap(native.gather(tx.id, ti.id, axisArg(axis, 0), axisArg(batchDims, 0))));
 
 function clone(x) {
   if (x instanceof Tensor) return wrap(native.clone(x.id));

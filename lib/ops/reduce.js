@@ -14,7 +14,14 @@ const max = (x, axis = null, keepDims = false) => reduce(native.max, 'max', x, a
 const min = (x, axis = null, keepDims = false) => reduce(native.min, 'min', x, axis, keepDims);
 
 function argReduce(fn, opName, x, axis) {
-  return withOne(x, 'x', opName, 'numeric', (t) => wrap(fn(t.id, axisArg(axis))));
+  return withOne(x, 'x', opName, 'numeric', (t) => {
+    // tfjs reads a null axis as every axis, which only a rank-1 tensor accepts.
+    if (axis === null && t.shape.length > 1) {
+      throw new Error(`${opName} supports only inner-most axes for now. ` +
+        `Got axes 0 and rank-${t.shape.length} input.`);
+    }
+    return wrap(fn(t.id, axisArg(axis, 0)));
+  });
 }
 
 const argMax = (x, axis = 0) => argReduce(native.argMax, 'argMax', x, axis);

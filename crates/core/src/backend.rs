@@ -84,6 +84,12 @@ pub trait Backend: Send + Sync {
     fn max_tensor_bytes(&self) -> usize {
         usize::MAX
     }
+    /// Bytes a new tensor may take now, where the backend can tell: memory that is granted
+    /// lazily and reclaimed by killing the process must be checked before it is taken. The
+    /// engine asks only for large tensors ([`crate::host_memory::CHECKED_FROM`] bytes and up).
+    fn available_bytes(&self) -> Option<usize> {
+        None
+    }
     /// Frees memory kept for reuse that no tensor holds (buffer pools).
     fn release_pool(&self) -> Result<()> {
         Ok(())

@@ -6,6 +6,7 @@ use crate::backend::{Backend, BackendMemory, Buffer, DataId, Storage, View};
 use crate::{bail, shape, DType, Error, HostData, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub type TensorId = u64;
@@ -101,7 +102,7 @@ pub struct Engine {
     num_bytes: usize,
     scopes: Vec<Scope>,
     variables: FxHashMap<String, TensorId>,
-    next_tensor: TensorId,
+    ids: TensorIds,
     next_data: DataId,
     next_scope: ScopeId,
     next_variable: u64,
@@ -168,7 +169,7 @@ impl Engine {
     // ---- the registry ----
 
     pub fn info(&self, id: TensorId) -> Result<&TensorInfo> {
-        self.tensors.get(&id).ok_or_else(disposed)
+        self.tensors.get(&id).ok_or_else(|| self.missing(id))
     }
 
     pub fn shape(&self, id: TensorId) -> Result<&[usize]> {
@@ -191,7 +192,7 @@ impl Engine {
     }
 
     fn input_on(&mut self, backend: &Arc<dyn Backend>, id: TensorId) -> Result<Input> {
-        let info = self.tensors.get(&id).ok_or_else(disposed)?;
+        let info = self.tensors.get(&id).ok_or_else(|| self.missing(id))?;
         let (shape, dtype) = (shape::Dims::from_slice(&info.shape), info.dtype);
         let mut data = info.data.clone();
         if data.backend.name() != backend.name() {
@@ -209,8 +210,8 @@ impl Engine {
     }
 
     /// Checks, before anything is allocated, that a tensor of `shape` and `dtype` fits the
-    /// active backend.
-    pub(crate) fn check_size(&self, shape: &[usize], dtype: DType) -> Result<()> {
+    /// active backend (for callers that stage values before making a tensor of them, too).
+    pub fn check_size(&self, shape: &[usize], dtype: DType) -> Result<()> {
         check_size(&*self.backend()?, shape, dtype)
     }
 
@@ -228,8 +229,7 @@ impl Engine {
     }
 
     fn track(&mut self, data: Arc<Buffer>, shape: Vec<usize>, dtype: DType, variable: Option<Variable>) -> TensorId {
-        self.next_tensor += 1;
-        let id = self.next_tensor;
+        let id = self.ids.next();
         self.num_bytes += shape::size(&shape) * dtype.size_of();
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
         // Variables are never tracked by scopes; a running kernel's tensors belong to it until
@@ -496,6 +496,7 @@ impl Engine {
     /// Reads a tensor's values (from whichever backend holds them).
     pub fn read(&self, id: TensorId) -> Result<HostData> {
         let t = self.info(id)?;
+        check_host_copy(t)?;
         t.data.backend.read(View { storage: &*t.data.storage, shape: &t.shape, dtype: t.dtype })
     }
 
@@ -503,6 +504,7 @@ impl Engine {
     /// thread). The read holds its own reference to the data, so it survives `dispose`.
     pub fn read_async(&self, id: TensorId, done: crate::ReadDone) -> Result<()> {
         let t = self.info(id)?;
+        check_host_copy(t)?;
         t.data.backend.read_async(View { storage: &*t.data.storage, shape: &t.shape, dtype: t.dtype }, done);
         Ok(())
     }
@@ -604,21 +606,93 @@ impl Engine {
     }
 }
 
-pub(crate) fn disposed() -> Error {
-    Error::new("Tensor is disposed.")
+impl Engine {
+    /// The error for an id this engine has no tensor for: disposed, or made on another thread.
+    fn missing(&self, id: TensorId) -> Error {
+        if id == 0 || self.ids.issued(id) {
+            Error::new("Tensor is disposed.")
+        } else {
+            Error::new(
+                "This tensor belongs to another thread: a Tensor can only be used on the thread \
+                 (main or worker) that made it. Send its values (await t.data()) and its shape \
+                 instead, and make a tensor from them there.",
+            )
+        }
+    }
 }
 
-/// Checks, before anything is allocated, that a tensor of `shape` and `dtype` fits `backend`.
+/// Tensor ids are unique in the process, not only on one thread: a handle that reaches
+/// another thread's engine (a Tensor sent with `postMessage`) names no tensor there, never
+/// another one. Each engine takes blocks of ids from one process-wide counter.
+#[derive(Default)]
+struct TensorIds {
+    next: TensorId,
+    end: TensorId,
+    /// The blocks this engine took, ascending.
+    blocks: Vec<u64>,
+}
+
+const ID_BLOCK: u64 = 1 << 16;
+static NEXT_ID_BLOCK: AtomicU64 = AtomicU64::new(0);
+
+impl TensorIds {
+    fn next(&mut self) -> TensorId {
+        if self.next == self.end {
+            let block = NEXT_ID_BLOCK.fetch_add(1, Ordering::Relaxed);
+            self.blocks.push(block);
+            // Ids start at 1; a block's ids stay below 2^53, exact as JavaScript numbers.
+            self.next = block * ID_BLOCK + 1;
+            self.end = self.next + ID_BLOCK;
+        }
+        let id = self.next;
+        self.next += 1;
+        id
+    }
+
+    /// Whether this engine ever handed out `id`.
+    fn issued(&self, id: TensorId) -> bool {
+        id >= 1 && id < self.next && self.blocks.binary_search(&((id - 1) / ID_BLOCK)).is_ok()
+    }
+}
+
+/// A read copies a tensor's values to host memory: a large copy must fit there.
+fn check_host_copy(t: &TensorInfo) -> Result<()> {
+    let bytes = shape::size(&t.shape) * t.dtype.size_of();
+    if bytes >= crate::host_memory::CHECKED_FROM {
+        if let Some(available) = crate::host_memory::available().filter(|&a| bytes > a) {
+            bail!("Out of memory: reading the {bytes} bytes of a tensor's values needs more than the {available} bytes available");
+        }
+    }
+    Ok(())
+}
+
+/// Checks, before anything is allocated, that a tensor of `shape` and `dtype` fits `backend`,
+/// and, for a large one, that the memory it needs is available now.
 pub(crate) fn check_size(backend: &dyn Backend, shape: &[usize], dtype: DType) -> Result<()> {
     let max = backend.max_tensor_bytes();
-    match shape::checked_size(shape).and_then(|n| n.checked_mul(dtype.size_of())) {
-        Some(bytes) if bytes <= max => Ok(()),
-        bytes => bail!(
+    let bytes = shape::checked_size(shape).and_then(|n| n.checked_mul(dtype.size_of()));
+    let Some(bytes) = bytes.filter(|&b| b <= max) else {
+        bail!(
             "A {} tensor of shape [{}] ({} bytes) is larger than the {} backend can hold ({max} bytes)",
             dtype.name(),
             shape::fmt(shape),
             bytes.map_or_else(|| "too many".to_string(), |b| b.to_string()),
             backend.name()
-        ),
+        );
+    };
+    if bytes >= crate::host_memory::CHECKED_FROM {
+        let short = || backend.available_bytes().filter(|&a| bytes > a);
+        // Buffers pooled for reuse are memory too: give them back before refusing.
+        let short = short().and_then(|_| backend.release_pool().ok().and_then(|()| short()));
+        if let Some(available) = short {
+            bail!(
+                "Out of memory on the {} backend: a {} tensor of shape [{}] needs {bytes} bytes, \
+                 but only {available} bytes are available",
+                backend.name(),
+                dtype.name(),
+                shape::fmt(shape)
+            );
+        }
     }
+    Ok(())
 }

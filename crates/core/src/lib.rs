@@ -6,6 +6,7 @@ mod backend;
 mod dtype;
 mod engine;
 mod error;
+pub mod host_memory;
 pub mod kernels;
 pub mod ops;
 pub mod shape;

@@ -64,30 +64,21 @@ pub fn axis(op: &str, axis: i64, rank: usize) -> Result<usize> {
     Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
 }
 
-/// Resolves a list of axes (`None` = all) into sorted, distinct, non-negative axes.
+/// Resolves a list of axes (`None` = all) into sorted, distinct, non-negative axes. A scalar
+/// has no axis to name (tfjs's range `[-0, 0)`).
 pub fn axes(axes: Option<&[i64]>, rank: usize) -> Result<Vec<usize>> {
+    let r = rank as i64;
     let mut out = match axes {
         None => (0..rank).collect::<Vec<_>>(),
         Some(list) => {
-            let mut v = Vec::with_capacity(list.len());
-            for &a in list {
-                let r = rank as i64;
-                if a < -r.max(1) || a >= r.max(1) {
-                    bail!(
-                        "All values in axis param must be in range [-{r}, {r}) but got axis {}",
-                        list.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
-                    );
-                }
-                v.push(if a < 0 { (a + r.max(1)) as usize } else { a as usize });
+            if list.iter().any(|&a| a < -r || a >= r) {
+                bail!("All values in axis param must be in range [-{r}, {r}) but got axis {}", join_i64(list));
             }
-            v
+            list.iter().map(|&a| if a < 0 { (a + r) as usize } else { a as usize }).collect()
         }
     };
     out.sort_unstable();
     out.dedup();
-    if rank == 0 {
-        out.clear();
-    }
     Ok(out)
 }
 

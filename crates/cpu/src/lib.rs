@@ -174,6 +174,10 @@ impl Backend for CpuBackend {
         *TOTAL.get_or_init(|| physical_memory().unwrap_or(isize::MAX as usize))
     }
 
+    fn available_bytes(&self) -> Option<usize> {
+        tidytensor_core::host_memory::available()
+    }
+
     fn release_pool(&self) -> Result<()> {
         pool::release();
         Ok(())

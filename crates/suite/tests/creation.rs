@@ -200,9 +200,11 @@ fn random_distributions(e: &mut Engine) {
     let constant = e.random(&[3], Random::Uniform { min: 2.0, max: 2.0 }, DType::Float32, None).unwrap();
     assert_eq!(values(e, constant, &[3], DType::Float32), vec![2.0; 3]);
     fails(e, "Unsupported data type bool", |e| e.random(&[3], uniform, DType::Bool, None));
-    fails(e, "Error in randomUniform: minval (2) must be <= maxval (1)", |e| {
-        e.random(&[3], Random::Uniform { min: 2.0, max: 1.0 }, DType::Float32, None)
-    });
+    // As tfjs: `min + (max - min) * u` whatever the bounds.
+    let flipped = e.random(&[16], Random::Uniform { min: 2.0, max: 1.0 }, DType::Float32, None).unwrap();
+    assert!(values(e, flipped, &[16], DType::Float32).iter().all(|&v| v > 1.0 && v <= 2.0));
+    let unbounded = e.random(&[4], Random::Uniform { min: f64::NEG_INFINITY, max: 1.0 }, DType::Float32, None).unwrap();
+    assert!(values(e, unbounded, &[4], DType::Float32).iter().all(|v| v.is_nan()));
 }
 
 /// Random samplers end for every argument: infinite means and deviations give tfjs's

@@ -193,6 +193,40 @@ fn using_a_disposed_tensor_is_an_error(e: &mut Engine) {
     fails(e, "Tensor is disposed.", |e| e.shape(a).map(<[usize]>::to_vec));
 }
 
+fn a_tensor_id_from_another_thread_names_no_tensor(e: &mut Engine) {
+    let mine = f32s(e, &[1.], &[]);
+    let theirs: Vec<TensorId> = std::thread::spawn(|| {
+        tidytensor_core::with_engine(|e| {
+            e.register_backend(Arc::new(CpuBackend::new()));
+            (0..3).map(|i| f32s(e, &[i as f32], &[])).collect()
+        })
+    })
+    .join()
+    .unwrap();
+    for id in theirs {
+        assert_ne!(id, mine, "ids are unique in the process");
+        assert!(e.is_disposed(id));
+        fails(e, "This tensor belongs to another thread", |e| e.unary(UnaryOp::Neg, id));
+        fails(e, "This tensor belongs to another thread", |e| e.read(id));
+    }
+    e.dispose(mine);
+    fails(e, "Tensor is disposed.", |e| e.read(mine));
+}
+
+fn out_of_memory_is_an_error_before_anything_is_allocated(e: &mut Engine) {
+    // Larger than the host has available, smaller than the backend's static limit: refused
+    // before the memory is taken (the OS would grant it lazily and kill the process later).
+    let Some(available) = e.backend().unwrap().available_bytes() else { return };
+    let n = available / 4 + (1 << 20);
+    if n * 4 > e.backend().unwrap().max_tensor_bytes() {
+        return;
+    }
+    fails(e, "Out of memory on the", |e| e.fill(&[n], 1.0, DType::Float32));
+    let a = f32s(e, &[1.], &[]);
+    assert_eq!(values(e, a, &[], DType::Float32), vec![1.0], "the engine goes on");
+    e.dispose(a);
+}
+
 fn tensor_checks_its_values(e: &mut Engine) {
     fails(e, "Based on the provided shape, [2, 2], the tensor should have 4 values but has 3", |e| {
         e.tensor(HostData::F32(vec![1., 2., 3.]), &[2, 2])
@@ -270,6 +304,8 @@ backend_tests!(
     variables_follow_tfjs,
     tensors_move_between_backends,
     using_a_disposed_tensor_is_an_error,
+    a_tensor_id_from_another_thread_names_no_tensor,
+    out_of_memory_is_an_error_before_anything_is_allocated,
     tensor_checks_its_values,
     a_read_started_before_dispose_completes,
     the_kernel_funnel_records_top_level_kernels,

@@ -264,6 +264,12 @@ impl Backend for WgpuBackend {
         usize::try_from(self.gpu.max_binding()).unwrap_or(usize::MAX)
     }
 
+    /// A software adapter (lavapipe) keeps buffers in host memory, which the OS grants lazily;
+    /// a GPU's own memory reports exhaustion as an error when a buffer is created.
+    fn available_bytes(&self) -> Option<usize> {
+        if self.is_hardware() { None } else { tidytensor_core::host_memory::available() }
+    }
+
     /// Submits pending work and frees every pooled buffer no tensor holds.
     fn release_pool(&self) -> Result<()> {
         self.gpu.release_pool()

@@ -1,7 +1,7 @@
 use super::require_dtype;
 use crate::{bail, kernels as k, shape, DType, Engine, HostData, Result, TensorId};
 use rand::{rngs::StdRng, Rng, SeedableRng};
-use rand_distr::{Distribution, StandardNormal, Uniform};
+use rand_distr::{Distribution, StandardNormal};
 
 /// Random distributions of `tf.randomNormal`, `tf.randomUniform` and `tf.truncatedNormal`.
 #[derive(Clone, Copy, Debug)]
@@ -33,7 +33,12 @@ impl Engine {
         let value = match dtype {
             DType::Float32 => value as f32 as f64,
             DType::Int32 => crate::js_to_int32(value) as f64,
-            DType::Bool => (value != 0.0) as u8 as f64,
+            // tfjs stores the value in a Uint8Array (ToUint8): NaN, ±Infinity, 0.5 and 256 are
+            // false.
+            DType::Bool => {
+                let t = value.trunc();
+                (t.is_finite() && t.rem_euclid(256.0) != 0.0) as u8 as f64
+            }
         };
         if shape.len() > shape::MAX_RANK {
             bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
@@ -162,17 +167,10 @@ impl Engine {
                 });
                 HostData::from_f64(dtype, values)
             }
+            // As tfjs computes it: `min + (max - min) * u`, also for min > max, infinite or NaN
+            // bounds (values in (max, min], or NaN).
             Random::Uniform { min, max } => {
-                if min.partial_cmp(&max).is_none_or(|o| o.is_gt()) {
-                    bail!("Error in randomUniform: minval ({min}) must be <= maxval ({max})");
-                }
-                if min == max {
-                    HostData::from_f64(dtype, std::iter::repeat_n(min, n))
-                } else {
-                    let u = Uniform::new(min, max)
-                        .map_err(|e| crate::Error(format!("Invalid uniform distribution: {e}")))?;
-                    HostData::from_f64(dtype, (0..n).map(|_| rng.sample(u)))
-                }
+                HostData::from_f64(dtype, (0..n).map(|_| min + (max - min) * rng.random::<f64>()))
             }
         };
         self.tensor(data, shape)

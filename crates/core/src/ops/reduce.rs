@@ -27,7 +27,12 @@ impl Engine {
     /// int32, mean is float32, max/min keep the dtype.
     pub fn reduce(&mut self, op: ReduceOp, x: TensorId, axes: Option<&[i64]>, keep_dims: bool) -> Result<TensorId> {
         let (in_shape, dtype) = (self.shape(x)?.to_vec(), self.dtype(x)?);
-        let axes = shape::axes(axes, in_shape.len())?;
+        let list = axes;
+        let axes = shape::axes(list, in_shape.len())?;
+        if list.is_some_and(|l| l.len() != axes.len()) {
+            // tfjs computes a meaningless result; TensorFlow refuses.
+            bail!("Axes contain a duplicate dimension: axis {}", shape::join_i64(list.unwrap_or_default()));
+        }
         let out = match (op, dtype) {
             (ReduceOp::Sum, DType::Bool) => DType::Int32,
             (ReduceOp::Mean, _) => DType::Float32,
@@ -76,6 +81,9 @@ impl Engine {
     pub fn softmax(&mut self, logits: TensorId, dim: i64) -> Result<TensorId> {
         require_dtype("softmax", "logits", DType::Float32, self.dtype(logits)?)?;
         let rank = self.shape(logits)?.len() as i64;
+        if rank == 0 {
+            bail!("All values in axis param must be in range [-0, 0) but got axis {dim}");
+        }
         let d = if dim == -1 { rank - 1 } else { dim };
         if d != rank - 1 {
             bail!("Softmax along a non-last dimension is not yet supported. Logits was rank {rank} and dim was {d}");

@@ -1,0 +1,111 @@
+'use strict';
+// The differences from tfjs 4.22 we choose (README.md, "Differences from TensorFlow.js"). A
+// 'differ' case that matches an entry is counted as chosen, not as a failure. An entry matches
+// when every field it has matches: `name` (the case name), `tfjs` and `tidytensor` (the one-line
+// outcomes, "throws Error: ..." or "returns tensor float32 [2] [...]"), `backend` (tidytensor's
+// backend). A field is a string (equal), a RegExp or a predicate.
+//
+// Keep it short and honest: an entry is a deliberate difference, never a bug being hidden.
+module.exports = [
+  {
+    reason: "no 'string' or 'complex64' dtype: tidytensor throws where tfjs makes such a tensor",
+    tfjs: /^returns .*(tensor (string|complex64)|"dtype":"(string|complex64)")/,
+    tidytensor: /^throws .*('string'|string' tensors|complex64)/,
+  },
+  {
+    reason: 'ragged nested arrays always throw (tfjs checks them only in debug mode, with these texts)',
+    tidytensor:
+      /^throws Error: Element arr\[\d+\](\[\d+\])* (should have \d+ elements|should be a primitive|is a primitive)/,
+  },
+  {
+    reason: 'axes must be integers: tfjs truncates or coerces 1.5, NaN, true, \'0\', [0]',
+    // null and undefined mean "the default axis" in tfjs: not covered here.
+    tidytensor: (s) => !/ (null|undefined)$/.test(s) &&
+      /^throws Error: (All values in axis param must be integers|The axis must be an integer) but got/.test(s),
+  },
+  {
+    reason: 'a tfjs tensor given to tidytensor is refused with a message saying how to convert it',
+    tidytensor: /is a tensor of another TensorFlow\.js library/,
+  },
+  {
+    reason: 'gather with an index outside the axis gives zeros on wgpu (as tfjs webgl/webgpu): no readback',
+    backend: 'wgpu',
+    tfjs: /^throws Error: GatherV2: the index value -?\d+ is not in/,
+    tidytensor: /^returns tensor \S+ \[[^\]]*\] \[.+\]/, // zeros in place of the values
+  },
+  {
+    reason: 'shapes are limited to rank 6 (MAX_RANK); tfjs has no limit',
+    tidytensor: /^throws Error: tidytensor supports tensors up to rank 6/,
+  },
+  {
+    reason: 'sizes, counts and indices that tfjs accepts and builds a malformed tensor from ' +
+      '(fractional or NaN, a negative or out-of-range slice begin, a repeated perm or reduction ' +
+      'axis) throw',
+    tfjs: /^returns/,
+    tidytensor: new RegExp('^throws Error: (' + [
+      'linspace: the number of values must be an integer',
+      'Error in oneHot: depth must be (>=2|an integer)',
+      'The new shape must be a list of integers',
+      'Error in slice\\d+D: begin\\[\\d+\\] (\\(-?\\d+\\) )?must be',
+      'Tensor must have a shape comprised of positive integers',
+      "Error in transpose: perm .* repeats axis", "All entries in 'perm' must be integers",
+      'Axes contain a duplicate dimension',
+    ].join('|') + ')'),
+  },
+  {
+    reason: 'a numeric argument given as a string or list is read as a number (tfjs puts it in ' +
+      'the shape as it is: oneHot(x, \'3\') has shape [3,"3"])',
+    tfjs: /^returns tensor \S+ \[[^\]]*["[{]/,
+  },
+  {
+    reason: 'the same: linspace(0, 1, [3]) has 3 values (tfjs makes Float32Array([3]), one value)',
+    name: /^linspace\(.*, \[\d+\]\)$/,
+  },
+  {
+    reason: 'a typed array of axes is a list of axes (tfjs wraps it in an array and reduces ' +
+      'another axis)',
+    name: /^(sum|mean|max|min)\(.*, Int32Array\[[^\]]*\]\)$/,
+  },
+  {
+    reason: 'a null or empty dtype argument means the default (tfjs makes a tensor whose dtype ' +
+      'is null, without readable values)',
+    name: /, (null|'')\)$/,
+    tfjs: /^returns tensor \S+ \[[^\]]*\]$/,
+  },
+  {
+    reason: 'bool tensors hold only 0 and 1: range and randomUniform refuse dtype bool (tfjs ' +
+      'stores 2, 3, 0.5 ... in them)',
+    tfjs: /^returns tensor bool/,
+    tidytensor: /^throws Error: (Error in range: bool dtype is not supported|Unsupported data type bool)/,
+  },
+  {
+    reason: 'concat of mixed dtypes gives the wider dtype (tfjs keeps the first dtype and stores ' +
+      'values it cannot hold, such as 3 in a bool tensor)',
+    name: /^concat\(/,
+    tfjs: /^returns tensor bool/,
+    tidytensor: /^returns tensor int32/,
+  },
+  {
+    reason: 'int32 arithmetic is exact up to int32 wrapping; tfjs\'s cpu backend computes abs, ' +
+      'square and squaredDifference in float32 and loses precision beyond 2^24',
+    name: /^(abs|square|squaredDifference)\(i\[/,
+  },
+  {
+    reason: 'a disposed tensor is refused by every op (tfjs\'s zerosLike and onesLike read only ' +
+      'its shape)',
+    name: /^(zerosLike|onesLike)\(disposed\)$/,
+    tidytensor: 'throws Error: Tensor is disposed.',
+  },
+  {
+    reason: 'an empty gather result skips the index check (no values are read; on wgpu a check ' +
+      'would cost a readback)',
+    name: /^gather\(/,
+    tfjs: /^throws Error: GatherV2: the index value/,
+    tidytensor: /^returns tensor \S+ \[([^\]]*,)?0(,[^\]]*)?\] \[\]$/,
+  },
+  {
+    reason: 'values that are not numbers or booleans (objects, tensors, Symbols) in a nested ' +
+      'array are NaN or a TypeError (tfjs builds a tensor of missing values)',
+    name: /^tensor\w*\(\[.*(\{\}|Symbol|t\()/,
+  },
+];

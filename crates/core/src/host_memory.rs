@@ -1,0 +1,52 @@
+//! How much host memory a new allocation may still take. Operating systems grant large
+//! allocations lazily and, once the memory is touched and runs out, kill the process (Linux's
+//! OOM killer) instead of failing the allocation; so a large tensor is refused beforehand
+//! when it would not fit, and the user gets an error instead of a dead process.
+
+/// Below this many bytes an allocation is not checked: reading the OS's figures costs more
+/// than such an allocation, and a process that runs out this way has bigger problems.
+pub const CHECKED_FROM: usize = 64 << 20;
+
+/// Bytes the process may still allocate: the smaller of the system's available memory and
+/// what the process's cgroup (a container's memory limit) leaves; `None` where the OS does not
+/// tell. A margin of one eighth is kept back for everything else the process needs.
+pub fn available() -> Option<usize> {
+    let system = mem_available()?;
+    let avail = match cgroup_left() {
+        Some(left) => system.min(left),
+        None => system,
+    };
+    Some(avail - avail / 8)
+}
+
+/// `MemAvailable` of /proc/meminfo (Linux), in bytes.
+fn mem_available() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: usize = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
+}
+
+/// `memory.max - memory.current` of this process's cgroup v2, where it has a limit.
+fn cgroup_left() -> Option<usize> {
+    let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+    let max: usize = read("memory.max")?.trim().parse().ok()?;
+    let current: usize = read("memory.current")?.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn available_memory_is_plausible_where_the_os_tells() {
+        if let Some(a) = super::available() {
+            assert!(a > 0);
+        }
+    }
+}
