@@ -379,6 +379,7 @@ for (const [libName, tf] of [['tidytensor', tt], ['tfjs', tfo]]) {
         'shape of the new value (3) and previous value (2) must match');
       throwsMsg(() => v.assign(tf.tensor1d([1, 2], 'int32')),
         'dtype of the new value (int32) and previous value (float32) must match');
+      throwsMsg(() => v.assign(5), 'dtype of the new value (undefined) and previous value (float32) must match');
       const x = tf.tensor1d([5, 6]);
       const before = counts(tf);
       v.assign(x);

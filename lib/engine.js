@@ -128,6 +128,7 @@ async function profile(query) {
 // for the backend to finish their work (on wgpu the GPU runs after the ops return); wallMs:
 // everything, JavaScript included.
 async function time(query) {
+  if (typeof query !== 'function') throw new TypeError('f is not a function');
   const start = performance.now();
   const mark = native.startProfile();
   openProfiles++;
@@ -185,6 +186,8 @@ function getBackend() {
 const KNOWN_BACKENDS = ['cpu', 'wgpu'];
 
 async function setBackend(backendName) {
+  // tfjs looks the name up as a property key, which converts it to a string.
+  if (typeof backendName !== 'string') backendName = String(backendName);
   try {
     native.setBackend(backendName);
   } catch (e) {

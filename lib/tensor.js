@@ -60,6 +60,10 @@ class Variable extends Tensor {
   }
 
   assign(newValue) {
+    if (!(newValue instanceof Tensor)) {
+      const dtype = newValue == null ? newValue : newValue.dtype;
+      throw new Error(`dtype of the new value (${dtype}) and previous value (${this.dtype}) must match`);
+    }
     native.assign(this.id, newValue.id);
   }
 

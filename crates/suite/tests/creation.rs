@@ -13,7 +13,9 @@ fn kernels(e: &mut Engine, op: impl FnOnce(&mut Engine)) -> Vec<&'static str> {
 }
 
 fn fill_stores_values_as_each_dtype(e: &mut Engine) {
-    let cases: [(f64, DType, f64); 10] = [
+    // bool as tfjs's Uint8Array stores the value (ToUint8), then as 0/1: 0.5, NaN and 256 are
+    // false.
+    let cases: [(f64, DType, f64); 12] = [
         (2.5, DType::Float32, 2.5),
         (0.1, DType::Float32, 0.1f32 as f64),
         (f64::NEG_INFINITY, DType::Float32, f64::NEG_INFINITY),
@@ -21,8 +23,10 @@ fn fill_stores_values_as_each_dtype(e: &mut Engine) {
         (3e9, DType::Int32, -1294967296.0),
         (f64::NAN, DType::Int32, 0.0),
         (2.0, DType::Bool, 1.0),
-        (0.5, DType::Bool, 1.0),
-        (f64::NAN, DType::Bool, 1.0),
+        (-1.0, DType::Bool, 1.0),
+        (0.5, DType::Bool, 0.0),
+        (f64::NAN, DType::Bool, 0.0),
+        (256.0, DType::Bool, 0.0),
         (0.0, DType::Bool, 0.0),
     ];
     for (value, dtype, want) in cases {
