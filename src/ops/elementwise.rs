@@ -34,7 +34,12 @@ pub fn elementwise_ops() -> ElementwiseOps {
         .iter()
         .map(|op| UnaryOpInfo {
             name: op.js_name().into(),
-            parse_as: if op.dtype_rule() == DtypeRule::Float { "float32" } else { "numeric" }.into(),
+            parse_as: match op.dtype_rule() {
+                DtypeRule::Float => "float32",
+                DtypeRule::Bool => "bool",
+                _ => "numeric",
+            }
+            .into(),
         })
         .collect();
     let binary = BinaryOp::ALL

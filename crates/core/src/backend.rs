@@ -110,9 +110,10 @@ pub trait Backend: Send + Sync {
     // ---- elementwise ----
     /// Converts to `dtype` as tfjs does (float→int32 truncates, bool is `x != 0`).
     fn cast(&self, x: View, dtype: DType) -> Result<Box<dyn Storage>>;
-    /// Elementwise op; the output has `x`'s dtype. float32 computes in floats; int32 and bool
-    /// (as 0/1) in 32-bit integers, which only the ops whose [`crate::DtypeRule`] is
-    /// `Same` receive.
+    /// Elementwise op; the output dtype is `op.out_dtype(x.dtype)`. float32 computes in floats.
+    /// int32 and bool inputs reach only the ops whose [`crate::DtypeRule`] is `Same` (computed
+    /// in 32-bit integers), `Numeric` (the float formula, stored as int32 or bool), `Predicate`
+    /// and `Bool`.
     fn unary(&self, op: UnaryOp, x: View) -> Result<Box<dyn Storage>>;
     /// Elementwise op with broadcasting: `a` and `b` have the same dtype and the rank of
     /// `out_shape` (shapes padded with leading 1s, each dim equal to the output's or 1). float32

@@ -4,6 +4,8 @@
 //! are tables, one line per op (JS name, kernel name, dtype rule or argument names): the line
 //! is all the core needs to run the op (see ARCHITECTURE.md, "How to add an op").
 
+use crate::DType;
+
 macro_rules! kernel_names {
     ($($id:ident = $name:literal),* $(,)?) => {
         $(pub const $id: &str = $name;)*
@@ -48,8 +50,18 @@ pub enum DtypeRule {
     Float,
     /// Any dtype in, float32 out: int32 and bool are converted before the kernel runs.
     ToFloat,
+    /// float32 or int32 (converted) in, float32 out; bool is refused (tfjs's `erf`).
+    IntToFloat,
     /// The output keeps the input's dtype: int32 and bool compute in integers.
     Same,
+    /// The output keeps the input's dtype; int32 and bool compute the float formula on their
+    /// values and store the result as tfjs's typed arrays do (int32 truncates and wraps; bool
+    /// is true where the byte would be nonzero).
+    Numeric,
+    /// Any dtype in, bool out (`isNaN`).
+    Predicate,
+    /// bool only (`logicalNot`); another dtype is tfjs's "must be bool tensor" error.
+    Bool,
 }
 
 macro_rules! unary_ops {
@@ -70,20 +82,56 @@ macro_rules! unary_ops {
             pub fn dtype_rule(self) -> DtypeRule {
                 match self { $(UnaryOp::$op => DtypeRule::$rule),* }
             }
+            /// The output dtype for an input of `input` (after the rule's conversion).
+            pub fn out_dtype(self, input: DType) -> DType {
+                match self.dtype_rule() {
+                    DtypeRule::ToFloat | DtypeRule::IntToFloat => DType::Float32,
+                    DtypeRule::Predicate => DType::Bool,
+                    _ => input,
+                }
+            }
         }
     };
 }
 
 unary_ops! {
     Abs: "abs", "Abs", Same;
+    Acos: "acos", "Acos", Numeric;
+    Acosh: "acosh", "Acosh", Numeric;
+    Asin: "asin", "Asin", Numeric;
+    Asinh: "asinh", "Asinh", Numeric;
+    Atan: "atan", "Atan", Numeric;
+    Atanh: "atanh", "Atanh", Numeric;
+    Ceil: "ceil", "Ceil", Float;
+    Cos: "cos", "Cos", Float;
+    Cosh: "cosh", "Cosh", Float;
+    Elu: "elu", "Elu", Float;
+    Erf: "erf", "Erf", IntToFloat;
     Exp: "exp", "Exp", ToFloat;
+    Expm1: "expm1", "Expm1", Numeric;
+    Floor: "floor", "Floor", Float;
+    IsFinite: "isFinite", "IsFinite", Predicate;
+    IsInf: "isInf", "IsInf", Predicate;
+    IsNaN: "isNaN", "IsNan", Predicate;
     Log: "log", "Log", Float;
+    Log1p: "log1p", "Log1p", Numeric;
+    LogicalNot: "logicalNot", "LogicalNot", Bool;
     Neg: "neg", "Neg", Same;
+    Reciprocal: "reciprocal", "Reciprocal", Numeric;
     Relu: "relu", "Relu", Same;
+    Relu6: "relu6", "Relu6", Numeric;
+    // Half to even.
+    Round: "round", "Round", Numeric;
     Rsqrt: "rsqrt", "Rsqrt", Float;
+    Selu: "selu", "Selu", Numeric;
     Sigmoid: "sigmoid", "Sigmoid", Float;
+    Sign: "sign", "Sign", Numeric;
+    Sin: "sin", "Sin", Float;
+    Sinh: "sinh", "Sinh", Numeric;
+    Softplus: "softplus", "Softplus", Numeric;
     Sqrt: "sqrt", "Sqrt", Float;
     Square: "square", "Square", Same;
+    Tan: "tan", "Tan", Float;
     Tanh: "tanh", "Tanh", Float;
 }
 

@@ -43,17 +43,41 @@ fn cast_vec<T: Num>(v: &[T], dtype: DType) -> HostData {
     }
 }
 
-/// The CPU body of every unary op, one line each: `|a| float32 body`, then `int |a| body`
-/// for ops that keep integer dtypes (int32, and bool as 0/1, computed in i32).
+/// The CPU body of every unary op, one line each, in three groups:
+/// - `f32`: `|a| float32 body`, then `int |a| body` for the ops that keep integer dtypes
+///   (`Same`: int32, and bool as 0/1, computed in i32);
+/// - `f64`: `|a| body` computed in f64 on the value, as tfjs computes with JavaScript numbers,
+///   then stored as the input's dtype (float32; int32 by ToInt32; bool as a Uint8Array byte);
+/// - `test`: `|a| bool body` on the value as f64, stored as bool.
 macro_rules! unary_kernels {
-    ($($op:ident => |$a:ident| $f:expr $(, int |$ai:ident| $i:expr)?;)*) => {
+    (
+        f32: { $($op:ident => |$a:ident| $f:expr $(, int |$ai:ident| $i:expr)?;)* }
+        f64: { $($op2:ident => |$a2:ident| $f2:expr;)* }
+        test: { $($op3:ident => |$a3:ident| $f3:expr;)* }
+    ) => {
         pub(crate) fn unary(op: UnaryOp, x: &HostData) -> Result<HostData> {
-            Ok(match x {
-                HostData::F32(v) => match op {
-                    $(UnaryOp::$op => HostData::F32(map1(v, |$a: f32| $f)),)*
-                },
-                HostData::I32(v) => HostData::I32(unary_int(op, v)?),
-                HostData::Bool(v) => HostData::Bool(unary_int(op, v)?),
+            Ok(match op {
+                $(UnaryOp::$op => match x {
+                    HostData::F32(v) => HostData::F32(map1(v, |$a: f32| $f)),
+                    HostData::I32(v) => HostData::I32(unary_int(op, v)?),
+                    HostData::Bool(v) => HostData::Bool(unary_int(op, v)?),
+                },)*
+                $(UnaryOp::$op2 => {
+                    let f = |$a2: f64| -> f64 { $f2 };
+                    match x {
+                        HostData::F32(v) => HostData::F32(map1(v, |v: f32| f(v as f64) as f32)),
+                        HostData::I32(v) => HostData::I32(map1(v, |v: i32| i32::from_num(f(v as f64)))),
+                        HostData::Bool(v) => HostData::Bool(map1(v, |v: u8| u8::from_num(f(v as f64)))),
+                    }
+                })*
+                $(UnaryOp::$op3 => {
+                    let f = |$a3: f64| -> bool { $f3 };
+                    HostData::Bool(match x {
+                        HostData::F32(v) => map1(v, |v: f32| f(v as f64) as u8),
+                        HostData::I32(v) => map1(v, |v: i32| f(v as f64) as u8),
+                        HostData::Bool(v) => map1(v, |v: u8| f(v as f64) as u8),
+                    })
+                })*
             })
         }
 
@@ -68,17 +92,85 @@ macro_rules! unary_kernels {
 }
 
 unary_kernels! {
-    Abs => |a| a.abs(), int |a| a.wrapping_abs();
-    Exp => |a| a.exp();
-    Log => |a| a.ln();
-    Neg => |a| -a, int |a| a.wrapping_neg();
-    Relu => |a| if a < 0.0 { 0.0 } else { a }, int |a| a.max(0);
-    Rsqrt => |a| 1.0 / a.sqrt();
-    Sigmoid => |a| 1.0 / (1.0 + (-a).exp());
-    Sqrt => |a| a.sqrt();
-    Square => |a| a * a, int |a| a.wrapping_mul(a);
-    Tanh => |a| a.tanh();
+    f32: {
+        Abs => |a| a.abs(), int |a| a.wrapping_abs();
+        Exp => |a| a.exp();
+        Log => |a| a.ln();
+        LogicalNot => |a| (a == 0.0) as u8 as f32, int |a| (a == 0) as i32;
+        Neg => |a| -a, int |a| a.wrapping_neg();
+        Relu => |a| if a < 0.0 { 0.0 } else { a }, int |a| a.max(0);
+        Rsqrt => |a| 1.0 / a.sqrt();
+        Sigmoid => |a| 1.0 / (1.0 + (-a).exp());
+        Sqrt => |a| a.sqrt();
+        Square => |a| a * a, int |a| a.wrapping_mul(a);
+        Tanh => |a| a.tanh();
+    }
+    f64: {
+        Acos => |a| a.acos();
+        Acosh => |a| a.acosh();
+        Asin => |a| a.asin();
+        Asinh => |a| a.asinh();
+        Atan => |a| a.atan();
+        Atanh => |a| a.atanh();
+        Ceil => |a| a.ceil();
+        Cos => |a| a.cos();
+        Cosh => |a| a.cosh();
+        Elu => |a| if a >= 0.0 { a } else { a.exp_m1() };
+        Erf => |a| libm::erf(a);
+        Expm1 => |a| a.exp_m1();
+        Floor => |a| a.floor();
+        Log1p => |a| a.ln_1p();
+        Reciprocal => |a| 1.0 / a;
+        Relu6 => |a| if a < 0.0 { 0.0 } else if a > 6.0 { 6.0 } else { a };
+        Round => |a| round_half_even(a);
+        Selu => |a| if a >= 0.0 { SELU_SCALE * a } else { SELU_SCALE_ALPHA * a.exp_m1() };
+        Sign => |a| if a < 0.0 { -1.0 } else if a > 0.0 { 1.0 } else { 0.0 };
+        Sin => |a| a.sin();
+        Sinh => |a| a.sinh();
+        Softplus => |a| softplus(a);
+        Tan => |a| a.tan();
+    }
+    test: {
+        IsFinite => |a| a.is_finite();
+        IsInf => |a| a.is_infinite();
+        IsNaN => |a| a.is_nan();
+    }
 }
+
+/// tfjs's SELU constants.
+const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
+const SELU_SCALE_ALPHA: f64 = 1.758_099_340_847_376_9;
+
+/// Rounds half to even, with tfjs's sign of zero (`round(-0.5)` is +0).
+#[inline]
+fn round_half_even(a: f64) -> f64 {
+    let base = a.floor();
+    let d = a - base;
+    if d < 0.5 {
+        base
+    } else if d > 0.5 {
+        a.ceil()
+    } else if base % 2.0 == 0.0 {
+        base
+    } else {
+        base + 1.0
+    }
+}
+
+/// tfjs's softplus: `x` itself above, `e^x` below the float32 epsilon thresholds, where
+/// `ln(1 + e^x)` would only round.
+#[inline]
+fn softplus(a: f64) -> f64 {
+    let threshold = (f32::EPSILON as f64).ln() + 2.0;
+    if a < threshold {
+        a.exp()
+    } else if a > -threshold {
+        a
+    } else {
+        (1.0 + a.exp()).ln()
+    }
+}
+
 
 /// JavaScript `Math.pow`, which differs from IEEE `pow` on `1 ** NaN` and `(±1) ** ±Infinity`
 /// (both NaN in JavaScript).

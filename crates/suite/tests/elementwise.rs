@@ -8,13 +8,39 @@ use tidytensor_suite::{
     random_values, store, strides, usage, values,
 };
 
-/// The reference of each unary op in f64 (what tfjs computes in JavaScript numbers).
+/// The reference of each unary op in f64 (what tfjs computes in JavaScript numbers); the
+/// predicates give 1 for true.
 fn unary_ref(op: UnaryOp, x: f64) -> f64 {
     match op {
         UnaryOp::Abs => x.abs(),
+        UnaryOp::Acos => x.acos(),
+        UnaryOp::Acosh => x.acosh(),
+        UnaryOp::Asin => x.asin(),
+        UnaryOp::Asinh => x.asinh(),
+        UnaryOp::Atan => x.atan(),
+        UnaryOp::Atanh => x.atanh(),
+        UnaryOp::Ceil => x.ceil(),
+        UnaryOp::Cos => x.cos(),
+        UnaryOp::Cosh => x.cosh(),
+        UnaryOp::Elu => {
+            if x >= 0.0 {
+                x
+            } else {
+                x.exp() - 1.0
+            }
+        }
+        UnaryOp::Erf => libm::erf(x),
         UnaryOp::Exp => x.exp(),
+        UnaryOp::Expm1 => x.exp_m1(),
+        UnaryOp::Floor => x.floor(),
+        UnaryOp::IsFinite => x.is_finite() as u8 as f64,
+        UnaryOp::IsInf => x.is_infinite() as u8 as f64,
+        UnaryOp::IsNaN => x.is_nan() as u8 as f64,
         UnaryOp::Log => x.ln(),
+        UnaryOp::Log1p => x.ln_1p(),
+        UnaryOp::LogicalNot => (x == 0.0) as u8 as f64,
         UnaryOp::Neg => -x,
+        UnaryOp::Reciprocal => 1.0 / x,
         // NaN stays NaN (`x < 0 ? 0 : x`), which f64::max would not do.
         UnaryOp::Relu => {
             if x < 0.0 {
@@ -23,10 +49,52 @@ fn unary_ref(op: UnaryOp, x: f64) -> f64 {
                 x
             }
         }
+        UnaryOp::Relu6 => {
+            if x < 0.0 {
+                0.0
+            } else if x > 6.0 {
+                6.0
+            } else {
+                x
+            }
+        }
+        UnaryOp::Round => {
+            let r = x.round_ties_even();
+            if r == 0.0 { 0.0 } else { r }
+        }
         UnaryOp::Rsqrt => 1.0 / x.sqrt(),
+        UnaryOp::Selu => {
+            if x >= 0.0 {
+                1.0507009873554805 * x
+            } else {
+                1.7580993408473769 * (x.exp() - 1.0)
+            }
+        }
         UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        UnaryOp::Sign => {
+            if x < 0.0 {
+                -1.0
+            } else if x > 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        UnaryOp::Sin => x.sin(),
+        UnaryOp::Sinh => x.sinh(),
+        UnaryOp::Softplus => {
+            let threshold = (f32::EPSILON as f64).ln() + 2.0;
+            if x < threshold {
+                x.exp()
+            } else if x > -threshold {
+                x
+            } else {
+                x.exp().ln_1p()
+            }
+        }
         UnaryOp::Sqrt => x.sqrt(),
         UnaryOp::Square => x * x,
+        UnaryOp::Tan => x.tan(),
         UnaryOp::Tanh => x.tanh(),
     }
 }
@@ -47,9 +115,10 @@ fn unary_float_ops_match_the_reference(e: &mut Engine) {
     xs.extend([0.0, -0.0, 1.0, -1.0, 1e-3, 20.0, -20.0, 100.0, -100.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
     let x = of(e, DType::Float32, &xs, &[xs.len()]);
     let stored: Vec<f64> = xs.iter().map(|&v| v as f32 as f64).collect();
-    for &op in UnaryOp::ALL {
+    for &op in UnaryOp::ALL.iter().filter(|op| op.dtype_rule() != DtypeRule::Bool) {
         let y = e.unary(op, x).unwrap();
-        let got = values(e, y, &[xs.len()], DType::Float32);
+        let out = op.out_dtype(DType::Float32);
+        let got = values(e, y, &[xs.len()], out);
         let want: Vec<f64> = stored.iter().map(|&v| unary_ref(op, v) as f32 as f64).collect();
         assert_close(&got, &want, 2e-6);
         e.dispose(y);
@@ -93,6 +162,40 @@ fn unary_dtype_rules(e: &mut Engine) {
                 fails(e, "must be float32 tensor, but got int32 tensor", |e| e.unary(op, i));
                 fails(e, "must be float32 tensor, but got bool tensor", |e| e.unary(op, b));
             }
+            DtypeRule::Bool => {
+                fails(e, "must be bool tensor, but got int32 tensor", |e| e.unary(op, i));
+                let y = e.unary(op, b).unwrap();
+                assert_eq!(values(e, y, &[4], DType::Bool), vec![1.0, 0.0, 0.0, 1.0], "{op:?}");
+            }
+            DtypeRule::Numeric => {
+                // The float formula on the value, stored as tfjs's typed arrays store it.
+                let y = e.unary(op, i).unwrap();
+                let want: Vec<f64> = iv.iter().map(|&v| store(DType::Int32, unary_ref(op, v as f64))).collect();
+                let got = values(e, y, &[2, 4], DType::Int32);
+                // wgpu computes in f32: beyond 2^24 the value itself rounds; compare the rest.
+                for k in 0..iv.len() {
+                    if iv[k].unsigned_abs() < 1 << 24 {
+                        assert_eq!(got[k], want[k], "{op:?} of {}", iv[k]);
+                    }
+                }
+                let y = e.unary(op, b).unwrap();
+                let want: Vec<f64> = [0.0, 1.0, 1.0, 0.0].iter().map(|&v| store(DType::Bool, unary_ref(op, v))).collect();
+                assert_eq!(values(e, y, &[4], DType::Bool), want, "{op:?} of bool");
+            }
+            DtypeRule::Predicate => {
+                let y = e.unary(op, i).unwrap();
+                let want: Vec<f64> = iv.iter().map(|&v| unary_ref(op, v as f64)).collect();
+                assert_eq!(values(e, y, &[2, 4], DType::Bool), want, "{op:?}");
+                let y = e.unary(op, b).unwrap();
+                let want: Vec<f64> = [0.0, 1.0, 1.0, 0.0].iter().map(|&v| unary_ref(op, v)).collect();
+                assert_eq!(values(e, y, &[4], DType::Bool), want, "{op:?} of bool");
+            }
+            DtypeRule::IntToFloat => {
+                fails(e, "Input dtype must be `int32` or `float32`.", |e| e.unary(op, b));
+                let y = e.unary(op, i).unwrap();
+                let want: Vec<f64> = iv.iter().map(|&v| unary_ref(op, v as f64) as f32 as f64).collect();
+                assert_close(&values(e, y, &[2, 4], DType::Float32), &want, 1e-6);
+            }
             DtypeRule::ToFloat => {
                 let y = e.unary(op, i).unwrap();
                 let want: Vec<f64> = iv.iter().map(|&v| unary_ref(op, v as f64) as f32 as f64).collect();
@@ -118,9 +221,9 @@ fn unary_dtype_rules(e: &mut Engine) {
     let y = e.unary(UnaryOp::Neg, i).unwrap();
     assert_eq!(values(e, y, &[2, 4], DType::Int32)[0], i32::MIN as f64);
     let empty = f32s(e, &[], &[0, 3]);
-    for &op in UnaryOp::ALL {
+    for &op in UnaryOp::ALL.iter().filter(|op| op.dtype_rule() != DtypeRule::Bool) {
         let y = e.unary(op, empty).unwrap();
-        assert_eq!(values(e, y, &[0, 3], DType::Float32), Vec::<f64>::new());
+        assert_eq!(values(e, y, &[0, 3], op.out_dtype(DType::Float32)), Vec::<f64>::new());
     }
 }
 

@@ -4,30 +4,36 @@
 use super::{cast_if, pad_rank, view_of};
 use crate::engine::check_size;
 use crate::kernels::{self as k, BinaryOp, DtypeRule, UnaryOp};
-use crate::{shape, DType, Engine, Result, TensorId};
+use crate::{bail, shape, DType, Engine, Result, TensorId};
 
 impl Engine {
     /// Elementwise unary op with the dtype rule of its table line.
     pub fn unary(&mut self, op: UnaryOp, x: TensorId) -> Result<TensorId> {
         let dtype = self.dtype(x)?;
-        match (op.dtype_rule(), dtype) {
-            (DtypeRule::Float, DType::Float32) | (DtypeRule::Same, _) | (DtypeRule::ToFloat, DType::Float32) => {}
-            (DtypeRule::Float, _) => super::require_dtype(op.js_name(), "x", DType::Float32, dtype)?,
-            (DtypeRule::ToFloat, _) => {
-                // tfjs's kernel converts as it goes; here the kernel gets float32 input.
-                return self.run_kernel(op.kernel_name(), &[x], |e, backend, ins| {
-                    let x = &ins[0];
-                    let floats = backend.cast(x.view(), DType::Float32)?;
-                    let view = crate::View { storage: &*floats, shape: &x.shape, dtype: DType::Float32 };
-                    let storage = backend.unary(op, view)?;
-                    e.output(storage, x.shape.to_vec(), DType::Float32)
-                });
+        let convert = match (op.dtype_rule(), dtype) {
+            (DtypeRule::Float, _) => {
+                super::require_dtype(op.js_name(), "x", DType::Float32, dtype)?;
+                false
             }
-        }
+            (DtypeRule::Bool, _) => {
+                super::require_dtype(op.js_name(), "x", DType::Bool, dtype)?;
+                false
+            }
+            (DtypeRule::IntToFloat, DType::Bool) => bail!("Input dtype must be `int32` or `float32`."),
+            (DtypeRule::ToFloat | DtypeRule::IntToFloat, _) => dtype != DType::Float32,
+            (DtypeRule::Same | DtypeRule::Numeric | DtypeRule::Predicate, _) => false,
+        };
         self.run_kernel(op.kernel_name(), &[x], |e, backend, ins| {
             let x = &ins[0];
-            let storage = backend.unary(op, x.view())?;
-            e.output(storage, x.shape.to_vec(), x.dtype)
+            let out = op.out_dtype(x.dtype);
+            let storage = if convert {
+                // tfjs's kernel converts as it goes; here the kernel gets float32 input.
+                let floats = backend.cast(x.view(), DType::Float32)?;
+                backend.unary(op, crate::View { storage: &*floats, shape: &x.shape, dtype: DType::Float32 })?
+            } else {
+                backend.unary(op, x.view())?
+            };
+            e.output(storage, x.shape.to_vec(), out)
         })
     }
 

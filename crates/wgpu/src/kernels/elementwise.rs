@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use tidytensor_core::{bail, BinaryOp, DType, Result, Storage, UnaryOp};
+use tidytensor_core::{bail, BinaryOp, DType, DtypeRule, Result, Storage, UnaryOp};
 
 use super::{bind, conv_fn, conv_fn_with, launch, load_fn, run1d, sbind, shader, sty, u32_of, Dom, MAX_RANK};
 use crate::device::{Gpu, WG};
@@ -35,20 +35,36 @@ pub(crate) fn cast(gpu: &Arc<Gpu>, x: &WgpuStorage, out: DType) -> Result<Box<dy
     })
 }
 
-/// Unary op; the output has `x`'s dtype (float32 in floats, int32 and bool in i32).
+/// Unary op; the output dtype is `op.out_dtype(x.dtype)`. int32 and bool compute in i32 where
+/// `ops.wgsl` has the op's `_i32` function (every `Same` and `Bool` op, and `Numeric` ops whose
+/// integer result is exact, such as round); everything else computes in f32 on the value and
+/// stores the result as the output dtype (int32 by ToInt32, bool as a Uint8Array byte).
 pub(crate) fn unary(gpu: &Arc<Gpu>, op: UnaryOp, x: &WgpuStorage) -> Result<Box<dyn Storage>> {
     let (xd, n) = (x.dtype, x.len);
-    let d = Dom::of(xd);
+    let out = op.out_dtype(xd);
+    let int = xd != DType::Float32
+        && op.dtype_rule() != DtypeRule::Predicate
+        && OPS.contains(&format!("fn {}_i32(", op.js_name()));
     let key = format!("unary:{op:?}:{xd:?}");
-    launch(gpu, n, xd, |g, st, o| {
+    launch(gpu, n, out, |g, st, o| {
         let src = || {
+            let (d, load) = if int {
+                (Dom::I, load_fn(0, xd))
+            } else {
+                (Dom::F, "fn ld0(i: u32) -> f32 { return f32(X0[i]); }\n".to_string())
+            };
             let f = format!("{}_{}", op.js_name(), d.ty());
+            // Float ops give NaN for NaN, except predicates and sign (0), which say otherwise.
+            let nan_in_nan_out = !matches!(op.dtype_rule(), DtypeRule::Predicate) && op != UnaryOp::Sign;
             let opf = match d {
-                Dom::F => format!("fn op(x: f32) -> f32 {{ if (is_nan(x)) {{ return x; }} return {f}(x); }}\n"),
+                Dom::F if nan_in_nan_out => {
+                    format!("fn op(x: f32) -> f32 {{ if (is_nan(x)) {{ return x; }} return {f}(x); }}\n")
+                }
+                Dom::F => format!("fn op(x: f32) -> f32 {{ return {f}(x); }}\n"),
                 Dom::I => format!("fn op(x: i32) -> i32 {{ return {f}(x); }}\n"),
             };
-            let helpers = format!("{OPS}{}{opf}{}", load_fn(0, xd), conv_fn(d, xd));
-            shader(&[sty(xd)], sty(xd), &helpers, UNARY)
+            let helpers = format!("{OPS}{load}{opf}{}", conv_fn(d, out));
+            shader(&[sty(xd)], sty(out), &helpers, UNARY)
         };
         run1d(g, st, &key, src, &[sbind(x)], bind(o), &[u32_of(n, "size")?], n, WG)
     })
