@@ -194,10 +194,7 @@ function makeTensor(values, shape, inferredShape, dtype) {
 }
 
 function assertDtype(expected, actual, argName, fnName) {
-  if (expected === 'string_or_numeric') {
-    if (actual === 'string') throw new Error(STRING_UNSUPPORTED);
-    return;
-  }
+  if (expected === 'string_or_numeric') return;
   if ((expected !== 'numeric' && expected !== actual) ||
       (expected === 'numeric' && actual === 'string')) {
     throw new Error(`Argument '${argName}' passed to '${fnName}' must be ${expected} tensor, ` +
@@ -230,6 +227,7 @@ function convertToTensor(x, argName, fnName, parseAsDtype) {
     throw new Error(`Argument '${argName}' passed to '${fnName}' must be a ` +
       `Tensor or TensorLike, but got '${type}'`);
   }
+  if (dtype === 'string') throw new Error(STRING_UNSUPPORTED);
   const shape = inferShape(x);
   const data = toTypedArray(x, shape, dtype);
   return create(data, shape, dtype);
@@ -250,5 +248,5 @@ function create(data, shape, dtype) {
 
 module.exports = {
   makeTensor, convertToTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype,
-  sizeOf, STRING_UNSUPPORTED,
+  sizeOf, STRING_UNSUPPORTED, isTensorLikeValue,
 };

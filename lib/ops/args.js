@@ -6,7 +6,7 @@
 // against the tensors are validated natively, once.
 const { types } = require('node:util');
 const { Tensor } = require('../tensor');
-const { convertToTensor } = require('../convert');
+const { convertToTensor, inferDtype, isTensorLikeValue } = require('../convert');
 
 // Converts `x` when it is not a Tensor, runs `run(t)`, then disposes the conversion.
 function withOne(x, argName, opName, parseAs, run) {
@@ -22,6 +22,7 @@ function withOne(x, argName, opName, parseAs, run) {
 // Converts two TensorLike arguments, runs `run(ta, tb)`, then disposes the temporaries the
 // conversion made, also when the second conversion or the op throws.
 function withTwo(opName, a, aName, aDtype, b, bName, bDtype, run) {
+  if (aDtype === 'string_or_numeric') checkStringUpcast(a, b);
   const ta = convertToTensor(a, aName, opName, aDtype);
   let tb;
   try {
@@ -30,6 +31,17 @@ function withTwo(opName, a, aName, aDtype, b, bName, bDtype, run) {
   } finally {
     if (ta !== a) ta.dispose();
     if (tb !== undefined && tb !== b) tb.dispose();
+  }
+}
+
+// tfjs makes a string tensor of a string argument, then cannot upcast the other argument to
+// it: its error comes before ours ("tidytensor does not support 'string' tensors").
+function checkStringUpcast(a, b) {
+  const dtypeOf = (x) => (x instanceof Tensor ? x.dtype :
+    (x != null && isTensorLikeValue(x) ? inferDtype(x) : null));
+  const [da, db] = [dtypeOf(a), dtypeOf(b)];
+  if (da !== null && db !== null && (da === 'string') !== (db === 'string')) {
+    throw new Error(`Can not upcast ${da} with ${db}`);
   }
 }
 

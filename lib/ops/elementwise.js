@@ -18,10 +18,14 @@ table.unary.forEach(({ name, parseAs }, code) => {
   P[name] = function () { return op(this); };
 });
 
-table.binary.forEach(({ name, a: aName, b: bName }, code) => {
+// tfjs composes divNoNan of div, whose name its argument errors carry.
+const MESSAGE_NAME = { divNoNan: 'div' };
+
+table.binary.forEach(({ name, a: aName, b: bName, parseAs }, code) => {
   const run = (ta, tb) => wrap(native.binary(code, ta.id, tb.id));
+  const msgName = MESSAGE_NAME[name] || name;
   const op = (a, b) => (a instanceof Tensor && b instanceof Tensor ? run(a, b) :
-    withTwo(name, a, aName, 'numeric', b, bName, 'numeric', run));
+    withTwo(msgName, a, aName, parseAs, b, bName, parseAs, run));
   ops[name] = op;
   P[name] = function (b) { return op(this, b); };
 });

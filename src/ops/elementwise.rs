@@ -5,12 +5,12 @@
 use crate::{id, make, parse_dtype};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use tidytensor_core::{BinaryOp, DtypeRule, UnaryOp};
+use tidytensor_core::{BinaryOp, BinaryRule, DtypeRule, UnaryOp};
 
 #[napi(object)]
 pub struct UnaryOpInfo {
     pub name: String,
-    /// How JavaScript converts a non-tensor argument: 'float32' or 'numeric'.
+    /// How JavaScript converts a non-tensor argument: 'float32', 'bool' or 'numeric'.
     pub parse_as: String,
 }
 
@@ -19,6 +19,8 @@ pub struct BinaryOpInfo {
     pub name: String,
     pub a: String,
     pub b: String,
+    /// How JavaScript converts non-tensor arguments: 'bool', 'string_or_numeric' or 'numeric'.
+    pub parse_as: String,
 }
 
 #[napi(object)]
@@ -46,7 +48,14 @@ pub fn elementwise_ops() -> ElementwiseOps {
         .iter()
         .map(|op| {
             let (a, b) = op.arg_names();
-            BinaryOpInfo { name: op.js_name().into(), a: a.into(), b: b.into() }
+            let parse_as = match op.rule() {
+                BinaryRule::Logical => "bool",
+                // tfjs compares strings too.
+                BinaryRule::Compare => "string_or_numeric",
+                _ => "numeric",
+            }
+            .into();
+            BinaryOpInfo { name: op.js_name().into(), a: a.into(), b: b.into(), parse_as }
         })
         .collect();
     ElementwiseOps { unary, binary }

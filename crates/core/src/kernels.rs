@@ -135,8 +135,26 @@ unary_ops! {
     Tanh: "tanh", "Tanh", Float;
 }
 
+/// How a binary op treats dtypes (tfjs's rules). The inputs are first upcast to a common
+/// dtype (`makeTypesMatch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryRule {
+    /// The output has the common dtype.
+    Upcast,
+    /// int32 out whatever the inputs (floorDiv).
+    Int,
+    /// Like `Upcast`, but bool gives int32 (maximum, minimum).
+    IntForBool,
+    /// bool out (comparisons).
+    Compare,
+    /// bool inputs only, bool out; another dtype is tfjs's "must be bool tensor" error.
+    Logical,
+    /// Inputs converted to float32, float32 out (prelu).
+    Float,
+}
+
 macro_rules! binary_ops {
-    ($($op:ident: $js:literal, $kernel:literal, $a:literal, $b:literal;)*) => {
+    ($($op:ident: $js:literal, $kernel:literal, $a:literal, $b:literal, $rule:ident;)*) => {
         /// Elementwise binary ops with broadcasting. Each backend implements every one.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum BinaryOp { $($op),* }
@@ -154,19 +172,53 @@ macro_rules! binary_ops {
             pub fn arg_names(self) -> (&'static str, &'static str) {
                 match self { $(BinaryOp::$op => ($a, $b)),* }
             }
+            pub fn rule(self) -> BinaryRule {
+                match self { $(BinaryOp::$op => BinaryRule::$rule),* }
+            }
+            /// The dtype the kernel computes in, for inputs whose common dtype is `common`.
+            pub fn compute_dtype(self, common: DType) -> DType {
+                if self.rule() == BinaryRule::Float { DType::Float32 } else { common }
+            }
+            /// The output dtype, for inputs whose common dtype is `common`.
+            pub fn out_dtype(self, common: DType) -> DType {
+                match self.rule() {
+                    BinaryRule::Upcast => common,
+                    BinaryRule::Int => DType::Int32,
+                    BinaryRule::IntForBool if common == DType::Bool => DType::Int32,
+                    BinaryRule::IntForBool => common,
+                    BinaryRule::Compare | BinaryRule::Logical => DType::Bool,
+                    BinaryRule::Float => DType::Float32,
+                }
+            }
         }
     };
 }
 
 binary_ops! {
-    Add: "add", "Add", "a", "b";
+    Add: "add", "Add", "a", "b", Upcast;
+    Atan2: "atan2", "Atan2", "a", "b", Upcast;
     // Real division; `div` of two int32 tensors runs FloorDiv instead, as in tfjs.
-    Div: "div", "RealDiv", "a", "b";
-    FloorDiv: "floorDiv", "FloorDiv", "a", "b";
-    Maximum: "maximum", "Maximum", "a", "b";
-    Minimum: "minimum", "Minimum", "a", "b";
-    Mul: "mul", "Multiply", "a", "b";
-    Pow: "pow", "Pow", "base", "exp";
-    SquaredDifference: "squaredDifference", "SquaredDifference", "a", "b";
-    Sub: "sub", "Sub", "a", "b";
+    Div: "div", "RealDiv", "a", "b", Upcast;
+    // a / b, and 0 where b is 0 (tfjs composes it of div, equal and where).
+    DivNoNan: "divNoNan", "DivNoNan", "a", "b", Upcast;
+    Equal: "equal", "Equal", "a", "b", Compare;
+    FloorDiv: "floorDiv", "FloorDiv", "a", "b", Int;
+    Greater: "greater", "Greater", "a", "b", Compare;
+    GreaterEqual: "greaterEqual", "GreaterEqual", "a", "b", Compare;
+    Less: "less", "Less", "a", "b", Compare;
+    LessEqual: "lessEqual", "LessEqual", "a", "b", Compare;
+    LogicalAnd: "logicalAnd", "LogicalAnd", "a", "b", Logical;
+    LogicalOr: "logicalOr", "LogicalOr", "a", "b", Logical;
+    // tfjs composes it of logicalAnd, logicalOr and logicalNot.
+    LogicalXor: "logicalXor", "LogicalXor", "a", "b", Logical;
+    Maximum: "maximum", "Maximum", "a", "b", IntForBool;
+    Minimum: "minimum", "Minimum", "a", "b", IntForBool;
+    // The remainder with the divisor's sign.
+    Mod: "mod", "Mod", "a", "b", Upcast;
+    Mul: "mul", "Multiply", "a", "b", Upcast;
+    NotEqual: "notEqual", "NotEqual", "a", "b", Compare;
+    Pow: "pow", "Pow", "base", "exp", Upcast;
+    Prelu: "prelu", "Prelu", "x", "alpha", Float;
+    SquaredDifference: "squaredDifference", "SquaredDifference", "a", "b", Upcast;
+    Sub: "sub", "Sub", "a", "b", Upcast;
 }

@@ -17,4 +17,4 @@ pub use engine::{
     with_engine, Engine, Input, KernelOutputs, KernelRecord, Memory, ScopeId, TapeNode, TensorId, TensorInfo,
 };
 pub use error::{Error, Result};
-pub use kernels::{BinaryOp, DtypeRule, UnaryOp};
+pub use kernels::{BinaryOp, BinaryRule, DtypeRule, UnaryOp};

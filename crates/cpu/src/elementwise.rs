@@ -234,14 +234,38 @@ macro_rules! binary_kernels {
 
 binary_kernels! {
     Add => |a, b| a + b, int |a, b| a.wrapping_add(b);
+    Atan2 => |a, b| (a as f64).atan2(b as f64), int |a, b| (a as f64).atan2(b as f64);
     Div => |a, b| a / b, int |a, b| a as f64 / b as f64;
+    DivNoNan => |a, b| if b == 0.0 { 0.0 } else { a / b }, int |a, b| if b == 0 { 0.0 } else { (a as f64 / b as f64).floor() };
+    Equal => |a, b| (a == b) as u8, int |a, b| (a == b) as u8;
     FloorDiv => |a, b| (a as f64 / b as f64).floor(), int |a, b| (a as f64 / b as f64).floor();
+    Greater => |a, b| (a > b) as u8, int |a, b| (a > b) as u8;
+    GreaterEqual => |a, b| (a >= b) as u8, int |a, b| (a >= b) as u8;
+    Less => |a, b| (a < b) as u8, int |a, b| (a < b) as u8;
+    LessEqual => |a, b| (a <= b) as u8, int |a, b| (a <= b) as u8;
+    LogicalAnd => |a, b| (a != 0.0 && b != 0.0) as u8, int |a, b| (a != 0 && b != 0) as u8;
+    LogicalOr => |a, b| (a != 0.0 || b != 0.0) as u8, int |a, b| (a != 0 || b != 0) as u8;
+    LogicalXor => |a, b| ((a != 0.0) != (b != 0.0)) as u8, int |a, b| ((a != 0) != (b != 0)) as u8;
     Maximum => |a, b| js_max(a, b), int |a, b| a.max(b);
     Minimum => |a, b| js_min(a, b), int |a, b| a.min(b);
+    Mod => |a, b| js_mod(a as f64, b as f64), int |a, b| js_mod(a as f64, b as f64);
     Mul => |a, b| a * b, int |a, b| a.wrapping_mul(b);
+    NotEqual => |a, b| (a != b) as u8, int |a, b| (a != b) as u8;
     Pow => |a, b| js_pow(a as f64, b as f64) as f32, int |a, b| js_pow(a as f64, b as f64);
+    Prelu => |a, b| if a < 0.0 { a * b } else { a }, int |a, b| if a < 0 { a.wrapping_mul(b) } else { a };
     SquaredDifference => |a, b| (a - b) * (a - b), int |a, b| a.wrapping_sub(b).wrapping_mul(a.wrapping_sub(b));
     Sub => |a, b| a - b, int |a, b| a.wrapping_sub(b);
+}
+
+/// tfjs's mod: the remainder with the divisor's sign, `(a % b + b) % b` where signs differ.
+#[inline]
+fn js_mod(a: f64, b: f64) -> f64 {
+    let rem = a % b;
+    if (a < 0.0 && b < 0.0) || (a >= 0.0 && b >= 0.0) {
+        rem
+    } else {
+        (rem + b) % b
+    }
 }
 
 /// The shapes of a broadcast: inputs padded to the output's rank.

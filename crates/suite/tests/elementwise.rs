@@ -2,7 +2,7 @@
 //! dtype, special values (NaN, ±Infinity, -0, int32 wrapping), broadcasting, tfjs's dtype
 //! rules and errors, and cast.
 
-use tidytensor_core::{js_to_int32, BinaryOp, DType, DtypeRule, Engine, UnaryOp};
+use tidytensor_core::{js_to_int32, BinaryOp, BinaryRule, DType, DtypeRule, Engine, UnaryOp};
 use tidytensor_suite::{
     assert_close, backend_tests, bools, f32s, fails, i32s, large_len, mix, of, random_shape, random_tensor,
     random_values, store, strides, usage, values,
@@ -232,34 +232,58 @@ fn unary_dtype_rules(e: &mut Engine) {
 /// by the caller.
 fn binary_ref(op: BinaryOp, a: f64, b: f64, int: bool) -> f64 {
     let (ai, bi) = (a as i32, b as i32);
+    // Integers have no -0.
+    let (a, b) = if int { (ai as f64, bi as f64) } else { (a, b) };
     let nan_wins = |f: fn(f64, f64) -> f64| if a.is_nan() || b.is_nan() { f64::NAN } else { f(a, b) };
+    let truth = |t: bool| t as u8 as f64;
     match op {
         BinaryOp::Add if int => ai.wrapping_add(bi) as f64,
         BinaryOp::Sub if int => ai.wrapping_sub(bi) as f64,
         BinaryOp::Mul if int => ai.wrapping_mul(bi) as f64,
         BinaryOp::SquaredDifference if int => ai.wrapping_sub(bi).wrapping_mul(ai.wrapping_sub(bi)) as f64,
         BinaryOp::Add => a + b,
+        BinaryOp::Atan2 => a.atan2(b),
         BinaryOp::Sub => a - b,
         BinaryOp::Mul => a * b,
         BinaryOp::SquaredDifference => (a - b) * (a - b),
         BinaryOp::Div => a / b,
+        // int32 divides as `div` does there: flooring.
+        BinaryOp::DivNoNan if b == 0.0 => 0.0,
+        BinaryOp::DivNoNan if int => (a / b).floor(),
+        BinaryOp::DivNoNan => a / b,
+        BinaryOp::Equal => truth(a == b),
+        BinaryOp::NotEqual => truth(a != b),
+        BinaryOp::Greater => truth(a > b),
+        BinaryOp::GreaterEqual => truth(a >= b),
+        BinaryOp::Less => truth(a < b),
+        BinaryOp::LessEqual => truth(a <= b),
+        BinaryOp::LogicalAnd => truth(a != 0.0 && b != 0.0),
+        BinaryOp::LogicalOr => truth(a != 0.0 || b != 0.0),
+        BinaryOp::LogicalXor => truth((a != 0.0) != (b != 0.0)),
         BinaryOp::FloorDiv => (a / b).floor(),
         BinaryOp::Maximum => nan_wins(f64::max),
         BinaryOp::Minimum => nan_wins(f64::min),
+        // The remainder with the divisor's sign (JavaScript's % is fmod).
+        BinaryOp::Mod if (a < 0.0) == (b < 0.0) || (a >= 0.0 && b >= 0.0) => a % b,
+        BinaryOp::Mod => (a % b + b) % b,
         // JavaScript Math.pow: 1 ** NaN and (±1) ** ±Infinity are NaN.
         BinaryOp::Pow if b.is_nan() || (b.is_infinite() && a.abs() == 1.0) => f64::NAN,
         BinaryOp::Pow => a.powf(b),
+        BinaryOp::Prelu => {
+            if a < 0.0 {
+                a * b
+            } else {
+                a
+            }
+        }
     }
 }
 
 /// The op the engine runs and the dtype it stores, for inputs of `dtype` (tfjs: int32 `div` is
-/// floor division; floorDiv always gives int32, maximum/minimum of bool too).
+/// floor division).
 fn binary_plan(op: BinaryOp, dtype: DType) -> (BinaryOp, DType) {
-    match (op, dtype) {
-        (BinaryOp::Div, DType::Int32) | (BinaryOp::FloorDiv, _) => (BinaryOp::FloorDiv, DType::Int32),
-        (BinaryOp::Maximum | BinaryOp::Minimum, DType::Bool) => (op, DType::Int32),
-        _ => (op, dtype),
-    }
+    let run = if op == BinaryOp::Div && dtype == DType::Int32 { BinaryOp::FloorDiv } else { op };
+    (run, run.out_dtype(dtype))
 }
 
 /// `f` over the numpy broadcast of `a` (shape `sa`) and `b` (shape `sb`), index by index.
@@ -338,8 +362,11 @@ fn binary_ops_broadcast_on_every_dtype(e: &mut Engine) {
             let (a, av) = random_tensor(e, dtype, sa, seed);
             let (b, bv) = random_tensor(e, dtype, sb, seed + 1);
             for &op in BinaryOp::ALL {
+                if op.rule() == BinaryRule::Logical && dtype != DType::Bool {
+                    continue;
+                }
                 let (run, out) = binary_plan(op, dtype);
-                let int = dtype != DType::Float32;
+                let int = op.compute_dtype(dtype) != DType::Float32;
                 let (want, shape) = broadcast_ref(&av, sa, &bv, sb, |x, y| store(out, binary_ref(run, x, y, int)));
                 let y = e.binary(op, a, b).unwrap();
                 let got = values(e, y, &shape, out);

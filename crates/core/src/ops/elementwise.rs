@@ -3,7 +3,7 @@
 
 use super::{cast_if, pad_rank, view_of};
 use crate::engine::check_size;
-use crate::kernels::{self as k, BinaryOp, DtypeRule, UnaryOp};
+use crate::kernels::{self as k, BinaryOp, BinaryRule, DtypeRule, UnaryOp};
 use crate::{bail, shape, DType, Engine, Result, TensorId};
 
 impl Engine {
@@ -38,21 +38,24 @@ impl Engine {
     }
 
     /// Elementwise binary op with broadcasting. Inputs are upcast to a common dtype
-    /// (tfjs `makeTypesMatch`); `div` of int32 is floor division; floorDiv always gives int32
-    /// and maximum/minimum of bool too (tfjs's kernels).
+    /// (tfjs `makeTypesMatch`) and the output dtype follows the op's [`BinaryRule`]; `div` of
+    /// int32 is floor division, as in tfjs.
     pub fn binary(&mut self, op: BinaryOp, a: TensorId, b: TensorId) -> Result<TensorId> {
+        let (da, db) = (self.dtype(a)?, self.dtype(b)?);
+        if op.rule() == BinaryRule::Logical {
+            let (an, bn) = op.arg_names();
+            super::require_dtype(op.js_name(), an, DType::Bool, da)?;
+            super::require_dtype(op.js_name(), bn, DType::Bool, db)?;
+        }
         // tfjs's `div` picks its kernel before running it.
         let op = match op {
-            BinaryOp::Div if DType::upcast(self.dtype(a)?, self.dtype(b)?) == DType::Int32 => BinaryOp::FloorDiv,
+            BinaryOp::Div if DType::upcast(da, db) == DType::Int32 => BinaryOp::FloorDiv,
             op => op,
         };
         self.run_kernel(op.kernel_name(), &[a, b], |e, backend, ins| {
             let (a, b) = (&ins[0], &ins[1]);
-            let dtype = DType::upcast(a.dtype, b.dtype);
-            let out = match (op, dtype) {
-                (BinaryOp::FloorDiv, _) | (BinaryOp::Maximum | BinaryOp::Minimum, DType::Bool) => DType::Int32,
-                _ => dtype,
-            };
+            let common = DType::upcast(a.dtype, b.dtype);
+            let (dtype, out) = (op.compute_dtype(common), op.out_dtype(common));
             let out_shape = shape::broadcast(&a.shape, &b.shape)?;
             check_size(&**backend, &out_shape, out)?;
             let rank = out_shape.len();

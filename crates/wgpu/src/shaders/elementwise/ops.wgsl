@@ -178,26 +178,89 @@ fn tan_f32(x: f32) -> f32 {
 fn tanh_f32(x: f32) -> f32 { return tanh_js(x); }
 
 // ---- binary ----
+// Comparisons test NaN themselves: WGSL lets a compiler assume floats are never NaN.
 fn add_f32(a: f32, b: f32) -> f32 { return a + b; }
 fn add_i32(a: i32, b: i32) -> i32 { return a + b; }
+fn atan2_f32(a: f32, b: f32) -> f32 {
+    // Math.atan2(y = a, x = b), signed zeros and infinities included.
+    if (is_nan(a) || is_nan(b)) { return nan_f(); }
+    let sy = select(1.0, -1.0, (bitcast<u32>(a) & 0x80000000u) != 0u);
+    let xneg = (bitcast<u32>(b) & 0x80000000u) != 0u;
+    if (is_inf(a) && is_inf(b)) { return sy * select(0.78539816, 2.35619449, xneg); }
+    if (is_inf(b) || a == 0.0) { return sy * select(0.0, 3.14159265, xneg); }
+    if (is_inf(a) || b == 0.0) { return sy * 1.57079633; }
+    let ay = abs(a);
+    let ax = abs(b);
+    var r: f32;
+    if (ay <= ax) { r = atan_f32(ay / ax); } else { r = 1.57079633 - atan_f32(ax / ay); }
+    if (xneg) { r = 3.14159265 - r; }
+    return sy * r;
+}
+fn atan2_i32(a: i32, b: i32) -> i32 { return f2i(atan2_f32(f32(a), f32(b))); }
 fn div_f32(a: f32, b: f32) -> f32 { return a / b; }
 fn div_i32(a: i32, b: i32) -> i32 { return f2i(f32(a) / f32(b)); }
+fn divNoNan_f32(a: f32, b: f32) -> f32 { if (b == 0.0) { return 0.0; } return a / b; }
+fn divNoNan_i32(a: i32, b: i32) -> i32 { return floordiv_i(a, b); }
+fn equal_f32(a: f32, b: f32) -> f32 { return select(0.0, 1.0, !is_nan(a) && !is_nan(b) && a == b); }
+fn equal_i32(a: i32, b: i32) -> i32 { return select(0, 1, a == b); }
 fn floorDiv_f32(a: f32, b: f32) -> f32 { return floordiv_f(a, b); }
 fn floorDiv_i32(a: i32, b: i32) -> i32 { return floordiv_i(a, b); }
+fn greater_f32(a: f32, b: f32) -> f32 { return select(0.0, 1.0, !is_nan(a) && !is_nan(b) && a > b); }
+fn greater_i32(a: i32, b: i32) -> i32 { return select(0, 1, a > b); }
+fn greaterEqual_f32(a: f32, b: f32) -> f32 { return select(0.0, 1.0, !is_nan(a) && !is_nan(b) && a >= b); }
+fn greaterEqual_i32(a: i32, b: i32) -> i32 { return select(0, 1, a >= b); }
+fn less_f32(a: f32, b: f32) -> f32 { return select(0.0, 1.0, !is_nan(a) && !is_nan(b) && a < b); }
+fn less_i32(a: i32, b: i32) -> i32 { return select(0, 1, a < b); }
+fn lessEqual_f32(a: f32, b: f32) -> f32 { return select(0.0, 1.0, !is_nan(a) && !is_nan(b) && a <= b); }
+fn lessEqual_i32(a: i32, b: i32) -> i32 { return select(0, 1, a <= b); }
+fn logicalAnd_i32(a: i32, b: i32) -> i32 { return select(0, 1, a != 0 && b != 0); }
+fn logicalOr_i32(a: i32, b: i32) -> i32 { return select(0, 1, a != 0 || b != 0); }
+fn logicalXor_i32(a: i32, b: i32) -> i32 { return select(0, 1, (a != 0) != (b != 0)); }
 fn maximum_f32(a: f32, b: f32) -> f32 { return max_js(a, b); }
 fn maximum_i32(a: i32, b: i32) -> i32 { return max(a, b); }
 fn minimum_f32(a: f32, b: f32) -> f32 { return min_js(a, b); }
 fn minimum_i32(a: i32, b: i32) -> i32 { return min(a, b); }
+fn mod_f32(a: f32, b: f32) -> f32 {
+    // tfjs: a % b, and (a % b + b) % b where the signs differ.
+    if (is_nan(a) || is_nan(b) || is_inf(a) || b == 0.0) { return nan_f(); }
+    let same = (a < 0.0 && b < 0.0) || (a >= 0.0 && b >= 0.0);
+    if (is_inf(b)) { return select(nan_f(), a, same); }
+    let rem = fmod_exact(a, b);
+    if (same) { return rem; }
+    return fmod_exact(rem + b, b);
+}
+fn mod_i32(a: i32, b: i32) -> i32 {
+    if (b == 0) { return 0; }
+    let r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) { return r + b; }
+    return r;
+}
 fn mul_f32(a: f32, b: f32) -> f32 { return a * b; }
 fn mul_i32(a: i32, b: i32) -> i32 { return a * b; }
+fn notEqual_f32(a: f32, b: f32) -> f32 { return select(0.0, 1.0, is_nan(a) || is_nan(b) || a != b); }
+fn notEqual_i32(a: i32, b: i32) -> i32 { return select(0, 1, a != b); }
 fn pow_f32(a: f32, b: f32) -> f32 { return pow_js(a, b); }
 fn pow_i32(a: i32, b: i32) -> i32 { return ipow(a, b); }
+fn prelu_f32(a: f32, b: f32) -> f32 { return select(a, a * b, a < 0.0); }
 fn squaredDifference_f32(a: f32, b: f32) -> f32 { let d = a - b; return d * d; }
 fn squaredDifference_i32(a: i32, b: i32) -> i32 { let d = a - b; return d * d; }
 fn sub_f32(a: f32, b: f32) -> f32 { return a - b; }
 fn sub_i32(a: i32, b: i32) -> i32 { return a - b; }
 
 // ---- helpers ----
+
+// a % b exactly (JavaScript's %: the sign of a), for finite a and finite nonzero b: subtract
+// b scaled by powers of two, each subtraction exact (Sterbenz), at most ~280 steps.
+fn fmod_exact(a: f32, b: f32) -> f32 {
+    let ab = abs(b);
+    var r = abs(a);
+    for (var i = 0; i < 300 && r >= ab; i++) {
+        var bb = ldexp(frexp(ab).fract, frexp(r).exp);
+        if (bb > r) { bb = bb * 0.5; }
+        r = r - bb;
+    }
+    return select(r, -r, a < 0.0 || (a == 0.0 && (bitcast<u32>(a) & 0x80000000u) != 0u));
+}
 
 // sin, cos and tan for every float32 argument: |x| = (q + f) pi/2 by Payne-Hanek reduction
 // (|x| times 2/pi in exact integer arithmetic, from 2/pi's bits), then Cephes's polynomials on
