@@ -127,6 +127,11 @@ export declare class Tensor<R extends Rank = Rank> {
   mod<T extends Tensor>(b: Tensor | TensorLike): T;
   notEqual<T extends Tensor>(b: Tensor | TensorLike): T;
   prelu<T extends Tensor>(alpha: Tensor | TensorLike): T;
+  where<T extends Tensor>(this: T, condition: Tensor | TensorLike, x: Tensor | TensorLike): T;
+  clipByValue<T extends Tensor>(this: T, min: number, max: number): T;
+  leakyRelu<T extends Tensor>(this: T, alpha?: number): T;
+  step<T extends Tensor>(this: T, alpha?: number): T;
+  logSigmoid<T extends Tensor>(this: T): T;
   neg<T extends Tensor>(this: T): T;
   square<T extends Tensor>(this: T): T;
   sqrt<T extends Tensor>(this: T): T;
@@ -410,6 +415,14 @@ export function div<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | Tensor
 export function maximum<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
 export function minimum<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
 export function pow<T extends Tensor>(base: Tensor | TensorLike, exp: Tensor | TensorLike): T;
+export function clipByValue<T extends Tensor>(x: T | TensorLike, clipValueMin: number,
+  clipValueMax: number): T;
+export function leakyRelu<T extends Tensor>(x: T | TensorLike, alpha?: number): T;
+export function step<T extends Tensor>(x: T | TensorLike, alpha?: number): T;
+export function logSigmoid<T extends Tensor>(x: T | TensorLike): T;
+export function addN<T extends Tensor>(tensors: Array<T | TensorLike>): T;
+export function where<T extends Tensor>(condition: Tensor | TensorLike, a: T | TensorLike,
+  b: T | TensorLike): T;
 export function atan2<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
 export function divNoNan<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;
 export function equal<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike): T;

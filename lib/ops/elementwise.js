@@ -1,11 +1,13 @@
 'use strict';
 // Elementwise ops. The unary and binary ops are built from the core's op tables
 // (`native.elementwiseOps()`): a new op there appears here, functional and chained, with no
-// line in this file.
+// line in this file. Then where, cast, and the ops tfjs composes of others (clipByValue,
+// leakyRelu, step, logSigmoid, addN).
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
 const { installCastMethods } = require('../casts');
 const { withOne, withTwo } = require('./args');
+const { convertToTensor } = require('../convert');
 
 const ops = {};
 const P = Tensor.prototype;
@@ -30,6 +32,105 @@ table.binary.forEach(({ name, a: aName, b: bName, parseAs }, code) => {
   P[name] = function (b) { return op(this, b); };
 });
 
+// tfjs converts a, b, then the condition (as bool); temporaries are disposed whatever happens.
+function where(condition, a, b) {
+  const temps = [];
+  const conv = (x, name, parseAs) => {
+    const t = convertToTensor(x, name, 'where', parseAs);
+    if (t !== x) temps.push(t);
+    return t;
+  };
+  try {
+    const ta = conv(a, 'a', 'numeric');
+    const tb = conv(b, 'b', 'numeric');
+    const tc = conv(condition, 'condition', 'bool');
+    return wrap(native.select(tc.id, ta.id, tb.id));
+  } finally {
+    for (const t of temps) t.dispose();
+  }
+}
+
+// ---- ops tfjs composes of others (the same kernels run here) ----
+
+// Runs `f(t)` on `x` converted for `opName`; the kernels' intermediates are disposed.
+function composite(x, opName, f) {
+  const { tidy } = require('../engine');
+  return withOne(x, 'x', opName, 'numeric', (t) => tidy(() => f(t)));
+}
+
+function clipByValue(x, clipValueMin, clipValueMax) {
+  return withOne(x, 'x', 'clipByValue', 'numeric', (t) => {
+    if (!(clipValueMin <= clipValueMax)) {
+      throw new Error(`Error in clip: min (${clipValueMin}) must be less than or equal to max ` +
+        `(${clipValueMax}).`);
+    }
+    const { tidy } = require('../engine');
+    const { fill, scalar } = require('./creation');
+    if (clipValueMin === clipValueMax) return fill(t.shape, clipValueMin, t.dtype);
+    return tidy(() => {
+      // The bounds as the tensor's dtype stores them, as tfjs's kernel stores its results.
+      const y = ops.minimum(ops.maximum(t, scalar(clipValueMin, t.dtype)), scalar(clipValueMax, t.dtype));
+      return t.dtype === 'bool' ? cast(y, 'bool') : y;
+    });
+  });
+}
+
+// An attribute tfjs's kernel computes with as a JavaScript number (NaN when it has none).
+function numAttr(v) {
+  try {
+    return +v;
+  } catch (e) {
+    return NaN;
+  }
+}
+
+// alpha x below 0, in float32 (tfjs's LeakyRelu kernel): prelu with a scalar alpha.
+const leakyRelu = (x, alpha = 0.2) => composite(x, 'leakyRelu', (t) => {
+  const { scalar } = require('./creation');
+  return ops.prelu(t, scalar(numAttr(alpha)));
+});
+
+// 1 above 0, alpha elsewhere, NaN for NaN; in the tensor's dtype.
+const step = (x, alpha = 0) => composite(x, 'step', (t) => {
+  const { scalar } = require('./creation');
+  const y = where(ops.greater(t, scalar(0, t.dtype)), scalar(1, t.dtype), scalar(numAttr(alpha), t.dtype));
+  return t.dtype === 'float32' ? where(ops.isNaN(t), t, y) : y;
+});
+
+// tfjs's -softplus(-x).
+const logSigmoid = (x) => composite(x, 'logSigmoid', (t) => ops.neg(ops.softplus(ops.neg(t))));
+
+function addN(tensors) {
+  if (!Array.isArray(tensors)) throw new Error('The argument passed to tf.addN() must be a list of tensors');
+  if (tensors.length < 1) {
+    throw new Error(`Must pass at least one tensor to tf.addN(), but got ${tensors.length}`);
+  }
+  const ts = [];
+  try {
+    for (let i = 0; i < tensors.length; i++) ts.push(convertToTensor(tensors[i], `tensors${i}`, 'addN', 'numeric'));
+    const first = ts[0];
+    for (const t of ts) {
+      if (t.dtype !== first.dtype) throw new Error('All tensors passed to tf.addN() must have the same dtype');
+    }
+    for (const t of ts) {
+      if (t.shape.length !== first.shape.length || t.shape.some((d, k) => d !== first.shape[k])) {
+        throw new Error('All tensors passed to tf.addN() must have the same shape');
+      }
+    }
+    const { tidy } = require('../engine');
+    if (ts.length === 1) return require('./layout').clone(ts[0]);
+    return tidy(() => ts.slice(1).reduce((acc, t) => ops.add(acc, t), ts[0]));
+  } finally {
+    ts.forEach((t, i) => { if (t !== tensors[i]) t.dispose(); });
+  }
+}
+
+P.where = function (condition, x) { return where(condition, this, x); };
+P.clipByValue = function (min, max) { return clipByValue(this, min, max); };
+P.leakyRelu = function (alpha) { return leakyRelu(this, alpha); };
+P.step = function (alpha) { return step(this, alpha); };
+P.logSigmoid = function () { return logSigmoid(this); };
+
 const VALID_DTYPES = ['float32', 'int32', 'bool', 'string', 'complex64'];
 
 function cast(x, dtype) {
@@ -44,4 +145,4 @@ P.cast = function (dtype) { return cast(this, dtype); };
 P.asType = function (dtype) { return cast(this, dtype); };
 installCastMethods(Tensor, cast);
 
-module.exports = { ...ops, cast };
+module.exports = { ...ops, cast, where, clipByValue, leakyRelu, step, logSigmoid, addN };

@@ -70,6 +70,12 @@ pub fn unary(op: u32, x: f64) -> Result<f64> {
     make(|e| e.unary(op_at(UnaryOp::ALL, op)?, id(x)))
 }
 
+/// `tf.where`.
+#[napi]
+pub fn select(condition: f64, a: f64, b: f64) -> Result<f64> {
+    make(|e| e.select(id(condition), id(a), id(b)))
+}
+
 #[napi]
 pub fn binary(op: u32, a: f64, b: f64) -> Result<f64> {
     make(|e| e.binary(op_at(BinaryOp::ALL, op)?, id(a), id(b)))

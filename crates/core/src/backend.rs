@@ -120,6 +120,9 @@ pub trait Backend: Send + Sync {
     /// computes in floats, int32 and bool (as 0/1) in 32-bit integers; the result is stored as
     /// `out`.
     fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>>;
+    /// `tf.where`: `a` where the bool `cond` is true, else `b`; `a` and `b` have one dtype, all
+    /// three the rank of `out_shape` (padded, each dim equal to the output's or 1).
+    fn select(&self, cond: View, a: View, b: View, out_shape: &[usize]) -> Result<Box<dyn Storage>>;
 
     // ---- matmul ----
     /// Batched matrix product of float32 `a` `[batchA, m|k, k|m]` and `b` `[batchB, k|n, n|k]`,

@@ -15,6 +15,7 @@ macro_rules! kernel_names {
 kernel_names! {
     // elementwise
     CAST = "Cast",
+    SELECT = "Select",
     // reduce
     ARG_MAX = "ArgMax",
     ARG_MIN = "ArgMin",

@@ -268,6 +268,54 @@ fn js_mod(a: f64, b: f64) -> f64 {
     }
 }
 
+/// `tf.where`: `a` where `cond` is nonzero, else `b`; shapes padded to `out`'s rank.
+pub(crate) fn select(cond: &HostData, a: &HostData, b: &HostData, shapes: [&[usize]; 3], out: &[usize]) -> Result<HostData> {
+    let HostData::Bool(c) = cond else { bail!("cpu select: the condition must be bool") };
+    Ok(match (a, b) {
+        (HostData::F32(a), HostData::F32(b)) => HostData::F32(select_typed(c, a, b, shapes, out)),
+        (HostData::I32(a), HostData::I32(b)) => HostData::I32(select_typed(c, a, b, shapes, out)),
+        (HostData::Bool(a), HostData::Bool(b)) => HostData::Bool(select_typed(c, a, b, shapes, out)),
+        _ => bail!("cpu select: a and b must have one dtype"),
+    })
+}
+
+fn select_typed<T: Copy + Send + Sync + Pooled>(c: &[u8], a: &[T], b: &[T], shapes: [&[usize]; 3], out: &[usize]) -> Vec<T> {
+    let n: usize = out.iter().product();
+    if c.len() == n && a.len() == n && b.len() == n {
+        let mut y = pool::take(n);
+        for (((y, &c), &a), &b) in y.iter_mut().zip(c).zip(a).zip(b) {
+            *y = if c != 0 { a } else { b };
+        }
+        return y;
+    }
+    // An odometer over the output; each input steps by its stride (0 on broadcast dims).
+    let strides = shapes.map(|s| {
+        let full = tidytensor_core::shape::strides(s);
+        s.iter().zip(out).zip(full).map(|((&d, &o), st)| if d == o { st } else { 0 }).collect::<Vec<_>>()
+    });
+    let rank = out.len();
+    let mut idx = vec![0usize; rank];
+    let mut off = [0usize; 3];
+    let mut y = Vec::with_capacity(n);
+    for _ in 0..n {
+        y.push(if c[off[0]] != 0 { a[off[1]] } else { b[off[2]] });
+        for k in (0..rank).rev() {
+            idx[k] += 1;
+            for (o, st) in off.iter_mut().zip(&strides) {
+                *o += st[k];
+            }
+            if idx[k] < out[k] {
+                break;
+            }
+            for (o, st) in off.iter_mut().zip(&strides) {
+                *o -= st[k] * out[k];
+            }
+            idx[k] = 0;
+        }
+    }
+    y
+}
+
 /// The shapes of a broadcast: inputs padded to the output's rank.
 pub(crate) struct Shapes<'a> {
     pub a: &'a [usize],

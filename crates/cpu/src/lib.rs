@@ -200,6 +200,11 @@ impl Backend for CpuBackend {
         boxed(elementwise::binary(op, data_of(&a)?, data_of(&b)?, &shapes, out)?)
     }
 
+    fn select(&self, cond: View, a: View, b: View, out_shape: &[usize]) -> Result<Box<dyn Storage>> {
+        let shapes = [cond.shape, a.shape, b.shape];
+        boxed(elementwise::select(data_of(&cond)?, data_of(&a)?, data_of(&b)?, shapes, out_shape)?)
+    }
+
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>> {
         boxed(matmul::matmul(data_of(&a)?, a.shape, data_of(&b)?, b.shape, transpose_a, transpose_b)?)
     }

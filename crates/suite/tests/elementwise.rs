@@ -546,7 +546,43 @@ fn cast_follows_tfjs(e: &mut Engine) {
     assert_eq!(values(e, f, &[0], DType::Float32), Vec::<f64>::new());
 }
 
+/// `where` picks per element, broadcasting all three inputs; a and b are upcast.
+fn select_follows_the_condition(e: &mut Engine) {
+    let c = bools(e, &[1, 0, 1], &[3]);
+    let a = f32s(e, &[1.0, 2.0], &[2, 1]);
+    let b = f32s(e, &[f32::NAN], &[]);
+    let y = e.select(c, a, b).unwrap();
+    let got = values(e, y, &[2, 3], DType::Float32);
+    assert!(got[0] == 1.0 && got[1].is_nan() && got[2] == 1.0 && got[3] == 2.0 && got[5] == 2.0, "{got:?}");
+    let ia = i32s(e, &[i32::MIN, 7, -3], &[3]);
+    let ib = i32s(e, &[5], &[1]);
+    let y = e.select(c, ia, ib).unwrap();
+    assert_eq!(values(e, y, &[3], DType::Int32), vec![i32::MIN as f64, 5.0, -3.0], "int32 bits pass unchanged");
+    let f = f32s(e, &[0.5, 0.25, -0.0], &[3]);
+    let y = e.select(c, ia, f).unwrap();
+    assert_eq!(values(e, y, &[3], DType::Float32), vec![i32::MIN as f64, 0.25, -3.0], "upcast to float32");
+    let (n, big_c, big_a) = (large_len(e), random_values(large_len(e), 3, -1.0, 1.0), random_values(large_len(e), 4, -5.0, 5.0));
+    let cond: Vec<u8> = big_c.iter().map(|&v| (v > 0.0) as u8).collect();
+    let bc = bools(e, &cond, &[n]);
+    let ba = of(e, DType::Float32, &big_a, &[n]);
+    let zero = f32s(e, &[0.0], &[1]);
+    let y = e.select(bc, ba, zero).unwrap();
+    let want: Vec<f64> = cond.iter().zip(&big_a).map(|(&c, &v)| if c != 0 { v as f32 as f64 } else { 0.0 }).collect();
+    assert_eq!(values(e, y, &[n], DType::Float32), want);
+    fails(e, "Argument 'condition' passed to 'where' must be bool tensor, but got float32 tensor", |e| e.select(a, a, b));
+    fails(e, "Operands could not be broadcast together", |e| {
+        let c2 = bools(e, &[1, 0], &[2]);
+        let r = e.select(c2, ia, ia);
+        e.dispose(c2);
+        r
+    });
+    let empty = bools(e, &[], &[0, 3]);
+    let y = e.select(empty, a, b).unwrap_err();
+    assert!(y.0.contains("could not be broadcast"), "{y:?}");
+}
+
 backend_tests!(
+    select_follows_the_condition,
     unary_float_ops_match_the_reference,
     unary_signs_of_zero,
     unary_dtype_rules,

@@ -295,6 +295,11 @@ impl Backend for WgpuBackend {
         kernels::binary(&self.gpu, op, (storage(&a)?, a.shape), (storage(&b)?, b.shape), out_shape, out)
     }
 
+    fn select(&self, cond: View, a: View, b: View, out_shape: &[usize]) -> Result<Box<dyn Storage>> {
+        let inputs = [(storage(&cond)?, cond.shape), (storage(&a)?, a.shape), (storage(&b)?, b.shape)];
+        kernels::select(&self.gpu, inputs, out_shape)
+    }
+
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>> {
         kernels::matmul(&self.gpu, (storage(&a)?, a.shape), (storage(&b)?, b.shape), transpose_a, transpose_b)
     }

@@ -67,6 +67,25 @@ impl Engine {
         })
     }
 
+    /// `tf.where(condition, a, b)`: `a` where `condition` is true, else `b`, all three
+    /// broadcast together; `a` and `b` are upcast to a common dtype (tfjs's Select kernel).
+    pub fn select(&mut self, condition: TensorId, a: TensorId, b: TensorId) -> Result<TensorId> {
+        super::require_dtype("where", "condition", DType::Bool, self.dtype(condition)?)?;
+        self.run_kernel(k::SELECT, &[condition, a, b], |e, backend, ins| {
+            let (c, a, b) = (&ins[0], &ins[1], &ins[2]);
+            let dtype = DType::upcast(a.dtype, b.dtype);
+            let out_shape = shape::broadcast(&shape::broadcast(&c.shape, &a.shape)?, &b.shape)?;
+            check_size(&**backend, &out_shape, dtype)?;
+            let rank = out_shape.len();
+            let (sc, sa, sb) = (pad_rank(&c.shape, rank), pad_rank(&a.shape, rank), pad_rank(&b.shape, rank));
+            let (ca, cb) = (cast_if(&**backend, a, dtype)?, cast_if(&**backend, b, dtype)?);
+            let vc = crate::View { storage: &*c.data.storage, shape: &sc, dtype: DType::Bool };
+            let (va, vb) = (view_of(a, &ca, &sa, dtype), view_of(b, &cb, &sb, dtype));
+            let storage = backend.select(vc, va, vb, &out_shape)?;
+            e.output(storage, out_shape, dtype)
+        })
+    }
+
     /// `tf.cast`; casting to the same dtype makes a tensor sharing the buffer, like tfjs.
     pub fn cast(&mut self, x: TensorId, dtype: DType) -> Result<TensorId> {
         self.check_size(self.shape(x)?, dtype)?;

@@ -13,6 +13,7 @@ use crate::WgpuStorage;
 const OPS: &str = include_str!("../shaders/elementwise/ops.wgsl");
 const UNARY: &str = include_str!("../shaders/elementwise/unary.wgsl");
 const BINARY: &str = include_str!("../shaders/elementwise/binary.wgsl");
+const SELECT: &str = include_str!("../shaders/elementwise/select.wgsl");
 
 /// Converts `x` to `out` (float→int32 is ToInt32, to bool is `x != 0`).
 pub(crate) fn cast(gpu: &Arc<Gpu>, x: &WgpuStorage, out: DType) -> Result<Box<dyn Storage>> {
@@ -115,5 +116,34 @@ pub(crate) fn binary(
             shader(&[sty(xd), sty(xd)], sty(out), &helpers, BINARY)
         };
         run1d(g, st, &key, src, &[sbind(a.0), sbind(b.0)], bind(o), &params, n, WG)
+    })
+}
+
+/// `tf.where` over `[cond, a, b]`, each padded to the output's rank: the output takes `a`'s
+/// or `b`'s bits (one dtype), so nothing is converted.
+pub(crate) fn select(gpu: &Arc<Gpu>, inputs: [(&WgpuStorage, &[usize]); 3], out_shape: &[usize]) -> Result<Box<dyn Storage>> {
+    let n: usize = out_shape.iter().product();
+    let rank = out_shape.len();
+    if rank > MAX_RANK {
+        bail!("wgpu backend: where of rank {rank} is not supported (max {MAX_RANK})");
+    }
+    let dtype = inputs[1].0.dtype;
+    let mut params = vec![0u32; 26];
+    params[0] = u32_of(n, "size")?;
+    params[1] = rank as u32;
+    for (k, &d) in out_shape.iter().enumerate() {
+        params[2 + k] = d as u32;
+    }
+    for (j, (_, shape)) in inputs.iter().enumerate() {
+        let strides = tidytensor_core::shape::strides(shape);
+        for k in 0..rank {
+            params[8 + 6 * j + k] = if shape[k] == out_shape[k] { u32_of(strides[k], "stride")? } else { 0 };
+        }
+    }
+    let key = format!("select:{dtype:?}");
+    launch(gpu, n, dtype, |g, st, o| {
+        let src = || shader(&[sty(DType::Bool), sty(dtype), sty(dtype)], sty(dtype), "", SELECT);
+        let binds = [sbind(inputs[0].0), sbind(inputs[1].0), sbind(inputs[2].0)];
+        run1d(g, st, &key, src, &binds, bind(o), &params, n, WG)
     })
 }

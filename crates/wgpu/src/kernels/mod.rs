@@ -14,7 +14,7 @@ mod matmul;
 mod reduce;
 
 pub(crate) use creation::{fill, fill_raw, one_hot};
-pub(crate) use elementwise::{binary, cast, unary};
+pub(crate) use elementwise::{binary, cast, select, unary};
 pub(crate) use layout::{concat, gather, slice, transpose};
 pub(crate) use matmul::matmul;
 pub(crate) use reduce::{arg_reduce, reduce, softmax};
