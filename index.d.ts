@@ -175,6 +175,10 @@ export declare class Tensor<R extends Rank = Rank> {
   mean<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
   max<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
   min<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
+  prod<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
+  all<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
+  any<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
+  logSumExp<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
   argMax<T extends Tensor>(axis?: number): T;
   argMin<T extends Tensor>(axis?: number): T;
   softmax<T extends Tensor>(this: T, dim?: number): T;
@@ -449,6 +453,16 @@ export function max<T extends Tensor>(x: Tensor | TensorLike, axis?: number | nu
   keepDims?: boolean): T;
 export function min<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
   keepDims?: boolean): T;
+export function prod<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
+  keepDims?: boolean): T;
+export function all<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
+  keepDims?: boolean): T;
+export function any<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
+  keepDims?: boolean): T;
+export function logSumExp<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
+  keepDims?: boolean): T;
+export function moments(x: Tensor | TensorLike, axis?: number | number[] | null, keepDims?: boolean):
+  { mean: Tensor; variance: Tensor };
 export function argMax<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
 export function argMin<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
 export function softmax<T extends Tensor>(logits: T | TensorLike, dim?: number): T;

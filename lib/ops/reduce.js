@@ -1,17 +1,60 @@
 'use strict';
-// Reductions: sum, mean, max, min (axis, keepDims), argMax, argMin, softmax.
+// Reductions: sum, mean, max, min, prod, all, any (axis, keepDims), logSumExp and moments
+// (composed as tfjs composes them), argMax, argMin, softmax.
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
 const { withOne, axesArg, axisArg } = require('./args');
 
-function reduce(fn, opName, x, axis, keepDims) {
-  return withOne(x, 'x', opName, 'numeric', (t) => wrap(fn(t.id, axesArg(axis), !!keepDims)));
+function reduce(fn, opName, x, axis, keepDims, parseAs = 'numeric') {
+  return withOne(x, 'x', opName, parseAs, (t) => wrap(fn(t.id, axesArg(axis), !!keepDims)));
 }
 
 const sum = (x, axis = null, keepDims = false) => reduce(native.sum, 'sum', x, axis, keepDims);
 const mean = (x, axis = null, keepDims = false) => reduce(native.mean, 'mean', x, axis, keepDims);
 const max = (x, axis = null, keepDims = false) => reduce(native.max, 'max', x, axis, keepDims);
 const min = (x, axis = null, keepDims = false) => reduce(native.min, 'min', x, axis, keepDims);
+const prod = (x, axis = null, keepDims = false) => reduce(native.prod, 'prod', x, axis, keepDims);
+const all = (x, axis = null, keepDims = false) => reduce(native.all, 'all', x, axis, keepDims, 'bool');
+const any = (x, axis = null, keepDims = false) => reduce(native.any, 'any', x, axis, keepDims, 'bool');
+
+// `shape` with the reduced axes put back as 1s (tfjs's expandShapeToKeepDim).
+function keepDimsShape(shape, axes) {
+  const out = [];
+  for (let i = 0, j = 0; i < shape.length + axes.length; i++) out.push(axes.includes(i) ? 1 : shape[j++]);
+  return out;
+}
+
+// The reduced axes, non-negative (tfjs's parseAxisParam; the range is checked natively).
+function reducedAxes(axis, rank) {
+  const axes = axesArg(axis);
+  if (axes == null) return [...Array(rank).keys()];
+  return axes.map((a) => (a < 0 ? rank + a : a));
+}
+
+// log(sum(exp(x))) without overflow, composed as tfjs composes it.
+function logSumExp(x, axis = null, keepDims = false) {
+  return withOne(x, 'x', 'logSumExp', 'numeric', (t) => tidy(() => {
+    const xMax = max(t, axis, true);
+    const d = elementwise().log(sum(elementwise().exp(elementwise().sub(t, xMax)), axis));
+    const res = elementwise().add(xMax.reshape(d.shape), d);
+    return keepDims ? res.reshape(keepDimsShape(res.shape, reducedAxes(axis, t.shape.length))) : res;
+  }));
+}
+
+// { mean, variance } over the axes, composed as tfjs composes them.
+function moments(x, axis = null, keepDims = false) {
+  return withOne(x, 'x', 'moments', 'numeric', (t) => tidy(() => {
+    const xMean = mean(t, axis, keepDims);
+    const shape = keepDims ? xMean.shape : keepDimsShape(xMean.shape, reducedAxes(axis, t.shape.length));
+    const e = elementwise();
+    const variance = mean(e.square(e.sub(e.cast(t, 'float32'), xMean.reshape(shape))), axis, keepDims);
+    return { mean: xMean, variance };
+  }));
+}
+
+// Lazy: the elementwise family and the engine load after this module.
+const elementwise = () => require('./elementwise');
+const tidy = (f) => require('../engine').tidy(f);
 
 function argReduce(fn, opName, x, axis) {
   return withOne(x, 'x', opName, 'numeric', (t) => {
@@ -37,8 +80,14 @@ P.sum = function (axis, keepDims) { return sum(this, axis, keepDims); };
 P.mean = function (axis, keepDims) { return mean(this, axis, keepDims); };
 P.max = function (axis, keepDims) { return max(this, axis, keepDims); };
 P.min = function (axis, keepDims) { return min(this, axis, keepDims); };
+P.prod = function (axis, keepDims) { return prod(this, axis, keepDims); };
+P.all = function (axis, keepDims) { return all(this, axis, keepDims); };
+P.any = function (axis, keepDims) { return any(this, axis, keepDims); };
+P.logSumExp = function (axis, keepDims) { return logSumExp(this, axis, keepDims); };
 P.argMax = function (axis) { return argMax(this, axis); };
 P.argMin = function (axis) { return argMin(this, axis); };
 P.softmax = function (dim) { return softmax(this, dim); };
 
-module.exports = { sum, mean, max, min, argMax, argMin, softmax };
+module.exports = {
+  sum, mean, max, min, prod, all, any, logSumExp, moments, argMax, argMin, softmax,
+};

@@ -13,7 +13,7 @@ macro_rules! reduce {
         }
     )*};
 }
-reduce!(sum => Sum, mean => Mean, max => Max, min => Min);
+reduce!(sum => Sum, mean => Mean, max => Max, min => Min, prod => Prod, all => All, any => Any);
 
 #[napi]
 pub fn arg_max(x: f64, axis: i64) -> Result<f64> {

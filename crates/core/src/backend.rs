@@ -44,6 +44,11 @@ pub enum ReduceOp {
     Mean,
     Max,
     Min,
+    Prod,
+    /// Logical and of bool values.
+    All,
+    /// Logical or of bool values.
+    Any,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

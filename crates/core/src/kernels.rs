@@ -17,11 +17,14 @@ kernel_names! {
     CAST = "Cast",
     SELECT = "Select",
     // reduce
+    ALL = "All",
+    ANY = "Any",
     ARG_MAX = "ArgMax",
     ARG_MIN = "ArgMin",
     MAX = "Max",
     MEAN = "Mean",
     MIN = "Min",
+    PROD = "Prod",
     SOFTMAX = "Softmax",
     SUM = "Sum",
     // layout

@@ -87,6 +87,8 @@ fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -
             ReduceOp::Mean => parts.map(sum_f32).sum::<f64>() / inner as f64,
             ReduceOp::Max => max_f32(&parts.map(max_f32).collect::<Vec<_>>()) as f64,
             ReduceOp::Min => min_f32(&parts.map(min_f32).collect::<Vec<_>>()) as f64,
+            ReduceOp::Prod => parts.map(prod::<f32>).product(),
+            ReduceOp::All | ReduceOp::Any => unreachable!("bool only"),
         };
         return match op {
             // Max/min are exact f32 values; sums round once from f64.
@@ -101,7 +103,19 @@ fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -
         })),
         ReduceOp::Max => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, max_f32)),
         ReduceOp::Min => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, min_f32)),
+        ReduceOp::Prod => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, prod::<f32>)),
+        ReduceOp::All | ReduceOp::Any => bail_bool(op),
     }
+}
+
+/// The product of a row in f64, as tfjs multiplies JavaScript numbers (int32 results are then
+/// stored by ToInt32, not wrapped step by step).
+fn prod<T: Num>(r: &[T]) -> f64 {
+    r.iter().fold(1.0, |p, &x| p * x.to_f64())
+}
+
+fn bail_bool(op: ReduceOp) -> HostData {
+    unreachable!("{op:?} reduces bool tensors only (the engine checks)")
 }
 
 /// int32 and bool (as 0/1): sums are exact in i64 and wrap when stored as int32; an int32
@@ -126,6 +140,13 @@ fn reduce_int<T: Num>(op: ReduceOp, v: &[T], outer: usize, inner: usize, out: DT
                 Some(m) => m as f64,
                 None => f64::INFINITY,
             }
+        })),
+        ReduceOp::Prod => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, prod::<T>)),
+        ReduceOp::All => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r: &[T]| {
+            r.iter().all(|x| x.to_i32() != 0) as u8
+        })),
+        ReduceOp::Any => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r: &[T]| {
+            r.iter().any(|x| x.to_i32() != 0) as u8
         })),
     }
 }

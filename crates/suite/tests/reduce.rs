@@ -40,6 +40,7 @@ fn reduce_ref(op: ReduceOp, row: &[f64]) -> (f64, f64) {
         ReduceOp::Mean => row.iter().sum::<f64>() / row.len() as f64,
         ReduceOp::Max => row.iter().fold(f64::NEG_INFINITY, |m, &v| if v.is_nan() || v > m { v } else { m }),
         ReduceOp::Min => row.iter().fold(f64::INFINITY, |m, &v| if v.is_nan() || v < m { v } else { m }),
+        other => unreachable!("{other:?} has its own test"),
     };
     (v, if op == ReduceOp::Mean { scale / row.len() as f64 } else { scale })
 }
@@ -365,7 +366,55 @@ fn softmax_matches_the_reference(e: &mut Engine) {
     });
 }
 
+/// prod multiplies in f64 (int32 stored by ToInt32 of the product; bool counts as int32);
+/// all and any take bool only; empty rows give 1, true and false.
+fn prod_all_any(e: &mut Engine) {
+    let x = f32s(e, &[1.5, -2.0, 4.0, f32::NAN, 0.5, -0.0], &[2, 3]);
+    let p = e.reduce(ReduceOp::Prod, x, Some(&[1]), false).unwrap();
+    let pv = values(e, p, &[2], DType::Float32);
+    assert!(pv[0] == -12.0 && pv[1].is_nan(), "{pv:?}");
+    let i = i32s(e, &[65536, 65536, 3, -7, 1, 2], &[2, 3]);
+    let p = e.reduce(ReduceOp::Prod, i, Some(&[1]), true).unwrap();
+    assert_eq!(values(e, p, &[2, 1], DType::Int32), vec![0.0, -14.0], "2^32 * 3 stores as 0");
+    let b = bools(e, &[1, 0, 1, 1, 1, 1], &[2, 3]);
+    let p = e.reduce(ReduceOp::Prod, b, None, false).unwrap();
+    assert_eq!(values(e, p, &[], DType::Int32), vec![0.0]);
+    let a = e.reduce(ReduceOp::All, b, Some(&[1]), false).unwrap();
+    assert_eq!(values(e, a, &[2], DType::Bool), vec![0.0, 1.0]);
+    let a = e.reduce(ReduceOp::Any, b, Some(&[0]), false).unwrap();
+    assert_eq!(values(e, a, &[3], DType::Bool), vec![1.0, 1.0, 1.0]);
+    let a = e.reduce(ReduceOp::All, b, None, false).unwrap();
+    assert_eq!(values(e, a, &[], DType::Bool), vec![0.0]);
+    let empty = bools(e, &[], &[0, 2]);
+    for (op, want) in [(ReduceOp::All, 1.0), (ReduceOp::Any, 0.0)] {
+        let y = e.reduce(op, empty, Some(&[0]), false).unwrap();
+        assert_eq!(values(e, y, &[2], DType::Bool), vec![want; 2], "{op:?} of nothing");
+    }
+    let ef = f32s(e, &[], &[0, 2]);
+    let y = e.reduce(ReduceOp::Prod, ef, Some(&[0]), false).unwrap();
+    assert_eq!(values(e, y, &[2], DType::Float32), vec![1.0; 2]);
+    fails(e, "Argument 'x' passed to 'all' must be bool tensor, but got float32 tensor", |e| {
+        e.reduce(ReduceOp::All, x, None, false)
+    });
+    fails(e, "Argument 'x' passed to 'any' must be bool tensor, but got int32 tensor", |e| {
+        e.reduce(ReduceOp::Any, i, None, false)
+    });
+    // Rows long enough for each backend's large-tensor path.
+    let n = large_len(e);
+    let ones: Vec<u8> = (0..n).map(|k| (k != n / 2) as u8).collect();
+    let big = bools(e, &ones, &[n]);
+    let y = e.reduce(ReduceOp::All, big, None, false).unwrap();
+    assert_eq!(values(e, y, &[], DType::Bool), vec![0.0]);
+    let y = e.reduce(ReduceOp::Any, big, None, false).unwrap();
+    assert_eq!(values(e, y, &[], DType::Bool), vec![1.0]);
+    let halves = of(e, DType::Float32, &vec![1.0001; n], &[n]);
+    let y = e.reduce(ReduceOp::Prod, halves, None, false).unwrap();
+    let want = 1.0001f32 as f64;
+    assert_close(&values(e, y, &[], DType::Float32), &[want.powi(n as i32)], 1e-3);
+}
+
 backend_tests!(
+    prod_all_any,
     reductions_match_the_reference,
     long_reductions_match_the_reference,
     reduction_special_values,

@@ -9,6 +9,9 @@ impl ReduceOp {
             ReduceOp::Mean => k::MEAN,
             ReduceOp::Max => k::MAX,
             ReduceOp::Min => k::MIN,
+            ReduceOp::Prod => k::PROD,
+            ReduceOp::All => k::ALL,
+            ReduceOp::Any => k::ANY,
         }
     }
 }
@@ -33,8 +36,12 @@ impl Engine {
             // tfjs computes a meaningless result; TensorFlow refuses.
             bail!("Axes contain a duplicate dimension: axis {}", shape::join_i64(list.unwrap_or_default()));
         }
+        if matches!(op, ReduceOp::All | ReduceOp::Any) {
+            let name = if op == ReduceOp::All { "all" } else { "any" };
+            super::require_dtype(name, "x", DType::Bool, dtype)?;
+        }
         let out = match (op, dtype) {
-            (ReduceOp::Sum, DType::Bool) => DType::Int32,
+            (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => DType::Int32,
             (ReduceOp::Mean, _) => DType::Float32,
             _ => dtype,
         };
@@ -42,10 +49,11 @@ impl Engine {
         let reduced: usize = axes.iter().map(|&a| in_shape[a]).product();
         self.run_kernel(op.kernel_name(), &[x], |e, backend, _| {
             if reduced == 0 && !axes.is_empty() {
-                // Reducing nothing: tfjs gives 0 for sum and mean, NaN (0 in int dtypes) for
-                // max/min.
+                // Reducing nothing: tfjs gives 0 for sum, mean and any, 1 for prod and all, NaN
+                // (0 in int dtypes) for max/min.
                 let empty = match op {
                     ReduceOp::Max | ReduceOp::Min if out == DType::Float32 => f64::NAN,
+                    ReduceOp::Prod | ReduceOp::All => 1.0,
                     _ => 0.0,
                 };
                 return e.fill(&out_shape, empty, out);

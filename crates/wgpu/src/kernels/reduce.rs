@@ -42,6 +42,9 @@ impl Acc {
             ReduceOp::Mean => "mean",
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
+            ReduceOp::Prod => "prod",
+            ReduceOp::All => "all",
+            ReduceOp::Any => "any",
         };
         let (acc, ty, bytes, result) = match (op, xd) {
             (_, DType::Float32) => ("f32", "f32", 4, Dom::F),

@@ -31,10 +31,31 @@ fn min_f32_comb(a: f32, b: f32) -> f32 {
 }
 fn min_f32_fin(a: f32) -> f32 { return a; }
 
+fn prod_f32_from(v: f32) -> f32 { return v; }
+fn prod_f32_ident() -> f32 { return 1.0; }
+fn prod_f32_comb(a: f32, b: f32) -> f32 { return a * b; }
+fn prod_f32_fin(a: f32) -> f32 { return a; }
+
 fn sum_i32_from(v: i32) -> i32 { return v; }
 fn sum_i32_ident() -> i32 { return 0; }
 fn sum_i32_comb(a: i32, b: i32) -> i32 { return a + b; }
 fn sum_i32_fin(a: i32) -> i32 { return a; }
+
+fn prod_i32_from(v: i32) -> i32 { return v; }
+fn prod_i32_ident() -> i32 { return 1; }
+fn prod_i32_comb(a: i32, b: i32) -> i32 { return a * b; }
+fn prod_i32_fin(a: i32) -> i32 { return a; }
+
+// all / any of bool values (0/1).
+fn all_i32_from(v: i32) -> i32 { return select(0, 1, v != 0); }
+fn all_i32_ident() -> i32 { return 1; }
+fn all_i32_comb(a: i32, b: i32) -> i32 { return a & b; }
+fn all_i32_fin(a: i32) -> i32 { return a; }
+
+fn any_i32_from(v: i32) -> i32 { return select(0, 1, v != 0); }
+fn any_i32_ident() -> i32 { return 0; }
+fn any_i32_comb(a: i32, b: i32) -> i32 { return a | b; }
+fn any_i32_fin(a: i32) -> i32 { return a; }
 
 fn max_i32_from(v: i32) -> i32 { return v; }
 fn max_i32_ident() -> i32 { return bitcast<i32>(0x80000000u); }
