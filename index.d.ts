@@ -192,6 +192,12 @@ export declare class Tensor<R extends Rank = Rank> {
   slice<T extends Tensor>(this: T, begin: number | number[], size?: number | number[]): T;
   gather<T extends Tensor>(this: T, indices: Tensor | TensorLike, axis?: number,
     batchDims?: number): T;
+  unstack<T extends Tensor>(axis?: number): T[];
+  split<T extends Tensor>(this: T, numOrSizeSplits: number | number[], axis?: number): T[];
+  tile<T extends Tensor>(this: T, reps: number[]): T;
+  broadcastTo(shape: number[]): Tensor;
+  reverse<T extends Tensor>(this: T, axis?: number | number[]): T;
+  pad<T extends Tensor>(this: T, paddings: Array<[number, number]>, constantValue?: number): T;
   oneHot(depth: number, onValue?: number, offValue?: number, dtype?: DataType): Tensor;
   zerosLike<T extends Tensor>(this: T): T;
   onesLike<T extends Tensor>(this: T): T;
@@ -475,6 +481,14 @@ export function slice<R extends Rank, T extends Tensor<R>>(x: T | TensorLike,
   begin: number | number[], size?: number | number[]): T;
 export function gather<T extends Tensor>(x: T | TensorLike, indices: Tensor | TensorLike,
   axis?: number, batchDims?: number): T;
+export function unstack(x: Tensor | TensorLike, axis?: number): Tensor[];
+export function split<T extends Tensor>(x: T | TensorLike, numOrSizeSplits: number | number[],
+  axis?: number): T[];
+export function tile<T extends Tensor>(x: T | TensorLike, reps: number[]): T;
+export function broadcastTo(x: Tensor | TensorLike, shape: number[]): Tensor;
+export function reverse<T extends Tensor>(x: T | TensorLike, axis?: number | number[]): T;
+export function pad<T extends Tensor>(x: T | TensorLike, paddings: Array<[number, number]>,
+  constantValue?: number): T;
 
 // ------------------------------------------------------------------------------------------
 // Engine

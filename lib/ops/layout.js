@@ -127,7 +127,167 @@ function clone(x) {
   return withOne(x, 'x', 'clone', SON, (t) => wrap(native.clone(t.id)));
 }
 
+// ---- ops tfjs runs as kernels of their own, composed here of the kernels above ----
+
+const creation = () => require('./creation');
+const tidy = (f) => require('../engine').tidy(f);
+
+// The pieces of x along `axis` (tfjs's Unpack).
+function unstack(x, axis = 0) {
+  return withOne(x, 'x', 'unstack', SON, (t) => {
+    const rank = t.shape.length;
+    if (!(axis >= -rank && axis < rank)) throw new Error(`Axis = ${axis} is not in [-${rank}, ${rank})`);
+    const a = axisArg(axis < 0 ? axis + rank : axis);
+    const size = t.shape.map((d, i) => (i === a ? 1 : d));
+    const outShape = t.shape.filter((_, i) => i !== a);
+    return tidy(() => {
+      const out = [];
+      for (let k = 0; k < t.shape[a]; k++) {
+        const begin = t.shape.map((_, i) => (i === a ? k : 0));
+        out.push(reshape(slice(t, begin, size), outShape));
+      }
+      return out;
+    });
+  });
+}
+
+// tfjs's prepareSplitSize: a count that divides the axis, or sizes with at most one -1.
+function splitSizes(dim, numOrSizeSplits) {
+  if (typeof numOrSizeSplits === 'number') {
+    if (dim % numOrSizeSplits !== 0) throw new Error('Number of splits must evenly divide the axis.');
+    return new Array(numOrSizeSplits).fill(dim / numOrSizeSplits);
+  }
+  const sizes = Array.from(listArg(numOrSizeSplits));
+  if (sizes.filter((v) => v === -1).length > 1) {
+    throw new Error('There should be only one negative value in split array.');
+  }
+  const neg = sizes.indexOf(-1);
+  if (neg !== -1) sizes[neg] = dim - sizes.reduce((a, b) => (b > 0 ? a + b : a), 0);
+  if (dim !== sizes.reduce((a, b) => a + b, 0)) {
+    throw new Error('The sum of sizes must match the size of the axis dimension.');
+  }
+  if (!sizes.every((v) => Number.isSafeInteger(v) && v >= 0)) {
+    throw new Error(`split sizes must be non-negative integers but got ${sizes}`);
+  }
+  return sizes;
+}
+
+function split(x, numOrSizeSplits, axis = 0) {
+  return withOne(x, 'x', 'split', SON, (t) => {
+    const rank = t.shape.length;
+    const a = axesArg(axis)[0];
+    if (!(a >= -rank && a < rank)) {
+      throw new Error(`All values in axis param must be in range [-${rank}, ${rank}) but got axis ${axis}`);
+    }
+    const ax = a < 0 ? a + rank : a;
+    const sizes = splitSizes(t.shape[ax], numOrSizeSplits);
+    return tidy(() => {
+      const out = [];
+      let at = 0;
+      for (const n of sizes) {
+        out.push(slice(t, t.shape.map((_, i) => (i === ax ? at : 0)), t.shape.map((d, i) => (i === ax ? n : d))));
+        at += n;
+      }
+      return out;
+    });
+  });
+}
+
+// `t` repeated `reps[i]` times along each axis i, by concatenation.
+function tileBy(t, reps) {
+  let y = t;
+  reps.forEach((r, axis) => {
+    if (r === 1) return;
+    if (r === 0) {
+      y = slice(y, y.shape.map(() => 0), y.shape.map((d, i) => (i === axis ? 0 : d)));
+    } else {
+      y = concat(new Array(r).fill(y), axis);
+    }
+  });
+  return y === t ? clone(t) : y;
+}
+
+function tile(x, reps) {
+  return withOne(x, 'x', 'tile', SON, (t) => {
+    const r = listArg(reps);
+    if (!Array.isArray(r) || t.shape.length !== r.length) {
+      throw new Error(`Error in transpose: rank of input ${t.shape.length} must match length of reps ${reps}.`);
+    }
+    if (!r.every((v) => Number.isSafeInteger(v) && v >= 0)) {
+      throw new Error(`tile: reps must be non-negative integers but got ${reps}`);
+    }
+    return tidy(() => tileBy(t, r));
+  });
+}
+
+function broadcastTo(x, shape) {
+  // (tfjs names the arguments this way round in its messages)
+  return withOne(x, 'broadcastTo', 'x', 'numeric', (t) => {
+    const target = listArg(shape);
+    require('../convert').assertShape(target);
+    const xShape = t.shape;
+    if (target.length < xShape.length) {
+      throw new Error(`broadcastTo(): shape.length=${target.length} < input.rank=${xShape.length}.`);
+    }
+    const padded = new Array(target.length - xShape.length).fill(1).concat(xShape);
+    const reps = target.map((d, i) => {
+      if (padded[i] === d) return 1;
+      if (padded[i] !== 1) throw new Error(`broadcastTo(): [${xShape}] cannot be broadcast to [${target}].`);
+      return d;
+    });
+    return tidy(() => tileBy(reshape(t, padded), reps));
+  });
+}
+
+function reverse(x, axis) {
+  return withOne(x, 'x', 'reverse', 'numeric', (t) => {
+    const rank = t.shape.length;
+    const axes = axis == null ? [...Array(rank).keys()] : axesArg(axis);
+    for (const a of axes) {
+      if (!(a >= -rank && a < rank)) {
+        throw new Error(`All values in axis param must be in range [-${rank}, ${rank}) but got axis ${axis}`);
+      }
+    }
+    return tidy(() => {
+      let y = t;
+      for (const a of new Set(axes.map((a) => (a < 0 ? a + rank : a)))) {
+        const n = t.shape[a];
+        if (n > 1) y = gather(y, creation().range(n - 1, -1, -1, 'int32'), a);
+      }
+      return y === t ? clone(t) : y;
+    });
+  });
+}
+
+function pad(x, paddings, constantValue = 0) {
+  return withOne(x, 'x', 'pad', 'numeric', (t) => {
+    if (t.shape.length === 0) throw new Error('pad(scalar) is not defined. Pass non-scalar to pad');
+    const p = listArg(paddings);
+    const pairs = Array.isArray(p) ? p.map(listArg) : null;
+    if (!pairs || pairs.length !== t.shape.length || !pairs.every((q) => Array.isArray(q) && q.length === 2 &&
+        q.every((v) => Number.isSafeInteger(v) && v >= 0))) {
+      throw new Error('pad: paddings must be [before, after] pairs of non-negative integers, one ' +
+        `per dimension (${t.shape.length}), but got ${JSON.stringify(paddings)}`);
+    }
+    return tidy(() => {
+      let y = t;
+      pairs.forEach(([before, after], axis) => {
+        if (before === 0 && after === 0) return;
+        const side = (n) => creation().fill(y.shape.map((d, i) => (i === axis ? n : d)), constantValue, t.dtype);
+        y = concat([side(before), y, side(after)], axis);
+      });
+      return y === t ? clone(t) : y;
+    });
+  });
+}
+
 const P = Tensor.prototype;
+P.unstack = function (axis) { return unstack(this, axis); };
+P.split = function (numOrSizeSplits, axis) { return split(this, numOrSizeSplits, axis); };
+P.tile = function (reps) { return tile(this, reps); };
+P.broadcastTo = function (shape) { return broadcastTo(this, shape); };
+P.reverse = function (axis) { return reverse(this, axis); };
+P.pad = function (paddings, constantValue) { return pad(this, paddings, constantValue); };
 P.reshape = function (shape) { return reshape(this, shape); };
 P.reshapeAs = function (x) { return reshape(this, x.shape); };
 P.expandDims = function (axis) { return expandDims(this, axis); };
@@ -157,4 +317,7 @@ P.as5D = function (rows, columns, depth, depth2, depth3) {
   return reshape(this, [rows, columns, depth, depth2, depth3]);
 };
 
-module.exports = { reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone };
+module.exports = {
+  reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone,
+  unstack, split, tile, broadcastTo, reverse, pad,
+};
