@@ -182,6 +182,9 @@ export declare class Tensor<R extends Rank = Rank> {
   argMax<T extends Tensor>(axis?: number): T;
   argMin<T extends Tensor>(axis?: number): T;
   softmax<T extends Tensor>(this: T, dim?: number): T;
+  logSoftmax<T extends Tensor>(this: T, axis?: number): T;
+  norm(ord?: number | 'euclidean' | 'fro', axis?: number | number[] | null, keepDims?: boolean): Tensor;
+  dot(b: Tensor | TensorLike): Tensor;
   reshape<R2 extends Rank>(newShape: ShapeMap[R2] | number[]): Tensor<R2>;
   reshapeAs<T extends Tensor>(x: T): T;
   expandDims<R2 extends Rank>(axis?: number): Tensor<R2>;
@@ -451,6 +454,8 @@ export function squaredDifference<T extends Tensor>(a: Tensor | TensorLike,
   b: Tensor | TensorLike): T;
 export function matMul<T extends Tensor>(a: Tensor | TensorLike, b: Tensor | TensorLike,
   transposeA?: boolean, transposeB?: boolean): T;
+export function dot(t1: Tensor | TensorLike, t2: Tensor | TensorLike): Tensor;
+export function outerProduct(v1: Tensor | TensorLike, v2: Tensor | TensorLike): Tensor;
 export function sum<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
   keepDims?: boolean): T;
 export function mean<T extends Tensor>(x: Tensor | TensorLike, axis?: number | number[] | null,
@@ -472,6 +477,9 @@ export function moments(x: Tensor | TensorLike, axis?: number | number[] | null,
 export function argMax<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
 export function argMin<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
 export function softmax<T extends Tensor>(logits: T | TensorLike, dim?: number): T;
+export function logSoftmax<T extends Tensor>(logits: T | TensorLike, axis?: number): T;
+export function norm(x: Tensor | TensorLike, ord?: number | 'euclidean' | 'fro',
+  axis?: number | number[] | null, keepDims?: boolean): Tensor;
 export function expandDims<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
 export function squeeze<T extends Tensor>(x: Tensor | TensorLike, axis?: number[]): T;
 export function transpose<T extends Tensor>(x: T | TensorLike, perm?: number[]): T;

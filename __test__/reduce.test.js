@@ -65,3 +65,35 @@ reduceCases.push(['softmax int32', (tf) => tf.softmax(I(tf))]);
 cases('reductions', reduceCases);
 
 const R = (tf) => tf.range(0, 24).reshape([2, 3, 4]);
+
+const V = (tf) => tf.tensor1d([3, -4, 0.5, NaN]);
+const Mx = (tf) => tf.tensor2d([[1, -2, 3], [-4, 5, -6]]);
+cases('norm, logSoftmax, dot, outerProduct', [
+  ['logSoftmax', (tf) => tf.logSoftmax(Mx(tf))],
+  ['logSoftmax chained large', (tf) => tf.tensor1d([1000, 1001, 1002]).logSoftmax()],
+  ['logSoftmax non-last axis', (tf) => tf.logSoftmax(Mx(tf), 0)],
+  ['logSoftmax int32', (tf) => tf.logSoftmax(tf.tensor1d([1, 2], 'int32'))],
+  ['norm euclidean', (tf) => tf.norm(Mx(tf))],
+  ['norm NaN', (tf) => tf.norm(V(tf))],
+  ['norm 1 axis keepDims', (tf) => tf.norm(Mx(tf), 1, 1, true)],
+  ['norm inf axis 0', (tf) => tf.norm(Mx(tf), Infinity, 0)],
+  ['norm -inf', (tf) => tf.norm(Mx(tf), -Infinity)],
+  ['norm 2 axis [1]', (tf) => tf.norm(Mx(tf), 2, [1])],
+  ['norm fro', (tf) => tf.norm(Mx(tf), 'fro', [0, 1])],
+  ['norm matrix 1', (tf) => tf.norm(Mx(tf), 1, [0, 1])],
+  ['norm matrix inf keepDims', (tf) => tf.norm(Mx(tf), Infinity, [0, 1], true)],
+  ['norm matrix -inf', (tf) => tf.norm(Mx(tf), -Infinity, [0, 1])],
+  ['norm scalar', (tf) => tf.norm(tf.scalar(-3))],
+  ['norm chained', (tf) => Mx(tf).norm(1)],
+  ['norm bad ord', (tf) => tf.norm(Mx(tf), 3)],
+  ['norm bad matrix ord', (tf) => tf.norm(Mx(tf), 2, [0, 1])],
+  ['norm int32', (tf) => tf.norm(tf.tensor1d([3, 4], 'int32'))],
+  ['dot 1x1', (tf) => tf.dot([1, 2, 3], [4, 5, 6])],
+  ['dot 1x2', (tf) => tf.dot([1, 2], Mx(tf))],
+  ['dot 2x1', (tf) => tf.dot(Mx(tf), [1, 2, 3])],
+  ['dot 2x2 chained', (tf) => Mx(tf).dot(tf.ones([3, 2]))],
+  ['dot inner mismatch', (tf) => tf.dot(Mx(tf), [1, 2])],
+  ['dot rank 3', (tf) => tf.dot(tf.ones([1, 2, 3]), [1, 2, 3])],
+  ['outerProduct', (tf) => tf.outerProduct([1, 2], [3, 4, 5])],
+  ['outerProduct rank 2', (tf) => tf.outerProduct(Mx(tf), [1])],
+]);

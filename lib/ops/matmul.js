@@ -1,8 +1,11 @@
 'use strict';
-// Matrix products.
+// Matrix products: matMul, and dot and outerProduct composed of it as tfjs composes them.
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
 const { withTwo } = require('./args');
+
+const tidy = (f) => require('../engine').tidy(f);
+const reshape = (x, s) => require('./layout').reshape(x, s);
 
 function matMul(a, b, transposeA = false, transposeB = false) {
   const tA = !!transposeA;
@@ -11,8 +14,36 @@ function matMul(a, b, transposeA = false, transposeB = false) {
     (ta, tb) => wrap(native.matMul(ta.id, tb.id, tA, tB)));
 }
 
+function dot(t1, t2) {
+  return withTwo('dot', t1, 't1', 'numeric', t2, 't2', 'numeric', (a, b) => {
+    if (!((a.rank === 1 || a.rank === 2) && (b.rank === 1 || b.rank === 2))) {
+      throw new Error(`Error in dot: inputs must all be rank 1 or 2, but got ranks ${a.rank} and ${b.rank}.`);
+    }
+    const aInner = a.rank === 1 ? a.size : a.shape[1];
+    const bInner = b.rank === 1 ? b.size : b.shape[0];
+    if (aInner !== bInner) {
+      throw new Error(`Error in dot: inner dimensions of inputs must match, but got ${aInner} and ${bInner}.`);
+    }
+    return tidy(() => {
+      const y = matMul(a.rank === 1 ? reshape(a, [1, -1]) : a, b.rank === 1 ? reshape(b, [-1, 1]) : b);
+      if (a.rank === 1 && b.rank === 1) return reshape(y, []);
+      return a.rank === 2 && b.rank === 2 ? y : reshape(y, [y.size]);
+    });
+  });
+}
+
+function outerProduct(v1, v2) {
+  return withTwo('outerProduct', v1, 'v1', 'numeric', v2, 'v2', 'numeric', (a, b) => {
+    if (a.rank !== 1 || b.rank !== 1) {
+      throw new Error(`Error in outerProduct: inputs must be rank 1, but got ranks ${a.rank} and ${b.rank}.`);
+    }
+    return tidy(() => matMul(reshape(a, [-1, 1]), reshape(b, [1, -1])));
+  });
+}
+
+Tensor.prototype.dot = function (b) { return dot(this, b); };
 Tensor.prototype.matMul = function (b, transposeA, transposeB) {
   return matMul(this, b, transposeA, transposeB);
 };
 
-module.exports = { matMul };
+module.exports = { matMul, dot, outerProduct };

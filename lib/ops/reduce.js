@@ -52,6 +52,53 @@ function moments(x, axis = null, keepDims = false) {
   }));
 }
 
+function logSoftmax(logits, axis = -1) {
+  return withOne(logits, 'logits', 'logSoftmax', 'numeric', (t) => {
+    const rank = t.shape.length;
+    const a = axis === -1 ? rank - 1 : axis;
+    if (a !== rank - 1) {
+      throw new Error('Log Softmax along a non-last dimension is not yet supported. ' +
+        `Logits was rank ${rank} and axis was ${a}`);
+    }
+    return tidy(() => {
+      const e = elementwise();
+      const shifted = e.sub(t, max(t, a, true));
+      return e.sub(e.cast(shifted, 'float32'), e.log(sum(e.exp(shifted), a, true)));
+    });
+  });
+}
+
+// tfjs's normImpl: vector norms (1, 2/'euclidean', ±Infinity) and matrix norms (1, ±Infinity,
+// 'fro'/'euclidean') over two axes.
+function normOf(x, p, axis) {
+  const e = elementwise();
+  const { scalar } = require('./creation');
+  if (x.rank === 0) return e.abs(x);
+  if (x.rank !== 1 && axis === null) return normOf(x.reshape([-1]), p, axis);
+  if (x.rank === 1 || typeof axis === 'number' || (Array.isArray(axis) && axis.length === 1)) {
+    if (p === 1) return sum(e.abs(x), axis);
+    if (p === Infinity) return max(e.abs(x), axis);
+    if (p === -Infinity) return min(e.abs(x), axis);
+    if (p === 'euclidean' || p === 2) return e.sqrt(sum(e.pow(e.abs(x), scalar(2, 'int32')), axis));
+    throw new Error(`Error in norm: invalid ord value: ${p}`);
+  }
+  if (Array.isArray(axis) && axis.length === 2) {
+    if (p === 1) return max(sum(e.abs(x), axis[0]), axis[1] - 1);
+    if (p === Infinity) return max(sum(e.abs(x), axis[1]), axis[0]);
+    if (p === -Infinity) return min(sum(e.abs(x), axis[1]), axis[0]);
+    if (p === 'fro' || p === 'euclidean') return e.sqrt(sum(e.square(x), axis));
+    throw new Error(`Error in norm: invalid ord value: ${p}`);
+  }
+  throw new Error(`Error in norm: invalid axis: ${axis}`);
+}
+
+function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
+  return withOne(x, 'x', 'norm', 'numeric', (t) => tidy(() => {
+    const n = normOf(t, ord, axis);
+    return keepDims ? n.reshape(keepDimsShape(n.shape, reducedAxes(axis, t.shape.length))) : n;
+  }));
+}
+
 // Lazy: the elementwise family and the engine load after this module.
 const elementwise = () => require('./elementwise');
 const tidy = (f) => require('../engine').tidy(f);
@@ -84,10 +131,12 @@ P.prod = function (axis, keepDims) { return prod(this, axis, keepDims); };
 P.all = function (axis, keepDims) { return all(this, axis, keepDims); };
 P.any = function (axis, keepDims) { return any(this, axis, keepDims); };
 P.logSumExp = function (axis, keepDims) { return logSumExp(this, axis, keepDims); };
+P.logSoftmax = function (axis) { return logSoftmax(this, axis); };
+P.norm = function (ord, axis, keepDims) { return norm(this, ord, axis, keepDims); };
 P.argMax = function (axis) { return argMax(this, axis); };
 P.argMin = function (axis) { return argMin(this, axis); };
 P.softmax = function (dim) { return softmax(this, dim); };
 
 module.exports = {
-  sum, mean, max, min, prod, all, any, logSumExp, moments, argMax, argMin, softmax,
+  sum, mean, max, min, prod, all, any, logSumExp, moments, argMax, argMin, softmax, logSoftmax, norm,
 };
