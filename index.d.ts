@@ -568,3 +568,29 @@ export declare class TensorBuffer<R extends Rank = Rank, D extends DataType = 'f
 
 export declare const version: { [packageName: string]: string };
 export declare const version_core: string;
+
+// ------------------------------------------------------------------------------------------
+// Losses
+
+export enum Reduction { NONE = 0, MEAN = 1, SUM = 2, SUM_BY_NONZERO_WEIGHTS = 3 }
+
+export namespace losses {
+  function absoluteDifference(labels: Tensor | TensorLike, predictions: Tensor | TensorLike,
+    weights?: Tensor | TensorLike | null, reduction?: Reduction): Tensor;
+  function computeWeightedLoss(losses: Tensor | TensorLike, weights?: Tensor | TensorLike | null,
+    reduction?: Reduction): Tensor;
+  function cosineDistance(labels: Tensor | TensorLike, predictions: Tensor | TensorLike, axis: number,
+    weights?: Tensor | TensorLike | null, reduction?: Reduction): Tensor;
+  function hingeLoss(labels: Tensor | TensorLike, predictions: Tensor | TensorLike,
+    weights?: Tensor | TensorLike | null, reduction?: Reduction): Tensor;
+  function huberLoss(labels: Tensor | TensorLike, predictions: Tensor | TensorLike,
+    weights?: Tensor | TensorLike | null, delta?: number, reduction?: Reduction): Tensor;
+  function logLoss(labels: Tensor | TensorLike, predictions: Tensor | TensorLike,
+    weights?: Tensor | TensorLike | null, epsilon?: number, reduction?: Reduction): Tensor;
+  function meanSquaredError(labels: Tensor | TensorLike, predictions: Tensor | TensorLike,
+    weights?: Tensor | TensorLike | null, reduction?: Reduction): Tensor;
+  function sigmoidCrossEntropy(multiClassLabels: Tensor | TensorLike, logits: Tensor | TensorLike,
+    weights?: Tensor | TensorLike | null, labelSmoothing?: number, reduction?: Reduction): Tensor;
+  function softmaxCrossEntropy(onehotLabels: Tensor | TensorLike, logits: Tensor | TensorLike,
+    weights?: Tensor | TensorLike | null, labelSmoothing?: number, reduction?: Reduction): Tensor;
+}

@@ -20,6 +20,8 @@ const tf = {
 };
 
 for (const family of FAMILIES) Object.assign(tf, require(`./lib/ops/${family}`));
+const { losses, Reduction } = require('./lib/ops/losses');
+Object.assign(tf, { losses, Reduction });
 
 Object.assign(tf, {
   // engine
