@@ -183,6 +183,8 @@ export declare class Tensor<R extends Rank = Rank> {
   argMin<T extends Tensor>(axis?: number): T;
   softmax<T extends Tensor>(this: T, dim?: number): T;
   logSoftmax<T extends Tensor>(this: T, axis?: number): T;
+  cumsum<T extends Tensor>(this: T, axis?: number, exclusive?: boolean, reverse?: boolean): T;
+  cumprod<T extends Tensor>(this: T, axis?: number, exclusive?: boolean, reverse?: boolean): T;
   norm(ord?: number | 'euclidean' | 'fro', axis?: number | number[] | null, keepDims?: boolean): Tensor;
   dot(b: Tensor | TensorLike): Tensor;
   reshape<R2 extends Rank>(newShape: ShapeMap[R2] | number[]): Tensor<R2>;
@@ -478,6 +480,10 @@ export function argMax<T extends Tensor>(x: Tensor | TensorLike, axis?: number):
 export function argMin<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
 export function softmax<T extends Tensor>(logits: T | TensorLike, dim?: number): T;
 export function logSoftmax<T extends Tensor>(logits: T | TensorLike, axis?: number): T;
+export function cumsum<T extends Tensor>(x: T | TensorLike, axis?: number, exclusive?: boolean,
+  reverse?: boolean): T;
+export function cumprod<T extends Tensor>(x: T | TensorLike, axis?: number, exclusive?: boolean,
+  reverse?: boolean): T;
 export function norm(x: Tensor | TensorLike, ord?: number | 'euclidean' | 'fro',
   axis?: number | number[] | null, keepDims?: boolean): Tensor;
 export function expandDims<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;

@@ -97,3 +97,21 @@ cases('norm, logSoftmax, dot, outerProduct', [
   ['outerProduct', (tf) => tf.outerProduct([1, 2], [3, 4, 5])],
   ['outerProduct rank 2', (tf) => tf.outerProduct(Mx(tf), [1])],
 ]);
+
+const C3 = (tf) => tf.range(1, 25).reshape([2, 3, 4]).div(3);
+const cum = [];
+for (const op of ['cumsum', 'cumprod']) {
+  for (const [dt, mk] of Object.entries(makers)) {
+    cum.push([`${op} ${dt}`, (tf) => tf[op](mk(tf))]);
+    cum.push([`${op} ${dt} axis 1 exclusive`, (tf) => tf[op](mk(tf), 1, true)]);
+    cum.push([`${op} ${dt} axis 1 reverse`, (tf) => tf[op](mk(tf), 1, false, true)]);
+  }
+  cum.push([`${op} rank 3 middle axis exclusive reverse`, (tf) => tf[op](C3(tf), 1, true, true)]);
+  cum.push([`${op} rank 3 axis 0`, (tf) => C3(tf)[op](0)]);
+  cum.push([`${op} special values`, (tf) => tf[op]([1, NaN, 2, Infinity, -0])]);
+  cum.push([`${op} long row`, (tf) => tf[op](tf.range(0, 3000).div(1000))]);
+  cum.push([`${op} empty`, (tf) => tf[op](tf.zeros([0, 3]), 1)]);
+  cum.push([`${op} array`, (tf) => tf[op]([[1, 2], [3, 4]], 1)]);
+}
+cum.push(['cumsum int32 wraps', (tf) => tf.cumsum(tf.tensor1d([2147483647, 1, 5], 'int32'))]);
+cases('cumsum and cumprod', cum);

@@ -99,6 +99,16 @@ function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
   }));
 }
 
+function cumulative(prod, opName, x, axis, exclusive, reverse) {
+  return withOne(x, 'x', opName, 'numeric',
+    (t) => wrap(native.cumulative(prod, t.id, axisArg(axis, 0), !!exclusive, !!reverse)));
+}
+
+const cumsum = (x, axis = 0, exclusive = false, reverse = false) =>
+  cumulative(false, 'cumsum', x, axis, exclusive, reverse);
+const cumprod = (x, axis = 0, exclusive = false, reverse = false) =>
+  cumulative(true, 'cumprod', x, axis, exclusive, reverse);
+
 // Lazy: the elementwise family and the engine load after this module.
 const elementwise = () => require('./elementwise');
 const tidy = (f) => require('../engine').tidy(f);
@@ -132,6 +142,8 @@ P.all = function (axis, keepDims) { return all(this, axis, keepDims); };
 P.any = function (axis, keepDims) { return any(this, axis, keepDims); };
 P.logSumExp = function (axis, keepDims) { return logSumExp(this, axis, keepDims); };
 P.logSoftmax = function (axis) { return logSoftmax(this, axis); };
+P.cumsum = function (axis, exclusive, reverse) { return cumsum(this, axis, exclusive, reverse); };
+P.cumprod = function (axis, exclusive, reverse) { return cumprod(this, axis, exclusive, reverse); };
 P.norm = function (ord, axis, keepDims) { return norm(this, ord, axis, keepDims); };
 P.argMax = function (axis) { return argMax(this, axis); };
 P.argMin = function (axis) { return argMin(this, axis); };
@@ -139,4 +151,5 @@ P.softmax = function (dim) { return softmax(this, dim); };
 
 module.exports = {
   sum, mean, max, min, prod, all, any, logSumExp, moments, argMax, argMin, softmax, logSoftmax, norm,
+  cumsum, cumprod,
 };

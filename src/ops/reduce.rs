@@ -3,7 +3,7 @@
 use crate::{id, make};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use tidytensor_core::{ArgOp, ReduceOp};
+use tidytensor_core::{ArgOp, CumOp, ReduceOp};
 
 macro_rules! reduce {
     ($($name:ident => $op:ident),* $(,)?) => {$(
@@ -23,6 +23,13 @@ pub fn arg_max(x: f64, axis: i64) -> Result<f64> {
 #[napi]
 pub fn arg_min(x: f64, axis: i64) -> Result<f64> {
     make(|e| e.arg_reduce(ArgOp::ArgMin, id(x), axis))
+}
+
+/// `tf.cumsum` and `tf.cumprod`.
+#[napi]
+pub fn cumulative(prod: bool, x: f64, axis: i64, exclusive: bool, reverse: bool) -> Result<f64> {
+    let op = if prod { CumOp::Prod } else { CumOp::Sum };
+    make(|e| e.cumulative(op, id(x), axis, exclusive, reverse))
 }
 
 #[napi]

@@ -51,6 +51,13 @@ pub enum ReduceOp {
     Any,
 }
 
+/// Running sums and products (`tf.cumsum`, `tf.cumprod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CumOp {
+    Sum,
+    Prod,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArgOp {
     ArgMax,
@@ -144,6 +151,12 @@ pub trait Backend: Send + Sync {
     fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>>;
     /// Softmax (float32) over the last axis of `x` seen as `[outer, inner]`.
     fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>>;
+    /// Running sums or products along each row of `x` seen as `[outer, len]`, accumulated in the
+    /// output dtype `out` (float32, or int32 for int32 and bool input; sums wrap, int32 products
+    /// are the f64 product stored by ToInt32, as tfjs's). `exclusive` puts the identity first,
+    /// `reverse` runs from the row's end.
+    fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
+        -> Result<Box<dyn Storage>>;
 
     // ---- layout ----
     /// Permutes axes: output axis `i` is input axis `perm[i]` (a checked permutation).

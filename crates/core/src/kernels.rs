@@ -25,6 +25,8 @@ kernel_names! {
     MEAN = "Mean",
     MIN = "Min",
     PROD = "Prod",
+    CUMPROD = "Cumprod",
+    CUMSUM = "Cumsum",
     SOFTMAX = "Softmax",
     SUM = "Sum",
     // layout

@@ -17,7 +17,8 @@ use std::any::Any;
 use std::cell::Cell;
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReduceOp, Result, Storage, UnaryOp, View,
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, CumOp, DType, HostData, ReduceOp, Result, Storage, UnaryOp,
+    View,
 };
 
 /// Element count above which kernels split their work across rayon threads. Below it a kernel
@@ -219,6 +220,11 @@ impl Backend for CpuBackend {
 
     fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>> {
         boxed(reduce::softmax(data_of(&x)?, outer, inner)?)
+    }
+
+    fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
+        -> Result<Box<dyn Storage>> {
+        boxed(reduce::cumulative(op, data_of(&x)?, outer, len, flags, out))
     }
 
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>> {

@@ -1,7 +1,7 @@
 //! Reductions over the inner axis, arg-reductions over a middle axis, softmax.
 
 use rayon::prelude::*;
-use tidytensor_core::{bail, ArgOp, DType, ReduceOp, Result};
+use tidytensor_core::{bail, js_to_int32, ArgOp, CumOp, DType, ReduceOp, Result};
 
 use crate::convert::{with_out, Num, OutElem};
 use crate::{HostData, PAR_CHUNK, PAR_THRESHOLD};
@@ -266,4 +266,57 @@ pub(crate) fn softmax(x: &HostData, outer: usize, inner: usize) -> Result<HostDa
         out.chunks_mut(inner).zip(v.chunks(inner)).for_each(row);
     }
     Ok(HostData::F32(out))
+}
+
+/// Running sums or products along each row of `[outer, len]`, accumulated as tfjs's kernels
+/// accumulate them: in float32, or in int32 (sums wrap; a product is the f64 product stored by
+/// ToInt32).
+pub(crate) fn cumulative(op: CumOp, x: &HostData, outer: usize, len: usize, flags: (bool, bool), out: DType) -> HostData {
+    match (x, out) {
+        (HostData::F32(v), DType::Float32) => HostData::F32(match op {
+            CumOp::Sum => scan(v, outer, len, flags, 0.0, |acc, x| acc + x),
+            CumOp::Prod => scan(v, outer, len, flags, 1.0, |acc, x| acc * x),
+        }),
+        _ => {
+            let ints: Vec<i32> = match x {
+                HostData::F32(v) => v.iter().map(|&f| js_to_int32(f as f64)).collect(),
+                HostData::I32(v) => v.clone(),
+                HostData::Bool(v) => v.iter().map(|&b| b as i32).collect(),
+            };
+            HostData::I32(match op {
+                CumOp::Sum => scan(&ints, outer, len, flags, 0, i32::wrapping_add),
+                CumOp::Prod => scan(&ints, outer, len, flags, 1, |acc, x| js_to_int32(acc as f64 * x as f64)),
+            })
+        }
+    }
+}
+
+fn scan<T: Copy + Send + Sync>(
+    v: &[T],
+    outer: usize,
+    len: usize,
+    (exclusive, reverse): (bool, bool),
+    ident: T,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Vec<T> {
+    let mut out = vec![ident; outer * len];
+    let row = |(o, x): (&mut [T], &[T])| {
+        let mut acc = ident;
+        for j in 0..len {
+            let k = if reverse { len - 1 - j } else { j };
+            if exclusive {
+                o[k] = acc;
+                acc = f(acc, x[k]);
+            } else {
+                acc = f(acc, x[k]);
+                o[k] = acc;
+            }
+        }
+    };
+    if outer > 1 && v.len() >= PAR_THRESHOLD {
+        out.par_chunks_mut(len).zip(v.par_chunks(len)).for_each(row);
+    } else {
+        out.chunks_mut(len).zip(v.chunks(len)).for_each(row);
+    }
+    out
 }

@@ -2,7 +2,7 @@
 //! reference (every dtype, NaN, int32 wrapping, empty reductions, rows long enough for each
 //! backend's large-tensor path), argMax/argMin (ties, NaN) and softmax.
 
-use tidytensor_core::{ArgOp, DType, Engine, ReduceOp};
+use tidytensor_core::{ArgOp, CumOp, DType, Engine, ReduceOp};
 use tidytensor_suite::{
     assert_close, backend_tests, bools, f32s, fails, i32s, large_len, of, random_shape, random_tensor, random_values,
     store, strides, values,
@@ -413,7 +413,39 @@ fn prod_all_any(e: &mut Engine) {
     assert_close(&values(e, y, &[], DType::Float32), &[want.powi(n as i32)], 1e-3);
 }
 
+/// cumsum/cumprod along any axis, exclusive and reversed, every dtype; long rows too.
+fn cumulative_scans(e: &mut Engine) {
+    let x = f32s(e, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let y = e.cumulative(CumOp::Sum, x, 1, false, false).unwrap();
+    assert_eq!(values(e, y, &[2, 3], DType::Float32), vec![1., 3., 6., 4., 9., 15.]);
+    let y = e.cumulative(CumOp::Sum, x, 0, true, false).unwrap();
+    assert_eq!(values(e, y, &[2, 3], DType::Float32), vec![0., 0., 0., 1., 2., 3.]);
+    let y = e.cumulative(CumOp::Prod, x, -1, false, true).unwrap();
+    assert_eq!(values(e, y, &[2, 3], DType::Float32), vec![6., 6., 3., 120., 30., 6.]);
+    let y = e.cumulative(CumOp::Prod, x, 1, true, true).unwrap();
+    assert_eq!(values(e, y, &[2, 3], DType::Float32), vec![6., 3., 1., 30., 6., 1.]);
+    let b = bools(e, &[1, 1, 0, 1], &[4]);
+    let y = e.cumulative(CumOp::Sum, b, 0, false, false).unwrap();
+    assert_eq!(values(e, y, &[4], DType::Int32), vec![1., 2., 2., 3.], "bool sums as int32");
+    let i = i32s(e, &[i32::MAX, 1, 2], &[3]);
+    let y = e.cumulative(CumOp::Sum, i, 0, false, false).unwrap();
+    assert_eq!(values(e, y, &[3], DType::Int32), vec![i32::MAX as f64, i32::MIN as f64, (i32::MIN + 2) as f64]);
+    fails(e, "Error in cumsum: axis must be in range [-2, 2) but got axis 2.", |e| {
+        e.cumulative(CumOp::Sum, x, 2, false, false)
+    });
+    let n = large_len(e);
+    let ones = of(e, DType::Float32, &vec![1.0; n], &[2, n / 2]);
+    let y = e.cumulative(CumOp::Sum, ones, 1, false, false).unwrap();
+    let got = values(e, y, &[2, n / 2], DType::Float32);
+    assert_eq!(got[n / 2 - 1], (n / 2) as f64);
+    assert_eq!(got[n - 1], (n / 2) as f64);
+    let empty = f32s(e, &[], &[0, 2]);
+    let y = e.cumulative(CumOp::Prod, empty, 1, false, false).unwrap();
+    assert_eq!(values(e, y, &[0, 2], DType::Float32), Vec::<f64>::new());
+}
+
 backend_tests!(
+    cumulative_scans,
     prod_all_any,
     reductions_match_the_reference,
     long_reductions_match_the_reference,

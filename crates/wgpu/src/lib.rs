@@ -29,7 +29,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, DType, HostData, ReadDone, ReduceOp, Result, Storage, UnaryOp, View,
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, CumOp, DType, HostData, ReadDone, ReduceOp, Result, Storage,
+    UnaryOp, View,
 };
 
 use device::{Gpu, RawBuf};
@@ -314,6 +315,11 @@ impl Backend for WgpuBackend {
 
     fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>> {
         kernels::softmax(&self.gpu, storage(&x)?, outer, inner)
+    }
+
+    fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
+        -> Result<Box<dyn Storage>> {
+        kernels::cumulative(&self.gpu, op, storage(&x)?, outer, len, flags, out)
     }
 
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>> {

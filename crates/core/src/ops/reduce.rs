@@ -1,5 +1,5 @@
 use super::require_dtype;
-use crate::backend::{ArgOp, ReduceOp};
+use crate::backend::{ArgOp, CumOp, ReduceOp};
 use crate::{bail, kernels as k, shape, DType, Engine, Result, TensorId};
 
 impl ReduceOp {
@@ -62,6 +62,30 @@ impl Engine {
             let input = e.input(moved.unwrap_or(x))?;
             let storage = backend.reduce(op, input.view(), outer, inner, out)?;
             e.output(storage, out_shape.clone(), out)
+        })
+    }
+
+    /// `tf.cumsum` / `tf.cumprod` along `axis` (negative counts from the end); bool sums and
+    /// multiplies as int32.
+    pub fn cumulative(&mut self, op: CumOp, x: TensorId, axis: i64, exclusive: bool, reverse: bool) -> Result<TensorId> {
+        let (shape, dtype) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        let name = if op == CumOp::Sum { "cumsum" } else { "cumprod" };
+        let a = shape::axis(name, axis, shape.len())?;
+        let out = if dtype == DType::Bool { DType::Int32 } else { dtype };
+        let kernel = if op == CumOp::Sum { k::CUMSUM } else { k::CUMPROD };
+        self.run_kernel(kernel, &[x], |e, backend, _| {
+            if shape::size(&shape) == 0 {
+                return e.filled(&shape, 0.0, out);
+            }
+            let (moved, outer, len) = e.move_axes_last(x, &[a])?;
+            let input = e.input(moved.unwrap_or(x))?;
+            let storage = backend.cumulative(op, input.view(), outer, len, (exclusive, reverse), out)?;
+            let Some(moved) = moved else { return e.output(storage, shape.clone(), out) };
+            // Back from [others..., axis] to the input's order.
+            let y = e.output(storage, e.shape(moved)?.to_vec(), out)?;
+            let rank = shape.len() as i64;
+            let back: Vec<i64> = (0..rank).map(|i| if i < a as i64 { i } else if i == a as i64 { rank - 1 } else { i - 1 }).collect();
+            e.transpose(y, Some(&back))
         })
     }
 

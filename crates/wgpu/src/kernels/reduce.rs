@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use tidytensor_core::{ArgOp, DType, ReduceOp, Result, Storage};
+use tidytensor_core::{ArgOp, CumOp, DType, ReduceOp, Result, Storage};
 
 use super::{bind, conv_fn, fill_raw, launch, load_fn, run1d, sbind, shader, sty, u32_of, Dom};
 use crate::device::{Gpu, RawBuf, WG};
@@ -16,6 +16,7 @@ const ARG_ROWS: &str = include_str!("../shaders/reduce/arg_rows.wgsl");
 const ARG_TREE: &str = include_str!("../shaders/reduce/arg_tree.wgsl");
 const SOFTMAX_TREE: &str = include_str!("../shaders/reduce/softmax_tree.wgsl");
 const SOFTMAX_ROWS: &str = include_str!("../shaders/reduce/softmax_rows.wgsl");
+const CUMULATIVE: &str = include_str!("../shaders/reduce/cumulative.wgsl");
 const ACC: &str = include_str!("../shaders/reduce/acc.wgsl");
 
 /// Rows at most this long are reduced by one thread each; longer ones go through
@@ -168,5 +169,37 @@ pub(crate) fn softmax(gpu: &Arc<Gpu>, x: &WgpuStorage, outer: usize, inner: usiz
         let key = if tree { "softmax_tree" } else { "softmax_rows" };
         let src = || shader(&["f32"], "f32", "", if tree { SOFTMAX_TREE } else { SOFTMAX_ROWS });
         run1d(g, st, key, src, &[sbind(x)], bind(o), &params, outer, if tree { 1 } else { 64 })
+    })
+}
+
+/// Running sums or products along each row of `[outer, len]`, one thread per row, accumulated
+/// in the output dtype (f32, or i32 for int32 and bool input).
+pub(crate) fn cumulative(
+    gpu: &Arc<Gpu>,
+    op: CumOp,
+    x: &WgpuStorage,
+    outer: usize,
+    len: usize,
+    (exclusive, reverse): (bool, bool),
+    out: DType,
+) -> Result<Box<dyn Storage>> {
+    let n = x.len;
+    let xd = x.dtype;
+    let params = [u32_of(outer, "rows")?, u32_of(len, "row length")?, exclusive as u32, reverse as u32];
+    let key = format!("cumulative:{op:?}:{xd:?}:{out:?}");
+    launch(gpu, n, out, |g, st, o| {
+        let src = || {
+            let t = sty(out);
+            let (ident, comb) = match op {
+                CumOp::Sum => ("0", "a + b"),
+                CumOp::Prod => ("1", "a * b"),
+            };
+            let helpers = format!(
+                "fn ld0(i: u32) -> {t} {{ return {t}(X0[i]); }}\nfn ident() -> {t} {{ return {t}({ident}); }}\n\
+                 fn comb(a: {t}, b: {t}) -> {t} {{ return {comb}; }}\n"
+            );
+            shader(&[sty(xd)], t, &helpers, CUMULATIVE)
+        };
+        run1d(g, st, &key, src, &[sbind(x)], bind(o), &params, outer, 64)
     })
 }
