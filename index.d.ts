@@ -203,6 +203,7 @@ export declare class Tensor<R extends Rank = Rank> {
   broadcastTo(shape: number[]): Tensor;
   reverse<T extends Tensor>(this: T, axis?: number | number[]): T;
   pad<T extends Tensor>(this: T, paddings: Array<[number, number]>, constantValue?: number): T;
+  mirrorPad<T extends Tensor>(this: T, paddings: Array<[number, number]>, mode: 'reflect' | 'symmetric'): T;
   oneHot(depth: number, onValue?: number, offValue?: number, dtype?: DataType): Tensor;
   zerosLike<T extends Tensor>(this: T): T;
   onesLike<T extends Tensor>(this: T): T;
@@ -503,6 +504,16 @@ export function broadcastTo(x: Tensor | TensorLike, shape: number[]): Tensor;
 export function reverse<T extends Tensor>(x: T | TensorLike, axis?: number | number[]): T;
 export function pad<T extends Tensor>(x: T | TensorLike, paddings: Array<[number, number]>,
   constantValue?: number): T;
+export function mirrorPad<T extends Tensor>(x: T | TensorLike, paddings: Array<[number, number]>,
+  mode: 'reflect' | 'symmetric'): T;
+export function whereAsync(condition: Tensor | TensorLike): Promise<Tensor>;
+export function booleanMaskAsync(tensor: Tensor | TensorLike, mask: Tensor | TensorLike,
+  axis?: number): Promise<Tensor>;
+export function setdiff1dAsync(x: Tensor | TensorLike, y: Tensor | TensorLike): Promise<[Tensor, Tensor]>;
+export function randomStandardNormal(shape: number[], dtype?: 'float32' | 'int32', seed?: number): Tensor;
+export namespace linalg {
+  function bandPart<T extends Tensor>(a: T | TensorLike, numLower: number, numUpper: number): T;
+}
 
 // ------------------------------------------------------------------------------------------
 // Engine

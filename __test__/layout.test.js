@@ -127,3 +127,63 @@ cases('composed layout ops', [
   ['pad rank 3 chained', (tf) => M3(tf).pad([[0, 0], [1, 1], [0, 2]], -1)],
   ['pad scalar', (tf) => tf.pad(tf.scalar(1), [])],
 ]);
+
+cases('mirrorPad and bandPart', [
+  ['mirrorPad reflect', (tf) => tf.mirrorPad(M(tf), [[1, 1], [2, 2]], 'reflect')],
+  ['mirrorPad symmetric', (tf) => tf.mirrorPad(M(tf), [[2, 0], [1, 3]], 'symmetric')],
+  ['mirrorPad rank 3 chained', (tf) => M3(tf).mirrorPad([[0, 1], [1, 0], [2, 1]], 'reflect')],
+  ['mirrorPad int32', (tf) => tf.mirrorPad(tf.tensor1d([1, 2, 3], 'int32'), [[2, 1]], 'symmetric')],
+  ['mirrorPad too much', (tf) => tf.mirrorPad(M(tf), [[2, 0], [0, 0]], 'reflect')],
+  ['mirrorPad bad mode', (tf) => tf.mirrorPad(M(tf), [[1, 0], [0, 0]], 'wrap')],
+  ['mirrorPad scalar', (tf) => tf.mirrorPad(tf.scalar(1), [], 'reflect')],
+  ['mirrorPad rank mismatch', (tf) => tf.mirrorPad(M(tf), [[1, 0]], 'reflect')],
+  ['bandPart', (tf) => tf.linalg.bandPart(tf.range(1, 17).reshape([4, 4]), 1, 2)],
+  ['bandPart lower triangle', (tf) => tf.linalg.bandPart(tf.range(1, 13).reshape([3, 4]), -1, 0)],
+  ['bandPart batch', (tf) => tf.linalg.bandPart(M3(tf), 0, -1)],
+  ['bandPart rank 1', (tf) => tf.linalg.bandPart([1, 2], 0, 0)],
+  ['bandPart fractional', (tf) => tf.linalg.bandPart(M(tf), 0.5, 0)],
+  ['bandPart too many', (tf) => tf.linalg.bandPart(M(tf), 3, 0)],
+]);
+
+const { describe, it } = require('node:test');
+const { tt, tfo, assert } = require('./helpers/setup');
+describe('async indexing ops (against tfjs)', () => {
+  for (const [name, prog] of [
+    ['whereAsync', (tf) => tf.whereAsync([[true, false, true], [false, false, true]])],
+    ['whereAsync 1d', (tf) => tf.whereAsync([false, true])],
+    ['whereAsync none', (tf) => tf.whereAsync(tf.zeros([2, 2], 'bool'))],
+    ['booleanMaskAsync', (tf) => tf.booleanMaskAsync(M(tf), [false, true])],
+    ['booleanMaskAsync axis 1', (tf) => tf.booleanMaskAsync(M(tf), [true, false, true], 1)],
+    ['booleanMaskAsync 2d mask', (tf) => tf.booleanMaskAsync(M3(tf), [[true, false, true], [false, true, false]])],
+    ['setdiff1dAsync', (tf) => tf.setdiff1dAsync([1, 2, 3, 4, 5], [2, 5, 7])],
+    ['setdiff1dAsync int32', (tf) => tf.setdiff1dAsync(tf.tensor1d([5, 5, 1], 'int32'), tf.tensor1d([1], 'int32'))],
+  ]) {
+    it(name, async () => {
+      const snap = async (tf) => {
+        const before = tf.memory().numTensors;
+        const r = await prog(tf);
+        const list = Array.isArray(r) ? r : [r];
+        const out = list.map((t) => ({ shape: t.shape, dtype: t.dtype, values: Array.from(t.dataSync()) }));
+        tf.dispose(list);
+        // The inputs the program made are left; the same count on both means no extra leak.
+        return { out, left: tf.memory().numTensors - before };
+      };
+      const [ours, theirs] = [await snap(tt), await snap(tfo)];
+      assert.deepEqual(ours.out, theirs.out);
+      // tfjs's setdiff1dAsync keeps its converted inputs; tidytensor never leaves more.
+      assert.ok(ours.left <= theirs.left, `tidytensor left ${ours.left} tensors, tfjs ${theirs.left}`);
+    });
+  }
+  it('booleanMaskAsync errors', async () => {
+    for (const tf of [tt, tfo]) {
+      const [x, s, i] = [tf.ones([2, 3]), tf.scalar(true), tf.tensor1d([1], 'int32')];
+      const before = tf.memory().numTensors;
+      await assert.rejects(tf.booleanMaskAsync(x, s), /mask cannot be scalar/);
+      await assert.rejects(tf.booleanMaskAsync(x, [true]), /mask's shape must match/);
+      await assert.rejects(tf.setdiff1dAsync([1], i), /x and y should have the same dtype/);
+      // (tfjs leaves the tensors it converted when it throws)
+      if (tf === tt) assert.equal(tf.memory().numTensors, before);
+      tf.dispose([x, s, i]);
+    }
+  });
+});

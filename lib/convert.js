@@ -204,7 +204,7 @@ function assertDtype(expected, actual, argName, fnName) {
 
 // tfjs's convertToTensor: a Tensor is returned as is (after a dtype check); a TensorLike
 // becomes a NEW tensor, which the caller must dispose after use.
-function convertToTensor(x, argName, fnName, parseAsDtype) {
+function convertToTensor(x, argName, fnName, parseAsDtype = 'numeric') {
   if (x instanceof Tensor) {
     if (parseAsDtype !== 'numeric' && parseAsDtype !== 'string_or_numeric') {
       assertDtype(parseAsDtype, x.dtype, argName, fnName);

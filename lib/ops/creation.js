@@ -165,6 +165,11 @@ function truncatedNormal(shape, mean = 0, stdDev = 1, dtype, seed) {
   return wrap(native.truncatedNormal(dims, num(mean), num(stdDev), randomDtype(dtype), seedArg(seed)));
 }
 
+function randomStandardNormal(shape, dtype, seed) {
+  if (dtype === 'bool') throw new Error(`Unsupported data type ${dtype}`);
+  return randomNormal(shape, 0, 1, dtype, seed);
+}
+
 function randomUniform(shape, minval = 0, maxval = 1, dtype, seed) {
   const dims = shapeArg(shape);
   return wrap(native.randomUniform(dims, num(minval), num(maxval), randomDtype(dtype), seedArg(seed)));
@@ -181,5 +186,5 @@ installBufferMethods(Tensor);
 module.exports = {
   tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d,
   zeros, ones, fill, zerosLike, onesLike, range, linspace, eye, oneHot,
-  randomNormal, randomUniform, truncatedNormal, buffer,
+  randomNormal, randomStandardNormal, randomUniform, truncatedNormal, buffer,
 };

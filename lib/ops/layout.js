@@ -281,7 +281,125 @@ function pad(x, paddings, constantValue = 0) {
   });
 }
 
+function mirrorPad(x, paddings, mode) {
+  if (mode !== 'reflect' && mode !== 'symmetric') {
+    throw new Error(`Invalid mode. Mode must be either reflect or symmetric. Got ${mode}.`);
+  }
+  return withOne(x, 'x', 'mirrorPad', 'numeric', (t) => {
+    const rank = t.shape.length;
+    if (rank === 0) throw new Error('mirrorPad(scalar) is not defined. Pass non-scalar to mirrorPad');
+    const p = listArg(paddings);
+    if (p.length !== rank) throw new Error(`Padding doesn't match input. Must be ${rank}. Got ${p.length}.`);
+    const offset = mode === 'reflect' ? 1 : 0;
+    const pairs = p.map((q, i) => {
+      const pair = listArg(q);
+      if (pair.length !== 2) throw new Error('Invalid number of paddings. Must be length of 2 each.');
+      if (!(pair[0] >= 0 && pair[0] <= t.shape[i] - offset && pair[1] >= 0 && pair[1] <= t.shape[i] - offset)) {
+        throw new Error(`Padding in dimension ${i} cannot be greater than or equal to ` +
+          `${t.shape[i] - offset} or less than 0 for input of shape ${t.shape}`);
+      }
+      if (!pair.every(Number.isSafeInteger)) throw new Error(`mirrorPad: paddings must be integers but got ${pair}`);
+      return pair;
+    });
+    return tidy(() => {
+      let y = t;
+      pairs.forEach(([before, after], axis) => {
+        if (before === 0 && after === 0) return;
+        const n = t.shape[axis];
+        // The source row of each output row: mirrored about the edges (with or without them).
+        const idx = new Int32Array(before + n + after);
+        for (let k = 0; k < idx.length; k++) {
+          const q = k - before;
+          if (q < 0) idx[k] = mode === 'reflect' ? -q : -q - 1;
+          else if (q >= n) idx[k] = mode === 'reflect' ? 2 * (n - 1) - q : 2 * n - 1 - q;
+          else idx[k] = q;
+        }
+        y = gather(y, creation().tensor(idx, [idx.length], 'int32'), axis);
+      });
+      return y === t ? clone(t) : y;
+    });
+  });
+}
+
+// The coordinates of the true elements, [n, rank] int32 (reads the condition's values).
+async function whereAsync(condition) {
+  const t = require('../convert').convertToTensor(condition, 'condition', 'whereAsync', 'bool');
+  try {
+    const vals = await t.data();
+    const rank = t.shape.length;
+    const strides = t.strides;
+    const coords = [];
+    for (let i = 0; i < vals.length; i++) {
+      if (!vals[i]) continue;
+      let r = i;
+      for (let d = 0; d < rank - 1; d++) {
+        coords.push(Math.floor(r / strides[d]));
+        r %= strides[d];
+      }
+      if (rank > 0) coords.push(r);
+    }
+    const n = rank === 0 ? 0 : coords.length / rank;
+    return creation().tensor(Int32Array.from(coords), [n, rank], 'int32');
+  } finally {
+    if (t !== condition) t.dispose();
+  }
+}
+
+async function booleanMaskAsync(tensor, mask, axis) {
+  const conv = require('../convert').convertToTensor;
+  const t = conv(tensor, 'tensor', 'boolMask');
+  let m;
+  try {
+    m = conv(mask, 'mask', 'boolMask', 'bool');
+    const from = axis == null ? 0 : axis;
+    const k = m.shape.length;
+    if (!(k > 0)) throw new Error('mask cannot be scalar');
+    const lead = t.shape.slice(from, from + k);
+    if (lead.length !== m.shape.length || lead.some((d, i) => d !== m.shape[i])) {
+      throw new Error(`mask's shape must match the first K dimensions of tensor's shape, Shapes ${lead} ` +
+        `and ${m.shape} must match`);
+    }
+    const leading = lead.reduce((a, b) => a * b, 1);
+    const flat = reshape(t, t.shape.slice(0, from).concat([leading], t.shape.slice(from + k)));
+    const flatMask = reshape(m, [-1]);
+    const positions = await whereAsync(flatMask);
+    const indices = squeeze(positions, [1]);
+    const res = gather(flat, indices, from);
+    for (const u of [flat, flatMask, positions, indices]) u.dispose();
+    return res;
+  } finally {
+    if (t !== tensor) t.dispose();
+    if (m !== undefined && m !== mask) m.dispose();
+  }
+}
+
+// The values of x not in y, and their indices (reads both tensors' values).
+async function setdiff1dAsync(x, y) {
+  const conv = require('../convert').convertToTensor;
+  const tx = conv(x, 'x', 'setdiff1d');
+  let ty;
+  try {
+    ty = conv(y, 'y', 'setdiff1d');
+    if (tx.dtype !== ty.dtype) {
+      throw new Error(`x and y should have the same dtype, but got x (${tx.dtype}) and y (${ty.dtype}).`);
+    }
+    if (tx.shape.length !== 1) throw new Error(`x should be 1D tensor, but got x (${tx.shape}).`);
+    if (ty.shape.length !== 1) throw new Error(`y should be 1D tensor, but got y (${ty.shape}).`);
+    const [xv, yv] = [await tx.data(), await ty.data()];
+    const ySet = new Set(yv);
+    const keep = [];
+    for (let i = 0; i < xv.length; i++) if (!ySet.has(xv[i])) keep.push(i);
+    const values = xv.constructor.from(keep, (i) => xv[i]);
+    return [creation().tensor(values, [keep.length], tx.dtype),
+      creation().tensor(Int32Array.from(keep), [keep.length], 'int32')];
+  } finally {
+    if (tx !== x) tx.dispose();
+    if (ty !== undefined && ty !== y) ty.dispose();
+  }
+}
+
 const P = Tensor.prototype;
+P.mirrorPad = function (paddings, mode) { return mirrorPad(this, paddings, mode); };
 P.unstack = function (axis) { return unstack(this, axis); };
 P.split = function (numOrSizeSplits, axis) { return split(this, numOrSizeSplits, axis); };
 P.tile = function (reps) { return tile(this, reps); };
@@ -319,5 +437,5 @@ P.as5D = function (rows, columns, depth, depth2, depth3) {
 
 module.exports = {
   reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone,
-  unstack, split, tile, broadcastTo, reverse, pad,
+  unstack, split, tile, broadcastTo, reverse, pad, mirrorPad, whereAsync, booleanMaskAsync, setdiff1dAsync,
 };

@@ -41,9 +41,38 @@ function outerProduct(v1, v2) {
   });
 }
 
+// tf.linalg.bandPart: the band of each innermost matrix, zeros elsewhere (a negative count keeps
+// the whole lower or upper triangle).
+function bandPart(a, numLower, numUpper) {
+  const { withOne } = require('./args');
+  return withOne(a, 'a', 'bandPart', 'numeric', (t) => {
+    if (t.rank < 2) throw new Error(`bandPart(): Rank must be at least 2, got ${t.rank}.`);
+    const [M, N] = t.shape.slice(-2);
+    const count = (n, dim, what, name) => {
+      if (typeof n === 'number') {
+        if (n % 1 !== 0) throw new Error(`bandPart(): ${name} must be an integer, got ${n}.`);
+        if (n > dim) throw new Error(`bandPart(): ${name} (${n}) must not be greater than the number of ${what} (${dim}).`);
+        return n < 0 ? dim : n;
+      }
+      throw new Error(`bandPart(): ${name} must be a number (tensor counts are not supported yet)`);
+    };
+    const lower = count(numLower, M, 'rows', 'numLower');
+    const upper = count(numUpper, N, 'columns', 'numUpper');
+    const E = require('./elementwise');
+    const C = require('./creation');
+    return tidy(() => {
+      const ij = E.sub(reshape(C.range(0, M, 1, 'int32'), [-1, 1]), C.range(0, N, 1, 'int32'));
+      const inBand = E.logicalAnd(E.lessEqual(ij, C.scalar(lower, 'int32')), E.greaterEqual(ij, C.scalar(-upper, 'int32')));
+      return E.where(inBand, t, C.zeros([M, N], t.dtype));
+    });
+  });
+}
+
+const linalg = { bandPart };
+
 Tensor.prototype.dot = function (b) { return dot(this, b); };
 Tensor.prototype.matMul = function (b, transposeA, transposeB) {
   return matMul(this, b, transposeA, transposeB);
 };
 
-module.exports = { matMul, dot, outerProduct };
+module.exports = { matMul, dot, outerProduct, linalg };
