@@ -481,6 +481,8 @@ export function argMax<T extends Tensor>(x: Tensor | TensorLike, axis?: number):
 export function argMin<T extends Tensor>(x: Tensor | TensorLike, axis?: number): T;
 export function softmax<T extends Tensor>(logits: T | TensorLike, dim?: number): T;
 export function logSoftmax<T extends Tensor>(logits: T | TensorLike, axis?: number): T;
+export function topk<T extends Tensor>(x: T | TensorLike, k?: number, sorted?: boolean):
+  { values: T; indices: T };
 export function cumsum<T extends Tensor>(x: T | TensorLike, axis?: number, exclusive?: boolean,
   reverse?: boolean): T;
 export function cumprod<T extends Tensor>(x: T | TensorLike, axis?: number, exclusive?: boolean,

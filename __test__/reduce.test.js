@@ -115,3 +115,19 @@ for (const op of ['cumsum', 'cumprod']) {
 }
 cum.push(['cumsum int32 wraps', (tf) => tf.cumsum(tf.tensor1d([2147483647, 1, 5], 'int32'))]);
 cases('cumsum and cumprod', cum);
+
+const tk = (tf, ...args) => { const r = tf.topk(...args); return [r.values, r.indices]; };
+cases('topk', [
+  ['topk default', (tf) => tk(tf, [3, 1, 4, 1, 5, 9, 2, 6])],
+  ['topk k 3', (tf) => tk(tf, [3, 1, 4, 1, 5, 9, 2, 6], 3)],
+  ['topk rows', (tf) => tk(tf, tf.tensor2d([[1, 5, 3], [9, -1, 9]]), 2)],
+  ['topk ties keep lower index', (tf) => tk(tf, [2, 7, 7, 2, 7], 4)],
+  ['topk all', (tf) => tk(tf, tf.range(0, 24).reshape([2, 3, 4]).mul(-1), 4)],
+  ['topk int32', (tf) => tk(tf, tf.tensor1d([5, -3, 8, 0], 'int32'), 2)],
+  ['topk k 0', (tf) => tk(tf, [1, 2, 3], 0)],
+  ['topk infinities', (tf) => tk(tf, [-Infinity, 0, Infinity, -0], 4)],
+  ['topk chained', (tf) => { const r = tf.tensor1d([4, 8, 1]).topk(2); return [r.values, r.indices]; }],
+  ['topk k too large', (tf) => tk(tf, [1, 2], 3)],
+  ['topk negative k', (tf) => tk(tf, [1, 2], -1)],
+  ['topk scalar', (tf) => tk(tf, tf.scalar(1))],
+]);

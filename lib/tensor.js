@@ -92,6 +92,12 @@ function wrap(id) {
   return new Tensor(id, shape, DTYPES[meta[0]], size);
 }
 
+// A tensor the native side made without writing its metadata (one of several outputs).
+function wrapId(id) {
+  native.tensorMeta(id);
+  return wrap(id);
+}
+
 // The one Variable object of a native variable id (made on first sight, so variables created
 // natively get one too); a WeakRef lets disposed, unreachable wrappers go.
 const variables = new Map();
@@ -127,4 +133,4 @@ function toNested(shape, vals) {
   return nest(vals, shape, 0, 0, vals.length);
 }
 
-module.exports = { Tensor, Variable, wrap, variableOf, DTYPES, toNested };
+module.exports = { Tensor, Variable, wrap, variableOf, DTYPES, toNested, wrapId };

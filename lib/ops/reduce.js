@@ -2,7 +2,7 @@
 // Reductions: sum, mean, max, min, prod, all, any (axis, keepDims), logSumExp and moments
 // (composed as tfjs composes them), argMax, argMin, softmax.
 const native = require('../native');
-const { Tensor, wrap } = require('../tensor');
+const { Tensor, wrap, wrapId } = require('../tensor');
 const { withOne, axesArg, axisArg } = require('./args');
 
 function reduce(fn, opName, x, axis, keepDims, parseAs = 'numeric') {
@@ -99,6 +99,20 @@ function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
   }));
 }
 
+// The k largest values along the last axis and their indices (always sorted: an unsorted
+// result may come in any order, and sorted is one).
+function topk(x, k = 1, sorted = true) {
+  return withOne(x, 'x', 'topk', 'numeric', (t) => {
+    if (t.shape.length === 0) throw new Error('topk() expects the input to be of rank 1 or higher');
+    const last = t.shape[t.shape.length - 1];
+    if (k < 0) throw new Error(`'k' passed to topk() must be >= 0 but got ${k}`);
+    if (k > last) throw new Error(`'k' passed to topk() must be <= the last dimension (${last}) but got ${k}`);
+    if (!Number.isSafeInteger(k)) throw new Error(`'k' passed to topk() must be an integer but got ${k}`);
+    const [values, indices] = native.topk(t.id, k);
+    return { values: wrapId(values), indices: wrapId(indices) };
+  });
+}
+
 function cumulative(prod, opName, x, axis, exclusive, reverse) {
   return withOne(x, 'x', opName, 'numeric',
     (t) => wrap(native.cumulative(prod, t.id, axisArg(axis, 0), !!exclusive, !!reverse)));
@@ -142,6 +156,7 @@ P.all = function (axis, keepDims) { return all(this, axis, keepDims); };
 P.any = function (axis, keepDims) { return any(this, axis, keepDims); };
 P.logSumExp = function (axis, keepDims) { return logSumExp(this, axis, keepDims); };
 P.logSoftmax = function (axis) { return logSoftmax(this, axis); };
+P.topk = function (k, sorted) { return topk(this, k, sorted); };
 P.cumsum = function (axis, exclusive, reverse) { return cumsum(this, axis, exclusive, reverse); };
 P.cumprod = function (axis, exclusive, reverse) { return cumprod(this, axis, exclusive, reverse); };
 P.norm = function (ord, axis, keepDims) { return norm(this, ord, axis, keepDims); };
@@ -151,5 +166,5 @@ P.softmax = function (dim) { return softmax(this, dim); };
 
 module.exports = {
   sum, mean, max, min, prod, all, any, logSumExp, moments, argMax, argMin, softmax, logSoftmax, norm,
-  cumsum, cumprod,
+  cumsum, cumprod, topk,
 };

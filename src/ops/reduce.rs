@@ -1,6 +1,6 @@
 //! Reductions, arg-reductions, softmax.
 
-use crate::{id, make};
+use crate::{engine, id, make};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tidytensor_core::{ArgOp, CumOp, ReduceOp};
@@ -23,6 +23,13 @@ pub fn arg_max(x: f64, axis: i64) -> Result<f64> {
 #[napi]
 pub fn arg_min(x: f64, axis: i64) -> Result<f64> {
     make(|e| e.arg_reduce(ArgOp::ArgMin, id(x), axis))
+}
+
+/// `tf.topk`: the ids of the values and indices tensors (JavaScript reads each one's shape
+/// with `tensorMeta`).
+#[napi]
+pub fn topk(x: f64, k: i64) -> Result<Vec<f64>> {
+    engine(|e| Ok(e.topk(id(x), k)?.into_iter().map(|t| t as f64).collect()))
 }
 
 /// `tf.cumsum` and `tf.cumprod`.

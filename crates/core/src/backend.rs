@@ -151,6 +151,9 @@ pub trait Backend: Send + Sync {
     fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>>;
     /// Softmax (float32) over the last axis of `x` seen as `[outer, inner]`.
     fn softmax(&self, x: View, outer: usize, inner: usize) -> Result<Box<dyn Storage>>;
+    /// The `k` largest values of each row of `x` seen as `[rows, len]`, in descending order (NaN
+    /// above everything, ties by lower index), and their int32 indices: two `[rows, k]` storages.
+    fn topk(&self, x: View, rows: usize, len: usize, k: usize) -> Result<(Box<dyn Storage>, Box<dyn Storage>)>;
     /// Running sums or products along each row of `x` seen as `[outer, len]`, accumulated in the
     /// output dtype `out` (float32, or int32 for int32 and bool input; sums wrap, int32 products
     /// are the f64 product stored by ToInt32, as tfjs's). `exclusive` puts the identity first,

@@ -29,6 +29,7 @@ kernel_names! {
     CUMSUM = "Cumsum",
     SOFTMAX = "Softmax",
     SUM = "Sum",
+    TOP_K = "TopK",
     // layout
     CONCAT = "Concat",
     EXPAND_DIMS = "ExpandDims",

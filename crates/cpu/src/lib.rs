@@ -222,6 +222,11 @@ impl Backend for CpuBackend {
         boxed(reduce::softmax(data_of(&x)?, outer, inner)?)
     }
 
+    fn topk(&self, x: View, rows: usize, len: usize, k: usize) -> Result<(Box<dyn Storage>, Box<dyn Storage>)> {
+        let (values, indices) = reduce::topk(data_of(&x)?, rows, len, k);
+        Ok((boxed(values)?, boxed(HostData::I32(indices))?))
+    }
+
     fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
         -> Result<Box<dyn Storage>> {
         boxed(reduce::cumulative(op, data_of(&x)?, outer, len, flags, out))

@@ -320,3 +320,47 @@ fn scan<T: Copy + Send + Sync>(
     }
     out
 }
+
+/// The `k` largest values of each row of `[rows, len]` (NaN above everything, ties by lower
+/// index), descending, and their indices.
+pub(crate) fn topk(x: &HostData, rows: usize, len: usize, k: usize) -> (HostData, Vec<i32>) {
+    fn typed<T: Copy + Num>(v: &[T], rows: usize, len: usize, k: usize) -> (Vec<T>, Vec<i32>) {
+        let (mut values, mut indices) = (Vec::with_capacity(rows * k), Vec::with_capacity(rows * k));
+        let mut order: Vec<u32> = Vec::with_capacity(len);
+        for row in v.chunks_exact(len).take(rows) {
+            order.clear();
+            order.extend(0..len as u32);
+            let key = |&i: &u32| {
+                let f = row[i as usize].to_f64();
+                (if f.is_nan() { f64::INFINITY } else { f }, f.is_nan())
+            };
+            // Descending: NaN first, then larger values; equal values by lower index.
+            let cmp = |a: &u32, b: &u32| {
+                let ((va, na), (vb, nb)) = (key(a), key(b));
+                nb.cmp(&na).then(vb.partial_cmp(&va).unwrap_or(std::cmp::Ordering::Equal)).then(a.cmp(b))
+            };
+            if k < len {
+                order.select_nth_unstable_by(k, cmp);
+                order.truncate(k);
+            }
+            order.sort_unstable_by(cmp);
+            values.extend(order.iter().map(|&i| row[i as usize]));
+            indices.extend(order.iter().map(|&i| i as i32));
+        }
+        (values, indices)
+    }
+    match x {
+        HostData::F32(v) => {
+            let (a, b) = typed(v, rows, len, k);
+            (HostData::F32(a), b)
+        }
+        HostData::I32(v) => {
+            let (a, b) = typed(v, rows, len, k);
+            (HostData::I32(a), b)
+        }
+        HostData::Bool(v) => {
+            let (a, b) = typed(v, rows, len, k);
+            (HostData::Bool(a), b)
+        }
+    }
+}

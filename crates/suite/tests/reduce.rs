@@ -444,7 +444,37 @@ fn cumulative_scans(e: &mut Engine) {
     assert_eq!(values(e, y, &[0, 2], DType::Float32), Vec::<f64>::new());
 }
 
+/// topk: descending, NaN above everything, ties by lower index; every dtype; long rows.
+fn topk_picks_in_order(e: &mut Engine) {
+    let x = f32s(e, &[1.0, f32::NAN, 3.0, 3.0, -1.0, f32::INFINITY], &[2, 3]);
+    let r = e.topk(x, 2).unwrap();
+    let v = values(e, r[0], &[2, 2], DType::Float32);
+    assert!(v[0].is_nan() && v[1] == 3.0 && v[2] == f64::INFINITY && v[3] == 3.0, "{v:?}");
+    assert_eq!(values(e, r[1], &[2, 2], DType::Int32), vec![1.0, 2.0, 2.0, 0.0]);
+    let i = i32s(e, &[5, -3, 5, i32::MIN, i32::MAX], &[5]);
+    let r = e.topk(i, 5).unwrap();
+    assert_eq!(values(e, r[0], &[5], DType::Int32), vec![i32::MAX as f64, 5.0, 5.0, -3.0, i32::MIN as f64]);
+    assert_eq!(values(e, r[1], &[5], DType::Int32), vec![4.0, 0.0, 2.0, 1.0, 3.0]);
+    let b = bools(e, &[0, 1, 0, 1], &[4]);
+    let r = e.topk(b, 3).unwrap();
+    assert_eq!(values(e, r[0], &[3], DType::Bool), vec![1.0, 1.0, 0.0]);
+    assert_eq!(values(e, r[1], &[3], DType::Int32), vec![1.0, 3.0, 0.0]);
+    let n = 3000;
+    let row: Vec<f64> = (0..n).map(|k| ((k * 7919) % n) as f64).collect();
+    let long = of(e, DType::Float32, &row, &[1, n]);
+    let r = e.topk(long, 3).unwrap();
+    assert_eq!(values(e, r[0], &[1, 3], DType::Float32), vec![2999.0, 2998.0, 2997.0]);
+    fails(e, "'k' passed to topk() must be <= the last dimension (3) but got 4", |e| e.topk(x, 4));
+    fails(e, "topk() expects the input to be of rank 1 or higher", |e| {
+        let s = f32s(e, &[1.0], &[]);
+        let r = e.topk(s, 1);
+        e.dispose(s);
+        r
+    });
+}
+
 backend_tests!(
+    topk_picks_in_order,
     cumulative_scans,
     prod_all_any,
     reductions_match_the_reference,

@@ -317,6 +317,15 @@ impl Backend for WgpuBackend {
         kernels::softmax(&self.gpu, storage(&x)?, outer, inner)
     }
 
+    /// The indices by a selection kernel, then the values gathered by them.
+    fn topk(&self, x: View, rows: usize, len: usize, k: usize) -> Result<(Box<dyn Storage>, Box<dyn Storage>)> {
+        let xs = storage(&x)?;
+        let indices = kernels::topk_indices(&self.gpu, xs, rows, len, k)?;
+        let iv = View { storage: &*indices, shape: &[rows, k], dtype: DType::Int32 };
+        let values = kernels::gather(&self.gpu, xs, storage(&iv)?, [rows, 1, len, 1])?;
+        Ok((values, indices))
+    }
+
     fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
         -> Result<Box<dyn Storage>> {
         kernels::cumulative(&self.gpu, op, storage(&x)?, outer, len, flags, out)

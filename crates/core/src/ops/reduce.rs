@@ -89,6 +89,30 @@ impl Engine {
         })
     }
 
+    /// `tf.topk`: the `k` largest values along the last axis, sorted, and their int32 indices.
+    pub fn topk(&mut self, x: TensorId, k: i64) -> Result<Vec<TensorId>> {
+        let (shape, dtype) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        let Some(&last) = shape.last() else { bail!("topk() expects the input to be of rank 1 or higher") };
+        if k < 0 {
+            bail!("'k' passed to topk() must be >= 0 but got {k}");
+        }
+        if k as usize > last {
+            bail!("'k' passed to topk() must be <= the last dimension ({last}) but got {k}");
+        }
+        let k = k as usize;
+        let mut out_shape = shape.clone();
+        *out_shape.last_mut().expect("rank >= 1") = k;
+        self.check_size(&out_shape, dtype)?;
+        self.run_kernel(k::TOP_K, &[x], |e, backend, ins| {
+            let rows = shape::size(&shape[..shape.len() - 1]);
+            if k == 0 || rows == 0 {
+                return Ok(vec![e.filled(&out_shape, 0.0, dtype)?, e.filled(&out_shape, 0.0, DType::Int32)?]);
+            }
+            let (values, indices) = backend.topk(ins[0].view(), rows, last, k)?;
+            Ok(vec![e.output(values, out_shape.clone(), dtype)?, e.output(indices, out_shape.clone(), DType::Int32)?])
+        })
+    }
+
     /// argMax/argMin along one axis; int32 output without that axis.
     pub fn arg_reduce(&mut self, op: ArgOp, x: TensorId, axis: i64) -> Result<TensorId> {
         let in_shape = self.shape(x)?.to_vec();

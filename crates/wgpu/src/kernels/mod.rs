@@ -17,7 +17,7 @@ pub(crate) use creation::{fill, fill_raw, one_hot};
 pub(crate) use elementwise::{binary, cast, select, unary};
 pub(crate) use layout::{concat, gather, slice, transpose};
 pub(crate) use matmul::matmul;
-pub(crate) use reduce::{arg_reduce, cumulative, reduce, softmax};
+pub(crate) use reduce::{arg_reduce, cumulative, reduce, softmax, topk_indices};
 
 use std::sync::Arc;
 

@@ -17,6 +17,7 @@ const ARG_TREE: &str = include_str!("../shaders/reduce/arg_tree.wgsl");
 const SOFTMAX_TREE: &str = include_str!("../shaders/reduce/softmax_tree.wgsl");
 const SOFTMAX_ROWS: &str = include_str!("../shaders/reduce/softmax_rows.wgsl");
 const CUMULATIVE: &str = include_str!("../shaders/reduce/cumulative.wgsl");
+const TOPK: &str = include_str!("../shaders/reduce/topk.wgsl");
 const ACC: &str = include_str!("../shaders/reduce/acc.wgsl");
 
 /// Rows at most this long are reduced by one thread each; longer ones go through
@@ -201,5 +202,23 @@ pub(crate) fn cumulative(
             shader(&[sty(xd)], t, &helpers, CUMULATIVE)
         };
         run1d(g, st, &key, src, &[sbind(x)], bind(o), &params, outer, 64)
+    })
+}
+
+/// The int32 indices of the `k` largest values of each row of `[rows, len]`, in `tf.topk`'s
+/// order: one thread per row picks, k times, the best element after the previous pick.
+pub(crate) fn topk_indices(gpu: &Arc<Gpu>, x: &WgpuStorage, rows: usize, len: usize, k: usize) -> Result<Box<dyn Storage>> {
+    let xd = x.dtype;
+    let params = [u32_of(rows, "rows")?, u32_of(len, "row length")?, u32_of(k, "k")?];
+    let key = format!("topk:{xd:?}");
+    launch(gpu, rows * k, DType::Int32, |g, st, o| {
+        let src = || {
+            let d = Dom::of(xd);
+            let t = d.ty();
+            let nan = if d == Dom::F { "is_nan(v)" } else { "false" };
+            let helpers = format!("{}fn isnan_t(v: {t}) -> bool {{ return {nan}; }}\n", load_fn(0, xd));
+            shader(&[sty(xd)], "i32", &helpers, &TOPK.replace("$T", t))
+        };
+        run1d(g, st, &key, src, &[sbind(x)], bind(o), &params, rows, 64)
     })
 }
