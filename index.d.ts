@@ -513,6 +513,13 @@ export function booleanMaskAsync(tensor: Tensor | TensorLike, mask: Tensor | Ten
   axis?: number): Promise<Tensor>;
 export function setdiff1dAsync(x: Tensor | TensorLike, y: Tensor | TensorLike): Promise<[Tensor, Tensor]>;
 export function randomStandardNormal(shape: number[], dtype?: 'float32' | 'int32', seed?: number): Tensor;
+export namespace image {
+  function resizeNearestNeighbor<T extends Tensor>(images: T | TensorLike, size: [number, number],
+    alignCorners?: boolean, halfPixelCenters?: boolean): T;
+  function resizeBilinear<T extends Tensor>(images: T | TensorLike, size: [number, number],
+    alignCorners?: boolean, halfPixelCenters?: boolean): T;
+  function flipLeftRight<T extends Tensor>(image: T | TensorLike): T;
+}
 export namespace linalg {
   function bandPart<T extends Tensor>(a: T | TensorLike, numLower: number, numUpper: number): T;
 }

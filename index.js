@@ -21,7 +21,8 @@ const tf = {
 
 for (const family of FAMILIES) Object.assign(tf, require(`./lib/ops/${family}`));
 const { losses, Reduction } = require('./lib/ops/losses');
-Object.assign(tf, { losses, Reduction });
+const { image } = require('./lib/ops/image');
+Object.assign(tf, { losses, Reduction, image });
 
 Object.assign(tf, {
   // engine

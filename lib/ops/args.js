@@ -10,7 +10,11 @@ const { convertToTensor, inferDtype, isTensorLikeValue } = require('../convert')
 
 // Converts `x` when it is not a Tensor, runs `run(t)`, then disposes the conversion.
 function withOne(x, argName, opName, parseAs, run) {
-  if (x instanceof Tensor) return run(x);
+  if (x instanceof Tensor) {
+    // A tensor is used as it is, after tfjs's dtype check where the op names one.
+    if (parseAs !== 'numeric' && parseAs !== 'string_or_numeric') convertToTensor(x, argName, opName, parseAs);
+    return run(x);
+  }
   const t = convertToTensor(x, argName, opName, parseAs);
   try {
     return run(t);

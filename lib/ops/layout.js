@@ -329,8 +329,10 @@ async function whereAsync(condition) {
     const rank = t.shape.length;
     const strides = t.strides;
     const coords = [];
+    let n = 0;
     for (let i = 0; i < vals.length; i++) {
       if (!vals[i]) continue;
+      n++;
       let r = i;
       for (let d = 0; d < rank - 1; d++) {
         coords.push(Math.floor(r / strides[d]));
@@ -338,7 +340,6 @@ async function whereAsync(condition) {
       }
       if (rank > 0) coords.push(r);
     }
-    const n = rank === 0 ? 0 : coords.length / rank;
     return creation().tensor(Int32Array.from(coords), [n, rank], 'int32');
   } finally {
     if (t !== condition) t.dispose();
