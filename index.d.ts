@@ -620,3 +620,168 @@ export namespace losses {
   function softmaxCrossEntropy(onehotLabels: Tensor | TensorLike, logits: Tensor | TensorLike,
     weights?: Tensor | TensorLike | null, labelSmoothing?: number, reduction?: Reduction): Tensor;
 }
+
+// ------------------------------------------------------------------------------------------
+// tf.util, tf.tensor_util (tfjs-core) and tf.metrics (tfjs-layers)
+
+/** A 64-bit integer as the `long` package represents it (tf.util.hexToLong, fingerPrint64). */
+export interface Long {
+  low: number;
+  high: number;
+  unsigned: boolean;
+  toInt(): number;
+  toNumber(): number;
+  toString(radix?: number): string;
+  getHighBits(): number;
+  getHighBitsUnsigned(): number;
+  getLowBits(): number;
+  getLowBitsUnsigned(): number;
+  getNumBitsAbs(): number;
+  isZero(): boolean;
+  eqz(): boolean;
+  isNegative(): boolean;
+  isPositive(): boolean;
+  isOdd(): boolean;
+  isEven(): boolean;
+  equals(other: Long | number | string): boolean;
+  eq(other: Long | number | string): boolean;
+  notEquals(other: Long | number | string): boolean;
+  neq(other: Long | number | string): boolean;
+  ne(other: Long | number | string): boolean;
+  lessThan(other: Long | number | string): boolean;
+  lt(other: Long | number | string): boolean;
+  lessThanOrEqual(other: Long | number | string): boolean;
+  lte(other: Long | number | string): boolean;
+  le(other: Long | number | string): boolean;
+  greaterThan(other: Long | number | string): boolean;
+  gt(other: Long | number | string): boolean;
+  greaterThanOrEqual(other: Long | number | string): boolean;
+  gte(other: Long | number | string): boolean;
+  ge(other: Long | number | string): boolean;
+  compare(other: Long | number | string): number;
+  comp(other: Long | number | string): number;
+  negate(): Long;
+  neg(): Long;
+  add(addend: Long | number | string): Long;
+  subtract(subtrahend: Long | number | string): Long;
+  sub(subtrahend: Long | number | string): Long;
+  multiply(multiplier: Long | number | string): Long;
+  mul(multiplier: Long | number | string): Long;
+  divide(divisor: Long | number | string): Long;
+  div(divisor: Long | number | string): Long;
+  modulo(divisor: Long | number | string): Long;
+  mod(divisor: Long | number | string): Long;
+  rem(divisor: Long | number | string): Long;
+  not(): Long;
+  and(other: Long | number | string): Long;
+  or(other: Long | number | string): Long;
+  xor(other: Long | number | string): Long;
+  shiftLeft(numBits: number | Long): Long;
+  shl(numBits: number | Long): Long;
+  shiftRight(numBits: number | Long): Long;
+  shr(numBits: number | Long): Long;
+  shiftRightUnsigned(numBits: number | Long): Long;
+  shru(numBits: number | Long): Long;
+  shr_u(numBits: number | Long): Long;
+  toSigned(): Long;
+  toUnsigned(): Long;
+  toBytes(le?: boolean): number[];
+  toBytesLE(): number[];
+  toBytesBE(): number[];
+}
+
+export type FlatVector = boolean[] | number[] | TypedArray;
+
+export namespace util {
+  function arraysEqual(n1: FlatVector | null | undefined, n2: FlatVector | null | undefined): boolean;
+  function arraysEqualWithNull(n1: Array<number | null> | null | undefined,
+    n2: Array<number | null> | null | undefined): boolean;
+  function assert(expr: boolean, msg: string | (() => string)): void;
+  function assertNonNegativeIntegerDimensions(shape: number[]): void;
+  function assertNonNull(a: TensorLike | null | undefined): void;
+  function assertShapesMatch(shapeA: number[], shapeB: number[], errorMessagePrefix?: string): void;
+  function bytesFromStringArray(arr: Uint8Array[] | null | undefined): number;
+  function bytesPerElement(dtype: DataType): number;
+  function checkConversionForErrors<D extends DataType>(vals: DataTypeMap[D] | number[],
+    dtype: D): void;
+  function clamp(min: number, x: number, max: number): number;
+  function computeStrides(shape: number[]): number[];
+  function convertBackendValuesAndArrayBuffer(data: BackendValues | ArrayBuffer,
+    dtype: DataType): Float32Array | Int32Array | Uint8Array | Uint8Array[];
+  function createScalarValue(value: DataType | number | boolean | string,
+    dtype: DataType): BackendValues;
+  function createShuffledIndices(n: number): Uint32Array;
+  function decodeString(bytes: Uint8Array, encoding?: string): string;
+  function distSquared(a: FlatVector, b: FlatVector): number;
+  function encodeString(s: string, encoding?: string): Uint8Array;
+  function fetch(path: string, requestInits?: RequestInit): Promise<Response>;
+  function fingerPrint64(s: Uint8Array, len?: number): Long;
+  function flatten<T extends number | boolean | string | Promise<number> | TypedArray>(
+    arr: T | RecursiveArray<T>, result?: T[], skipTypedArray?: boolean): T[];
+  function getArrayFromDType<D extends DataType>(dtype: D, size: number): DataTypeMap[D];
+  function getTypedArrayFromDType<D extends NumericDataType>(dtype: D, size: number): DataTypeMap[D];
+  function hasEncodingLoss(oldType: DataType, newType: DataType): boolean;
+  function hexToLong(hex: string): Long;
+  function indexToLoc(index: number, rank: number, strides: number[]): number[];
+  function inferDtype(values: TensorLike): DataType;
+  function inferFromImplicitShape(shape: number[], size: number): number[];
+  function isBoolean(value: {}): boolean;
+  function isFunction(f: Function): boolean;
+  function isInt(a: number): boolean;
+  function isNumber(value: {}): boolean;
+  function isPromise(object: any): object is Promise<unknown>;
+  function isScalarShape(shape: number[]): boolean;
+  function isString(value: {}): value is string;
+  function isTypedArray(a: {}): a is Float32Array | Int32Array | Uint8Array | Uint8ClampedArray;
+  function isValidDtype(dtype: DataType): boolean;
+  function locToIndex(locs: number[], rank: number, strides: number[]): number;
+  function makeOnesTypedArray<D extends DataType>(size: number, dtype: D): DataTypeMap[D];
+  function makeZerosNestedTypedArray<D extends DataType>(shape: number[], dtype: D): number | any[];
+  function makeZerosTypedArray<D extends DataType>(size: number, dtype: D): DataTypeMap[D];
+  function nearestDivisor(size: number, start: number): number;
+  function nearestLargerEven(val: number): number;
+  function now(): number;
+  function parseAxisParam(axis: number | number[] | null | undefined, shape: number[]): number[];
+  function randUniform(a: number, b: number): number;
+  function repeatedTry(checkFn: () => boolean, delayFn?: (counter: number) => number,
+    maxCounter?: number, scheduleFn?: (functionRef: Function, delay: number) => void): Promise<void>;
+  function rightPad(a: string, size: number): string;
+  function shuffle(array: any[] | Uint32Array | Int32Array | Float32Array): void;
+  function shuffleCombo(array: any[] | Uint32Array | Int32Array | Float32Array,
+    array2: any[] | Uint32Array | Int32Array | Float32Array): void;
+  function sizeFromShape(shape: number[]): number;
+  function sizeToSquarishShape(size: number): [number, number];
+  function squeezeShape(shape: number[], axis?: number | number[]): { newShape: number[]; keptDims: number[] };
+  function sum(arr: number[] | TypedArray): number;
+  function swap<T>(object: { [index: number]: T }, left: number, right: number): void;
+  function tanh(x: number): number;
+  function toNestedArray(shape: number[], a: TypedArray | number[], isComplex?: boolean): number | any[];
+  function toTypedArray(a: TensorLike, dtype: DataType): TypedArray;
+}
+
+export namespace tensor_util {
+  function assertTypesMatch(a: Tensor, b: Tensor): void;
+  function getTensorsInContainer(result: TensorContainer): Tensor[];
+  function isTensorInList(tensor: Tensor, tensorList: Tensor[]): boolean;
+  function makeTypesMatch<T extends Tensor>(a: T, b: T): [T, T];
+}
+
+/** Metric functions (tfjs-layers' tf.metrics); each returns a new tensor. */
+export namespace metrics {
+  function MAPE(yTrue: Tensor, yPred: Tensor): Tensor;
+  function MSE(yTrue: Tensor, yPred: Tensor): Tensor;
+  function binaryAccuracy(yTrue: Tensor, yPred: Tensor): Tensor;
+  function binaryCrossentropy(yTrue: Tensor, yPred: Tensor): Tensor;
+  function categoricalAccuracy(yTrue: Tensor, yPred: Tensor): Tensor;
+  function categoricalCrossentropy(yTrue: Tensor, yPred: Tensor): Tensor;
+  function cosineProximity(yTrue: Tensor, yPred: Tensor): Tensor;
+  function mape(yTrue: Tensor, yPred: Tensor): Tensor;
+  function meanAbsoluteError(yTrue: Tensor, yPred: Tensor): Tensor;
+  function meanAbsolutePercentageError(yTrue: Tensor, yPred: Tensor): Tensor;
+  function meanSquaredError(yTrue: Tensor, yPred: Tensor): Tensor;
+  function mse(yTrue: Tensor, yPred: Tensor): Tensor;
+  function precision(yTrue: Tensor, yPred: Tensor): Tensor;
+  function r2Score(yTrue: Tensor, yPred: Tensor): Tensor;
+  function recall(yTrue: Tensor, yPred: Tensor): Tensor;
+  function sparseCategoricalAccuracy(yTrue: Tensor, yPred: Tensor): Tensor;
+}

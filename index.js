@@ -51,4 +51,9 @@ Object.assign(tf, {
   setPlatform: envm.setPlatform,
 });
 
+// tf.util, tf.tensor_util (tfjs-core's helpers) and tf.metrics (tfjs-layers').
+const { util, tensor_util } = require('./lib/util');
+const { metrics } = require('./lib/ops/metrics');
+Object.assign(tf, { util, tensor_util, metrics });
+
 module.exports = tf;

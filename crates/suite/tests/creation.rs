@@ -199,8 +199,12 @@ fn random_distributions(e: &mut Engine) {
     assert!(tv.iter().any(|&v| v < 4.0) && tv.iter().any(|&v| v > 6.0));
     let ints = e.random(&[64], Random::Uniform { min: -5.0, max: 5.0 }, DType::Int32, Some(2.0)).unwrap();
     let iv = values(e, ints, &[64], DType::Int32);
-    assert!(iv.iter().all(|&v| (-5.0..5.0).contains(&v)));
+    assert!(iv.iter().all(|&v| (-5.0..=5.0).contains(&v)), "int32 samples are rounded");
     assert!(iv.iter().any(|&v| v != iv[0]));
+    // Rounded, not truncated: the mean stays where it is (truncation gave 4.5 for 5).
+    let normal_ints = e.random(&[20000], Random::Normal { mean: 5.0, std_dev: 2.0 }, DType::Int32, Some(4.0)).unwrap();
+    let (m, _) = mean_and_std(&values(e, normal_ints, &[20000], DType::Int32));
+    assert!((m - 5.0).abs() < 0.1, "int32 normal mean {m}");
     let constant = e.random(&[3], Random::Uniform { min: 2.0, max: 2.0 }, DType::Float32, None).unwrap();
     assert_eq!(values(e, constant, &[3], DType::Float32), vec![2.0; 3]);
     fails(e, "Unsupported data type bool", |e| e.random(&[3], uniform, DType::Bool, None));

@@ -153,6 +153,8 @@ impl Engine {
             None => StdRng::from_os_rng(),
         };
         let n = shape::size(shape);
+        // int32 samples are rounded, as tfjs's generators do (Math.round: halves up).
+        let store = |v: f64| if dtype == DType::Int32 { (v + 0.5).floor() } else { v };
         // Values straight into the output's typed vector: no f64 temporary twice its size.
         let data = match dist {
             Random::Normal { mean, std_dev } | Random::TruncatedNormal { mean, std_dev } => {
@@ -162,7 +164,7 @@ impl Engine {
                 let values = (0..n).map(|_| loop {
                     let z: f64 = StandardNormal.sample(&mut rng);
                     if !truncated || z.abs() <= 2.0 {
-                        break mean + std_dev * z;
+                        break store(mean + std_dev * z);
                     }
                 });
                 HostData::from_f64(dtype, values)
@@ -170,7 +172,7 @@ impl Engine {
             // As tfjs computes it: `min + (max - min) * u`, also for min > max, infinite or NaN
             // bounds (values in (max, min], or NaN).
             Random::Uniform { min, max } => {
-                HostData::from_f64(dtype, (0..n).map(|_| min + (max - min) * rng.random::<f64>()))
+                HostData::from_f64(dtype, (0..n).map(|_| store(min + (max - min) * rng.random::<f64>())))
             }
         };
         self.tensor(data, shape)
