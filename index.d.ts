@@ -512,6 +512,15 @@ export function whereAsync(condition: Tensor | TensorLike): Promise<Tensor>;
 export function booleanMaskAsync(tensor: Tensor | TensorLike, mask: Tensor | TensorLike,
   axis?: number): Promise<Tensor>;
 export function setdiff1dAsync(x: Tensor | TensorLike, y: Tensor | TensorLike): Promise<[Tensor, Tensor]>;
+export function gatherND(x: Tensor | TensorLike, indices: Tensor | TensorLike): Tensor;
+export function spaceToBatchND<T extends Tensor>(x: T | TensorLike, blockShape: number[],
+  paddings: number[][]): T;
+export function batchToSpaceND<T extends Tensor>(x: T | TensorLike, blockShape: number[],
+  crops: number[][]): T;
+export function unique<T extends Tensor>(x: T | TensorLike, axis?: number): { values: T; indices: Tensor };
+export function meshgrid<T extends Tensor>(x?: T | TensorLike, y?: T | TensorLike,
+  options?: { indexing?: 'xy' | 'ij' }): T[];
+export function diag(x: Tensor | TensorLike): Tensor;
 export function randomStandardNormal(shape: number[], dtype?: 'float32' | 'int32', seed?: number): Tensor;
 export namespace image {
   function resizeNearestNeighbor<T extends Tensor>(images: T | TensorLike, size: [number, number],

@@ -187,3 +187,32 @@ describe('async indexing ops (against tfjs)', () => {
     }
   });
 });
+
+const un = (tf, ...a) => { const r = tf.unique(...a); return [r.values, r.indices]; };
+cases('gatherND, space/batch moves, unique, meshgrid, diag', [
+  ['gatherND elements', (tf) => tf.gatherND(M(tf), tf.tensor2d([[0, 1], [1, 2]], [2, 2], 'int32'))],
+  ['gatherND rows', (tf) => tf.gatherND(M3(tf), tf.tensor2d([[1], [0]], [2, 1], 'int32'))],
+  ['gatherND nested indices', (tf) => tf.gatherND(M3(tf), tf.tensor3d([[[0, 1], [1, 2]]], [1, 2, 2], 'int32'))],
+  ['gatherND array indices', (tf) => tf.gatherND([10, 20, 30], [[2], [0]])],
+  ['gatherND too deep', (tf) => tf.gatherND(M(tf), tf.tensor2d([[0, 1, 2]], [1, 3], 'int32'))],
+  ['gatherND empty input', (tf) => tf.gatherND(tf.zeros([0, 2]), [[0]])],
+  ['spaceToBatchND', (tf) => tf.spaceToBatchND(tf.range(1, 17).reshape([1, 4, 4, 1]), [2, 2], [[0, 0], [0, 0]])],
+  ['spaceToBatchND padded', (tf) => tf.spaceToBatchND(tf.range(1, 13).reshape([1, 2, 3, 2]), [2, 2], [[0, 0], [1, 0]])],
+  ['spaceToBatchND not divisible', (tf) => tf.spaceToBatchND(tf.ones([1, 3, 3, 1]), [2, 2], [[0, 0], [0, 0]])],
+  ['batchToSpaceND', (tf) => tf.batchToSpaceND(tf.range(1, 17).reshape([4, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]])],
+  ['batchToSpaceND crops', (tf) => tf.batchToSpaceND(tf.range(1, 25).reshape([4, 2, 3, 1]), [2, 2], [[0, 1], [1, 0]])],
+  ['batchToSpaceND bad batch', (tf) => tf.batchToSpaceND(tf.ones([3, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]])],
+  ['unique', (tf) => un(tf, [1, 1, 2, 4, 4, 4, 7, 8, 8])],
+  ['unique NaN and -0', (tf) => un(tf, [NaN, 0, -0, NaN, 1])],
+  ['unique int32', (tf) => un(tf, tf.tensor1d([5, 3, 5, 1], 'int32'))],
+  ['unique axis 0', (tf) => un(tf, tf.tensor2d([[1, 0, 0], [1, 0, 0], [2, 0, 0]]), 0)],
+  ['unique axis 1', (tf) => un(tf, tf.tensor2d([[1, 0, 1], [1, 0, 1], [2, 0, 2]]), 1)],
+  ['meshgrid xy', (tf) => tf.meshgrid([1, 2, 3], [4, 5])],
+  ['meshgrid ij', (tf) => tf.meshgrid([1, 2, 3], [4, 5], { indexing: 'ij' })],
+  ['meshgrid one', (tf) => tf.meshgrid([1, 2])],
+  ['meshgrid bad indexing', (tf) => tf.meshgrid([1], [2], { indexing: 'xx' })],
+  ['diag 1d', (tf) => tf.diag([1, 2, 3])],
+  ['diag 2d', (tf) => tf.diag(tf.tensor2d([[1, 2], [3, 4]]))],
+  ['diag int32 NaN-free', (tf) => tf.diag(tf.tensor1d([7, -1], 'int32'))],
+  ['diag special', (tf) => tf.diag([NaN, Infinity])],
+]);

@@ -165,6 +165,40 @@ function truncatedNormal(shape, mean = 0, stdDev = 1, dtype, seed) {
   return wrap(native.truncatedNormal(dims, num(mean), num(stdDev), randomDtype(dtype), seedArg(seed)));
 }
 
+// Coordinate grids: [X, Y] repeating x along rows and y along columns ('xy'), or the
+// transposes ('ij'); made by matrix products with ones, as tfjs makes them.
+function meshgrid(x, y, { indexing = 'xy' } = {}) {
+  if (indexing !== 'xy' && indexing !== 'ij') throw new TypeError(`${indexing} is not a valid third argument to meshgrid`);
+  if (x === undefined) return [];
+  const { convertToTensor } = require('../convert');
+  const { matMul } = require('./matmul');
+  const { reshape } = require('./layout');
+  const tx = convertToTensor(x, 'x', 'meshgrid', x instanceof Tensor ? x.dtype : 'float32');
+  if (y === undefined) return [tx];
+  let ty;
+  try {
+    ty = convertToTensor(y, 'y', 'meshgrid', y instanceof Tensor ? y.dtype : 'float32');
+    const [w, h] = [tx.size, ty.size];
+    return require('../engine').tidy(() => (indexing === 'xy' ?
+      [matMul(ones([h, 1], tx.dtype), reshape(tx, [1, -1])), matMul(reshape(ty, [-1, 1]), ones([1, w], ty.dtype))] :
+      [matMul(reshape(tx, [-1, 1]), ones([1, h], tx.dtype)), matMul(ones([w, 1], ty.dtype), reshape(ty, [1, -1]))]));
+  } finally {
+    if (tx !== x) tx.dispose();
+    if (ty !== undefined && ty !== y) ty.dispose();
+  }
+}
+
+// The values of x on the diagonal of a [...shape, ...shape] tensor, zeros elsewhere.
+function diag(x) {
+  return withOne(x, 'x', 'diag', 'numeric', (t) => require('../engine').tidy(() => {
+    const { reshape } = require('./layout');
+    const { where } = require('./elementwise');
+    const n = t.size;
+    const d = where(eye(n, n, null, 'bool'), reshape(t, [1, n]), zeros([n, n], t.dtype));
+    return reshape(d, [...t.shape, ...t.shape]);
+  }));
+}
+
 function randomStandardNormal(shape, dtype, seed) {
   if (dtype === 'bool') throw new Error(`Unsupported data type ${dtype}`);
   return randomNormal(shape, 0, 1, dtype, seed);
@@ -186,5 +220,5 @@ installBufferMethods(Tensor);
 module.exports = {
   tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d,
   zeros, ones, fill, zerosLike, onesLike, range, linspace, eye, oneHot,
-  randomNormal, randomStandardNormal, randomUniform, truncatedNormal, buffer,
+  randomNormal, randomStandardNormal, randomUniform, truncatedNormal, buffer, meshgrid, diag,
 };

@@ -399,6 +399,149 @@ async function setdiff1dAsync(x, y) {
   }
 }
 
+// gatherND: the slices of x at the index tuples of the last axis of `indices` (a flat gather).
+function gatherND(x, indices) {
+  const conv = require('../convert').convertToTensor;
+  const ti = conv(indices, 'indices', 'gatherND', 'int32');
+  let tx;
+  try {
+    tx = conv(x, 'x', 'gatherND', SON);
+    const [rank, irank] = [tx.shape.length, ti.shape.length];
+    if (rank < 1) throw new Error(`tf.gatherND() expects the input to be rank 1 or higher, but the rank was ${rank}.`);
+    if (irank < 1) throw new Error(`tf.gatherND() expects the indices to be rank 1 or higher, but the rank was ${irank}.`);
+    const k = ti.shape[irank - 1];
+    if (k > rank) throw new Error(`index innermost dimension length must be <= tensor rank; saw: ${k} vs. ${rank}`);
+    if (tx.size === 0) throw new Error(`Requested more than 0 entries, but input is empty. Input shape: ${tx.shape}.`);
+    const rest = tx.shape.slice(k);
+    const sliceSize = rest.reduce((a, b) => a * b, 1);
+    const outShape = ti.shape.slice(0, -1).concat(rest);
+    const strides = tx.strides.map((s) => s / sliceSize).concat([1]).slice(0, k);
+    return tidy(() => {
+      const E = require('./elementwise');
+      const R = require('./reduce');
+      const flatIdx = R.sum(E.mul(ti, creation().tensor(Int32Array.from(strides), [k], 'int32')), -1);
+      const rows = reshape(tx, [tx.size / sliceSize, sliceSize]);
+      return reshape(gather(rows, reshape(flatIdx, [-1]), 0), outShape);
+    });
+  } finally {
+    if (ti !== indices) ti.dispose();
+    if (tx !== undefined && tx !== x) tx.dispose();
+  }
+}
+
+// tfjs's array_ops_util: the reshape, permutation and final shape of space <-> batch moves.
+function spaceBatchShapes(shape, block, prod, toSpace) {
+  const m = block.length;
+  const reshaped = toSpace ? [...block, shape[0] / prod, ...shape.slice(1)] :
+    [shape[0], ...block.flatMap((b, i) => [shape[i + 1] / b, b]), ...shape.slice(m + 1)];
+  const perm = [];
+  if (toSpace) {
+    perm.push(m);
+    for (let i = m + 1; i < reshaped.length; i++) {
+      if (i <= 2 * m) perm.push(i, i - (m + 1));
+      else perm.push(i);
+    }
+  } else {
+    const before = [];
+    const after = [];
+    for (let i = 1; i < reshaped.length; i++) (i >= 2 * m + 1 || i % 2 === 1 ? after : before).push(i);
+    perm.push(...before, 0, ...after);
+  }
+  const final = [toSpace ? shape[0] / prod : shape[0] * prod];
+  for (let i = 1; i < shape.length; i++) {
+    if (i <= m) final.push(toSpace ? block[i - 1] * shape[i] : shape[i] / block[i - 1]);
+    else final.push(shape[i]);
+  }
+  return { reshaped, perm, final };
+}
+
+function spaceToBatchND(x, blockShape, paddings) {
+  return withOne(x, 'x', 'spaceToBatchND', 'numeric', (t) => {
+    const block = Array.from(listArg(blockShape));
+    const pads = Array.from(listArg(paddings), listArg);
+    if (!(t.rank >= 1 + block.length)) {
+      throw new Error(`input rank ${t.rank} should be > than [blockShape] ${block.length}`);
+    }
+    if (pads.length !== block.length) {
+      throw new Error(`paddings.shape[0] ${pads.length} must be equal to [blockShape] ${block.length}`);
+    }
+    if (!t.shape.every((d, i) => i === 0 || i > block.length || (d + pads[i - 1][0] + pads[i - 1][1]) % block[i - 1] === 0)) {
+      throw new Error(`input spatial dimensions ${t.shape.slice(1)} with paddings ${pads.toString()} must be ` +
+        `divisible by blockShapes ${block.toString()}`);
+    }
+    const prod = block.reduce((a, b) => a * b, 1);
+    return tidy(() => {
+      const full = [[0, 0], ...pads, ...new Array(t.rank - 1 - block.length).fill([0, 0])];
+      const padded = pad(t, full);
+      const { reshaped, perm, final } = spaceBatchShapes(padded.shape, block, prod, false);
+      return reshape(transpose(reshape(padded, reshaped), perm), final);
+    });
+  });
+}
+
+function batchToSpaceND(x, blockShape, crops) {
+  return withOne(x, 'x', 'batchToSpaceND', 'numeric', (t) => {
+    const block = Array.from(listArg(blockShape));
+    const cr = Array.from(listArg(crops), listArg);
+    const prod = block.reduce((a, b) => a * b, 1);
+    if (!(t.rank >= 1 + block.length)) {
+      throw new Error(`input rank is ${t.rank} but should be > than blockShape.length ${block.length}`);
+    }
+    if (cr.length !== block.length) {
+      throw new Error(`crops.length is ${cr.length} but should be equal to blockShape.length  ${block.length}`);
+    }
+    if (t.shape[0] % prod !== 0) {
+      throw new Error(`input tensor batch is ${t.shape[0]} but is not divisible by the product of ` +
+        `the elements of blockShape ${block.join(' * ')} === ${prod}`);
+    }
+    return tidy(() => {
+      const { reshaped, perm, final } = spaceBatchShapes(t.shape, block, prod, true);
+      const y = reshape(transpose(reshape(t, reshaped), perm), final);
+      const begin = [0, ...cr.map((c) => c[0])];
+      const size = [final[0], ...cr.map((c, i) => final[i + 1] - c[0] - c[1])];
+      return slice(y, begin, size);
+    });
+  });
+}
+
+// The distinct values (or slices along `axis`) in order of first appearance, and for each
+// element the index of its value there (reads the tensor's values, as tfjs's kernel does).
+function unique(x, axis = 0) {
+  return withOne(x, 'x', 'unique', SON, (t) => {
+    const rank = t.shape.length;
+    if (rank === 0) throw new Error('The input tensor must be at least 1D');
+    // tfjs's parseAxisParam: null is every axis; every axis listed must be in range; the
+    // first is used.
+    const axes = axis === null ? [...Array(rank).keys()] : axesArg(axis);
+    if (!axes.every((a) => a >= -rank && a < rank)) {
+      throw new Error(`All values in axis param must be in range [-${rank}, ${rank}) but got axis ${axis}`);
+    }
+    if (axes.length === 0) throw new Error('unique: the axis must name one axis, but got []');
+    const ax = axes[0] < 0 ? axes[0] + rank : axes[0];
+    const outer = t.shape.slice(0, ax).reduce((p, d) => p * d, 1);
+    const n = t.shape[ax];
+    const inner = t.shape.slice(ax + 1).reduce((p, d) => p * d, 1);
+    const vals = t.dataSync();
+    const seen = new Map();
+    const idx = new Int32Array(n);
+    const firsts = [];
+    for (let i = 0; i < n; i++) {
+      const parts = [];
+      for (let o = 0; o < outer; o++) {
+        for (let k = 0; k < inner; k++) parts.push(vals[(o * n + i) * inner + k]);
+      }
+      const key = parts.join(',');
+      if (!seen.has(key)) {
+        seen.set(key, seen.size);
+        firsts.push(i);
+      }
+      idx[i] = seen.get(key);
+    }
+    const values = tidy(() => gather(t, creation().tensor(Int32Array.from(firsts), [firsts.length], 'int32'), ax));
+    return { values, indices: creation().tensor(idx, [n], 'int32') };
+  });
+}
+
 const P = Tensor.prototype;
 P.mirrorPad = function (paddings, mode) { return mirrorPad(this, paddings, mode); };
 P.unstack = function (axis) { return unstack(this, axis); };
@@ -439,4 +582,5 @@ P.as5D = function (rows, columns, depth, depth2, depth3) {
 module.exports = {
   reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone,
   unstack, split, tile, broadcastTo, reverse, pad, mirrorPad, whereAsync, booleanMaskAsync, setdiff1dAsync,
+  gatherND, spaceToBatchND, batchToSpaceND, unique,
 };
