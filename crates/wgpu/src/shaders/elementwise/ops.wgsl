@@ -321,23 +321,8 @@ fn tan_poly(r: f32) -> f32 {
         + 1.33387994085e-1) * z + 3.33331568548e-1) * z * r + r;
 }
 
-// e^x and ln x to about 1 ulp, as Cephes computes them in single precision: drivers' builtins
-// can be far less accurate (lavapipe's log is off by 2e-5 near 1, its exp by 3e-6 at -60).
-fn exp_acc(x: f32) -> f32 {
-    if (is_nan(x)) { return x; }
-    if (x > 88.72284) { return inf_f(); }
-    if (x < -103.97208) { return 0.0; }
-    // x = n ln2 + r, |r| <= ln2 / 2 (Cody-Waite: ln2 in two parts, n * hi exact).
-    let n = round(x * 1.44269504);
-    let r = (x - n * 0.693359375) + n * 2.12194440e-4;
-    let z = r * r;
-    let p = (((((1.9875691500e-4 * r + 1.3981999507e-3) * r + 8.3334519073e-3) * r + 4.1665795894e-2) * r
-        + 1.6666665459e-1) * r + 5.0000001201e-1) * z + r + 1.0;
-    // 2^n in two steps: 2^128 itself is not a float.
-    let k = i32(n);
-    return ldexp(ldexp(p, k / 2), k - k / 2);
-}
-
+// ln x to about 1 ulp, as Cephes computes it in single precision: drivers' builtins can be
+// far less accurate (lavapipe's log is off by 2e-5 near 1). exp_acc is in common.wgsl.
 fn log_acc(x: f32) -> f32 {
     if (is_nan(x) || x < 0.0) { return nan_f(); }
     if (x == 0.0) { return -inf_f(); }

@@ -14,6 +14,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var m = -inf_f();
     for (var j = 0u; j < len; j++) { m = max_nan(m, X0[base + j]); }
     var sum = 0.0;
-    for (var j = 0u; j < len; j++) { sum += exp(X0[base + j] - m); }
-    for (var j = 0u; j < len; j++) { Y[base + j] = exp(X0[base + j] - m) / sum; }
+    for (var j = 0u; j < len; j++) { sum += exp_acc(X0[base + j] - m); }
+    for (var j = 0u; j < len; j++) { Y[base + j] = exp_acc(X0[base + j] - m) / sum; }
 }

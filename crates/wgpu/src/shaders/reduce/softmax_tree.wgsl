@@ -25,7 +25,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     m = sh[0];
     workgroupBarrier();
     var sum = 0.0;
-    for (var j = li; j < len; j += 256u) { sum += exp(X0[base + j] - m); }
+    for (var j = li; j < len; j += 256u) { sum += exp_acc(X0[base + j] - m); }
     sh[li] = sum;
     workgroupBarrier();
     for (var s = 128u; s > 0u; s >>= 1u) {
@@ -33,5 +33,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         workgroupBarrier();
     }
     let total = sh[0];
-    for (var j = li; j < len; j += 256u) { Y[base + j] = exp(X0[base + j] - m) / total; }
+    for (var j = li; j < len; j += 256u) { Y[base + j] = exp_acc(X0[base + j] - m) / total; }
 }
