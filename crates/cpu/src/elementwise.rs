@@ -121,7 +121,7 @@ unary_kernels! {
         Floor => |a| a.floor();
         Log1p => |a| a.ln_1p();
         Reciprocal => |a| 1.0 / a;
-        Relu6 => |a| if a < 0.0 { 0.0 } else if a > 6.0 { 6.0 } else { a };
+        Relu6 => |a| a.clamp(0.0, 6.0);
         Round => |a| round_half_even(a);
         Selu => |a| if a >= 0.0 { SELU_SCALE * a } else { SELU_SCALE_ALPHA * a.exp_m1() };
         Sign => |a| if a < 0.0 { -1.0 } else if a > 0.0 { 1.0 } else { 0.0 };
