@@ -512,6 +512,9 @@ export function whereAsync(condition: Tensor | TensorLike): Promise<Tensor>;
 export function booleanMaskAsync(tensor: Tensor | TensorLike, mask: Tensor | TensorLike,
   axis?: number): Promise<Tensor>;
 export function setdiff1dAsync(x: Tensor | TensorLike, y: Tensor | TensorLike): Promise<[Tensor, Tensor]>;
+export function stridedSlice(x: Tensor | TensorLike, begin: number[], end: number[], strides?: number[],
+  beginMask?: number, endMask?: number, ellipsisMask?: number, newAxisMask?: number,
+  shrinkAxisMask?: number): Tensor;
 export function gatherND(x: Tensor | TensorLike, indices: Tensor | TensorLike): Tensor;
 export function spaceToBatchND<T extends Tensor>(x: T | TensorLike, blockShape: number[],
   paddings: number[][]): T;

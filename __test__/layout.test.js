@@ -216,3 +216,31 @@ cases('gatherND, space/batch moves, unique, meshgrid, diag', [
   ['diag int32 NaN-free', (tf) => tf.diag(tf.tensor1d([7, -1], 'int32'))],
   ['diag special', (tf) => tf.diag([NaN, Infinity])],
 ]);
+
+const S = (tf) => tf.range(0, 60).reshape([3, 4, 5]);
+cases('stridedSlice', [
+  ['stridedSlice simple', (tf) => tf.stridedSlice(S(tf), [0, 1, 1], [2, 3, 4], [1, 1, 1])],
+  ['stridedSlice strides', (tf) => tf.stridedSlice(S(tf), [0, 0, 0], [3, 4, 5], [2, 3, 2])],
+  ['stridedSlice negative stride', (tf) => tf.stridedSlice(S(tf), [2, 3, 4], [0, 0, 0], [-1, -2, -3])],
+  ['stridedSlice negative indices', (tf) => tf.stridedSlice(S(tf), [-2, -3, -1], [-1, -1, -6], [1, 1, -2])],
+  ['stridedSlice masks', (tf) => tf.stridedSlice(S(tf), [1, 1, 1], [2, 2, 2], [1, 1, 1], 5, 2)],
+  ['stridedSlice shrink', (tf) => tf.stridedSlice(S(tf), [1, 2, 0], [2, 3, 5], [1, 1, 1], 0, 0, 0, 0, 3)],
+  ['stridedSlice shrink negative', (tf) => tf.stridedSlice(S(tf), [-1], [0], [1], 0, 0, 0, 0, 1)],
+  ['stridedSlice new axis', (tf) => tf.stridedSlice(S(tf), [0, 0, 1], [0, 2, 3], [1, 1, 1], 0, 0, 0, 1)],
+  ['stridedSlice ellipsis', (tf) => tf.stridedSlice(S(tf), [0, 1], [0, 3], [1, 1], 0, 0, 1)],
+  ['stridedSlice ellipsis and new axis', (tf) => tf.stridedSlice(S(tf), [0, 0, 1], [0, 0, 4], [1, 1, 2], 0, 0, 1, 2)],
+  ['stridedSlice short spec', (tf) => tf.stridedSlice(S(tf), [1], [3])],
+  ['stridedSlice out of range clamps', (tf) => tf.stridedSlice(S(tf), [-10, 2, 0], [10, 100, 5], [1, 1, 1])],
+  ['stridedSlice int32 chained', (tf) => tf.range(0, 10, 1, 'int32').stridedSlice([8], [1], [-3])],
+  ['stridedSlice zero stride', (tf) => tf.stridedSlice(S(tf), [0], [2], [0])],
+  ['stridedSlice shrink out of bounds', (tf) => tf.stridedSlice(S(tf), [5], [6], [1], 0, 0, 0, 0, 1)],
+  ['stridedSlice two ellipses', (tf) => tf.stridedSlice(S(tf), [0, 0], [1, 1], [1, 1], 0, 0, 3)],
+]);
+
+describe('stridedSlice where tfjs fails', () => {
+  it('an empty range gives an empty tensor (tfjs: "Size(20) must match the product of shape 0,4,5")', () => {
+    const y = tt.tidy(() => tt.stridedSlice(tt.range(0, 60).reshape([3, 4, 5]), [2, 0, 0], [1, 4, 5], [1, 1, 1]));
+    assert.deepEqual(y.shape, [0, 4, 5]);
+    y.dispose();
+  });
+});

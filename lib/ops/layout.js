@@ -542,7 +542,133 @@ function unique(x, axis = 0) {
   });
 }
 
+// TensorFlow's strided-slice spec (tfjs's slice_util.sliceInfo): the sparse spec (with an
+// ellipsis, new axes and shrunk axes) made dense over the input's dimensions, then each
+// dimension's begin, stride and length, and the final shape.
+const NEW_AXIS = -2;
+const SHRINK_AXIS = -1;
+
+function stridedSliceInfo(shape, begin, end, strides, masks) {
+  const { beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask } = masks;
+  const st = strides == null ? new Array(begin.length).fill(1) : strides;
+  if (ellipsisMask != null && (ellipsisMask & (ellipsisMask - 1)) !== 0) {
+    throw new Error('Multiple ellipses in slice is not allowed.');
+  }
+  // Step 1: the sparse spec, with an ellipsis at the end when there is none.
+  let sparseDims = st.length;
+  let sparseEllipsis = ellipsisMask;
+  let addAfterEllipsis = 0;
+  let seen = false;
+  for (let i = 0; i < sparseDims; i++) {
+    if (seen && ((1 << i) & newAxisMask) !== 0) addAfterEllipsis++;
+    if ((1 << i) & ellipsisMask) seen = true;
+  }
+  if (!seen) {
+    sparseEllipsis |= (1 << sparseDims);
+    sparseDims++;
+  }
+  // Step 2: the dense spec, one entry per input dimension.
+  const dims = shape.length;
+  const d = { begin: new Array(dims), end: new Array(dims), strides: new Array(dims), beginMask: 0, endMask: 0, shrink: 0 };
+  const finalGather = [];
+  let full = 0;
+  for (let i = 0; i < sparseDims; i++) {
+    if ((1 << i) & sparseEllipsis) {
+      const next = Math.min(dims - (sparseDims - i) + 1 + addAfterEllipsis, dims);
+      for (; full < next; full++) {
+        d.begin[full] = 0;
+        d.end[full] = 0;
+        d.strides[full] = 1;
+        d.beginMask |= (1 << full);
+        d.endMask |= (1 << full);
+        finalGather.push(full);
+      }
+    } else if ((1 << i) & newAxisMask) {
+      finalGather.push(NEW_AXIS);
+    } else {
+      if (full === dims) {
+        throw Error(`Index out of range using input dim ${full}; input has only ${dims} dims, ${dims}.`);
+      }
+      d.begin[full] = begin[i];
+      d.end[full] = end[i];
+      d.strides[full] = st[i];
+      if (beginMask & (1 << i)) d.beginMask |= (1 << full);
+      if (endMask & (1 << i)) d.endMask |= (1 << full);
+      if (shrinkAxisMask & (1 << i)) {
+        finalGather.push(SHRINK_AXIS);
+        d.shrink |= (1 << full);
+      } else {
+        finalGather.push(full);
+      }
+      full++;
+    }
+  }
+  // Step 3: explicit ranges, bounds checks and lengths.
+  const lengths = [];
+  for (let i = 0; i < dims; i++) {
+    const s = d.strides[i];
+    if (s === 0) throw Error(`strides[${i}] must be non-zero`);
+    if (!Number.isSafeInteger(s) || !Number.isSafeInteger(d.begin[i]) || !Number.isSafeInteger(d.end[i])) {
+      throw new Error(`stridedSlice: begin, end and strides must be integers, but got ${d.begin[i]}, ` +
+        `${d.end[i]} and ${s} for dimension ${i}`);
+    }
+    const shrink = !!(d.shrink & (1 << i));
+    const n = shape[i];
+    if (shrink && s <= 0) throw Error('only stride 1 allowed on non-range indexing.');
+    if (shrink) {
+      const fwd = d.begin[i] < 0 ? n + d.begin[i] : d.begin[i];
+      d.begin[i] = fwd;
+      d.end[i] = fwd + 1;
+      if (fwd < 0 || fwd >= n) throw Error(`slice index ${fwd} of dimension ${i} out of bounds.`);
+    } else {
+      const range = [s > 0 ? 0 : -1, s > 0 ? n : n - 1];
+      const canonical = (x, c, masked) => {
+        if (masked) return s > 0 ? range[c] : range[(c + 1) & 1];
+        const fwd = x < 0 ? n + x : x;
+        return fwd < range[0] ? range[0] : fwd > range[1] ? range[1] : fwd;
+      };
+      d.begin[i] = canonical(d.begin[i], 0, d.beginMask & (1 << i));
+      d.end[i] = canonical(d.end[i], 1, d.endMask & (1 << i));
+    }
+    const interval = d.end[i] - d.begin[i];
+    lengths.push(interval === 0 || (interval < 0) !== (s < 0) ? 0 :
+      Math.trunc(interval / s) + (interval % s !== 0 ? 1 : 0));
+  }
+  const finalShape = [];
+  for (const g of finalGather) {
+    if (g >= 0) finalShape.push(lengths[g]);
+    else if (g === NEW_AXIS) finalShape.push(1);
+  }
+  return { begin: d.begin, strides: d.strides, lengths, finalShape };
+}
+
+function stridedSlice(x, begin, end, strides, beginMask = 0, endMask = 0, ellipsisMask = 0,
+  newAxisMask = 0, shrinkAxisMask = 0) {
+  return withOne(x, 'x', 'stridedSlice', SON, (t) => {
+    const masks = { beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask };
+    const info = stridedSliceInfo(t.shape, Array.from(listArg(begin)), Array.from(listArg(end)),
+      strides == null ? null : Array.from(listArg(strides)), masks);
+    return tidy(() => {
+      let y = t;
+      info.lengths.forEach((len, i) => {
+        const [b, s] = [info.begin[i], info.strides[i]];
+        if (s === 1) {
+          if (b === 0 && len === t.shape[i]) return;
+          y = slice(y, y.shape.map((_, k) => (k === i ? b : 0)), y.shape.map((dim, k) => (k === i ? len : dim)));
+        } else {
+          const idx = Int32Array.from({ length: len }, (_, k) => b + k * s);
+          y = gather(y, creation().tensor(idx, [len], 'int32'), i);
+        }
+      });
+      return reshape(y, info.finalShape);
+    });
+  });
+}
+
 const P = Tensor.prototype;
+P.stridedSlice = function (begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask) {
+  return stridedSlice(this, begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask);
+};
 P.mirrorPad = function (paddings, mode) { return mirrorPad(this, paddings, mode); };
 P.unstack = function (axis) { return unstack(this, axis); };
 P.split = function (numOrSizeSplits, axis) { return split(this, numOrSizeSplits, axis); };
@@ -582,5 +708,5 @@ P.as5D = function (rows, columns, depth, depth2, depth3) {
 module.exports = {
   reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone,
   unstack, split, tile, broadcastTo, reverse, pad, mirrorPad, whereAsync, booleanMaskAsync, setdiff1dAsync,
-  gatherND, spaceToBatchND, batchToSpaceND, unique,
+  gatherND, spaceToBatchND, batchToSpaceND, unique, stridedSlice,
 };
