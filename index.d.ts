@@ -532,6 +532,28 @@ export namespace image {
     alignCorners?: boolean, halfPixelCenters?: boolean): T;
   function flipLeftRight<T extends Tensor>(image: T | TensorLike): T;
 }
+export namespace signal {
+  function hannWindow(windowLength: number): Tensor;
+  function hammingWindow(windowLength: number): Tensor;
+  function frame(signal: Tensor, frameLength: number, frameStep: number, padEnd?: boolean,
+    padValue?: number): Tensor;
+}
+export namespace math {
+  function confusionMatrix(labels: Tensor | TensorLike, predictions: Tensor | TensorLike,
+    numClasses: number): Tensor;
+}
+export function batchNorm<T extends Tensor>(x: T | TensorLike, mean: Tensor | TensorLike,
+  variance: Tensor | TensorLike, offset?: Tensor | TensorLike | null, scale?: Tensor | TensorLike | null,
+  varianceEpsilon?: number): T;
+export function batchNorm2d<T extends Tensor>(x: T | TensorLike, mean: Tensor | TensorLike,
+  variance: Tensor | TensorLike, offset?: Tensor | TensorLike | null, scale?: Tensor | TensorLike | null,
+  varianceEpsilon?: number): T;
+export function batchNorm3d<T extends Tensor>(x: T | TensorLike, mean: Tensor | TensorLike,
+  variance: Tensor | TensorLike, offset?: Tensor | TensorLike | null, scale?: Tensor | TensorLike | null,
+  varianceEpsilon?: number): T;
+export function batchNorm4d<T extends Tensor>(x: T | TensorLike, mean: Tensor | TensorLike,
+  variance: Tensor | TensorLike, offset?: Tensor | TensorLike | null, scale?: Tensor | TensorLike | null,
+  varianceEpsilon?: number): T;
 export namespace linalg {
   function bandPart<T extends Tensor>(a: T | TensorLike, numLower: number, numUpper: number): T;
 }

@@ -22,7 +22,8 @@ const tf = {
 for (const family of FAMILIES) Object.assign(tf, require(`./lib/ops/${family}`));
 const { losses, Reduction } = require('./lib/ops/losses');
 const { image } = require('./lib/ops/image');
-Object.assign(tf, { losses, Reduction, image });
+const { signal } = require('./lib/ops/signal');
+Object.assign(tf, { losses, Reduction, image, signal });
 
 Object.assign(tf, {
   // engine

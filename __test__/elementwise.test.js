@@ -124,3 +124,16 @@ cases('composed ops', [
   ['addN empty', (tf) => tf.addN([])],
   ['addN not a list', (tf) => tf.addN(F(tf))],
 ]);
+
+const X4 = (tf) => tf.range(0, 24).reshape([2, 2, 2, 3]).div(4);
+cases('batchNorm', [
+  ['batchNorm channel params', (tf) => tf.batchNorm(X4(tf), [1, 2, 3], [0.5, 1, 2], [0.1, 0.2, 0.3], [2, 1, 0.5])],
+  ['batchNorm no scale/offset', (tf) => tf.batchNorm(X4(tf), [1, 2, 3], [0.5, 1, 2])],
+  ['batchNorm epsilon', (tf) => tf.batchNorm(X4(tf), [0, 0, 0], [0, 0, 0], null, null, 0.5)],
+  ['batchNorm 1d', (tf) => tf.batchNorm([1, 2, 3], [1], [4])],
+  ['batchNorm2d', (tf) => tf.batchNorm2d(tf.ones([2, 3]), [1, 2, 3], [1, 1, 1])],
+  ['batchNorm3d bad x rank', (tf) => tf.batchNorm3d(tf.ones([2, 3]), [1, 2, 3], [1, 1, 1])],
+  ['batchNorm4d', (tf) => tf.batchNorm4d(X4(tf), [1, 2, 3], [0.5, 1, 2], [0, 0, 1])],
+  ['batchNorm rank mismatch', (tf) => tf.batchNorm(X4(tf), [1, 2, 3], [[1, 1, 1]])],
+  ['batchNorm NaN', (tf) => tf.batchNorm([NaN, 1], [0], [1])],
+]);

@@ -23,3 +23,11 @@ cases('matMul', [
   ['rank 1', (tf) => tf.matMul(tf.ones([3]), tf.ones([3, 1])), { anyError: true }],
   ['bool', (tf) => tf.matMul(Bo(tf), Bo(tf), false, true)],
 ]);
+
+cases('math.confusionMatrix', [
+  ['confusionMatrix', (tf) => tf.math.confusionMatrix([0, 1, 2, 1, 0], [0, 2, 2, 1, 1], 3)],
+  ['confusionMatrix int32 tensors', (tf) => tf.math.confusionMatrix(tf.tensor1d([1, 1], 'int32'), tf.tensor1d([0, 1], 'int32'), 2)],
+  ['confusionMatrix bad numClasses', (tf) => tf.math.confusionMatrix([0], [0], 0)],
+  ['confusionMatrix rank 2', (tf) => tf.math.confusionMatrix([[0]], [[0]], 2)],
+  ['confusionMatrix length mismatch', (tf) => tf.math.confusionMatrix([0, 1], [0], 2)],
+]);

@@ -125,6 +125,62 @@ function addN(tensors) {
   }
 }
 
+// offset + (x - mean) scale / sqrt(variance + epsilon), broadcasting the parameters (tfjs's
+// FusedBatchNorm kernel computes this per element).
+function batchNorm(x, mean, variance, offset, scale, varianceEpsilon) {
+  const eps = varianceEpsilon == null ? 0.001 : varianceEpsilon;
+  const temps = [];
+  const conv = (v, name) => {
+    if (v == null) return null;
+    const t = convertToTensor(v, name, 'batchNorm');
+    if (t !== v) temps.push(t);
+    return t;
+  };
+  try {
+    const [tx, tm, tv] = [conv(x, 'x'), conv(mean, 'mean'), conv(variance, 'variance')];
+    const [ts, to] = [conv(scale, 'scale'), conv(offset, 'offset')];
+    if (tm.rank !== tv.rank) {
+      throw new Error('Batch normalization gradient requires mean and variance to have equal ranks.');
+    }
+    if (to != null && tm.rank !== to.rank) {
+      throw new Error('Batch normalization gradient requires mean and offset to have equal ranks.');
+    }
+    if (ts != null && tm.rank !== ts.rank) {
+      throw new Error('Batch normalization gradient requires mean and scale to have equal ranks.');
+    }
+    const { tidy } = require('../engine');
+    const { scalar } = require('./creation');
+    return tidy(() => {
+      let y = ops.sub(tx, tm);
+      if (ts != null) y = ops.mul(y, ts);
+      y = ops.div(y, ops.sqrt(ops.add(tv, scalar(eps))));
+      return to != null ? ops.add(y, to) : y;
+    });
+  } finally {
+    for (const t of temps) t.dispose();
+  }
+}
+
+// batchNorm2d/3d/4d: batchNorm with tfjs's rank checks.
+function batchNormOfRank(rank) {
+  const name = `batchNorm${rank}D`;
+  return (x, mean, variance, offset, scale, varianceEpsilon) => {
+    const ranks = [[x, 'x', [rank]], [mean, 'mean', [rank, 1]], [variance, 'variance', [rank, 1]],
+      [scale, 'scale', [rank, 1]], [offset, 'offset', [rank, 1]]];
+    for (const [v, what, ok] of ranks) {
+      if (v == null) continue;
+      const r = v instanceof Tensor ? v.rank : require('../convert').inferShape(v).length;
+      if (!ok.includes(r)) {
+        throw new Error(`Error in ${name}: ${what} must be rank ${ok.join(' or rank ')} but got rank ${r}.`);
+      }
+    }
+    return batchNorm(x, mean, variance, offset, scale, varianceEpsilon);
+  };
+}
+const batchNorm2d = batchNormOfRank(2);
+const batchNorm3d = batchNormOfRank(3);
+const batchNorm4d = batchNormOfRank(4);
+
 P.where = function (condition, x) { return where(condition, this, x); };
 P.clipByValue = function (min, max) { return clipByValue(this, min, max); };
 P.leakyRelu = function (alpha) { return leakyRelu(this, alpha); };
@@ -145,4 +201,7 @@ P.cast = function (dtype) { return cast(this, dtype); };
 P.asType = function (dtype) { return cast(this, dtype); };
 installCastMethods(Tensor, cast);
 
-module.exports = { ...ops, cast, where, clipByValue, leakyRelu, step, logSigmoid, addN };
+module.exports = {
+  ...ops, cast, where, clipByValue, leakyRelu, step, logSigmoid, addN,
+  batchNorm, batchNorm2d, batchNorm3d, batchNorm4d,
+};

@@ -70,9 +70,36 @@ function bandPart(a, numLower, numUpper) {
 
 const linalg = { bandPart };
 
+// tf.math.confusionMatrix: one-hot labels (transposed) times one-hot predictions.
+function confusionMatrix(labels, predictions, numClasses) {
+  return withTwo('confusionMatrix', labels, 'labels', 'numeric', predictions, 'predictions', 'numeric', (l, p) => {
+    if (!(numClasses == null || (numClasses > 0 && Number.isInteger(numClasses)))) {
+      throw new Error(`If provided, numClasses must be a positive integer, but got ${numClasses}`);
+    }
+    if (l.rank !== 1) throw new Error(`Expected the rank of labels to be 1, but got ${l.rank}`);
+    if (p.rank !== 1) throw new Error(`Expected the rank of predictions to be 1, but got ${p.rank}`);
+    if (l.shape[0] !== p.shape[0]) {
+      throw new Error(`Mismatch in the number of examples: ${l.shape[0]} vs. ${p.shape[0]}. ` +
+        'Labels and predictions should have the same number of elements.');
+    }
+    if (!(numClasses > 0 && Number.isInteger(numClasses))) {
+      throw new Error(`numClasses is required to be a positive integer, but got ${numClasses}`);
+    }
+    const E = require('./elementwise');
+    const { oneHot } = require('./creation');
+    return tidy(() => {
+      const ol = oneHot(E.cast(l, 'int32'), numClasses);
+      const op = oneHot(E.cast(p, 'int32'), numClasses);
+      return E.cast(matMul(require('./layout').transpose(ol), op), 'int32');
+    });
+  });
+}
+
+const math = { confusionMatrix };
+
 Tensor.prototype.dot = function (b) { return dot(this, b); };
 Tensor.prototype.matMul = function (b, transposeA, transposeB) {
   return matMul(this, b, transposeA, transposeB);
 };
 
-module.exports = { matMul, dot, outerProduct, linalg };
+module.exports = { matMul, dot, outerProduct, linalg, math };

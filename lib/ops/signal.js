@@ -1,0 +1,44 @@
+'use strict';
+// tf.signal: the Hann and Hamming windows and frame, as tfjs computes them.
+const creation = () => require('./creation');
+const layout = () => require('./layout');
+
+// a - b cos(2 pi i / (n + even - 1)), in float32 (tfjs's cosineWindow).
+function cosineWindow(windowLength, a, b) {
+  const even = 1 - (windowLength % 2);
+  const values = new Float32Array(windowLength);
+  for (let i = 0; i < windowLength; ++i) {
+    values[i] = a - b * Math.cos((2.0 * Math.PI * i) / (windowLength + even - 1));
+  }
+  return creation().tensor1d(values, 'float32');
+}
+
+const hannWindow = (windowLength) => cosineWindow(windowLength, 0.5, 0.5);
+const hammingWindow = (windowLength) => cosineWindow(windowLength, 0.54, 0.46);
+
+// Frames of `frameLength` every `frameStep` along a 1-D signal; with padEnd, the last frames
+// are completed with padValue.
+function frame(signal, frameLength, frameStep, padEnd = false, padValue = 0) {
+  const { slice, concat, reshape } = layout();
+  return require('../engine').tidy(() => {
+    const out = [];
+    let start = 0;
+    while (start + frameLength <= signal.size) {
+      out.push(slice(signal, start, frameLength));
+      start += frameStep;
+    }
+    if (padEnd) {
+      while (start < signal.size) {
+        const padLen = (start + frameLength) - signal.size;
+        out.push(concat([slice(signal, start, frameLength - padLen), creation().fill([padLen], padValue)]));
+        start += frameStep;
+      }
+    }
+    if (out.length === 0) return creation().tensor2d([], [0, frameLength]);
+    return reshape(concat(out), [out.length, frameLength]);
+  });
+}
+
+const signal = { hannWindow, hammingWindow, frame };
+
+module.exports = { signal };
