@@ -515,6 +515,9 @@ export function setdiff1dAsync(x: Tensor | TensorLike, y: Tensor | TensorLike): 
 export function stridedSlice(x: Tensor | TensorLike, begin: number[], end: number[], strides?: number[],
   beginMask?: number, endMask?: number, ellipsisMask?: number, newAxisMask?: number,
   shrinkAxisMask?: number): Tensor;
+export function scatterND(indices: Tensor | TensorLike, updates: Tensor | TensorLike, shape: number[]): Tensor;
+export function tensorScatterUpdate<T extends Tensor>(tensor: T | TensorLike, indices: Tensor | TensorLike,
+  updates: Tensor | TensorLike): T;
 export function gatherND(x: Tensor | TensorLike, indices: Tensor | TensorLike): Tensor;
 export function spaceToBatchND<T extends Tensor>(x: T | TensorLike, blockShape: number[],
   paddings: number[][]): T;

@@ -244,3 +244,19 @@ describe('stridedSlice where tfjs fails', () => {
     y.dispose();
   });
 });
+
+const I2 = (tf, v, s) => tf.tensor(v, s, 'int32');
+cases('scatterND and tensorScatterUpdate', [
+  ['scatterND elements', (tf) => tf.scatterND(I2(tf, [[4], [3], [1], [7]], [4, 1]), [9, 10, 11, 12], [8])],
+  ['scatterND duplicates add up', (tf) => tf.scatterND(I2(tf, [[1], [1], [3]], [3, 1]), [1, 2, 3], [5])],
+  ['scatterND slices', (tf) => tf.scatterND(I2(tf, [[0], [2]], [2, 1]), tf.ones([2, 3]), [4, 3])],
+  ['scatterND 2d index', (tf) => tf.scatterND(I2(tf, [[0, 1], [1, 0]], [2, 2]), [5, 6], [2, 2])],
+  ['scatterND int32', (tf) => tf.scatterND(I2(tf, [[0], [1]], [2, 1]), I2(tf, [3, 4], [2]), [3])],
+  ['scatterND NaN update stays put', (tf) => tf.scatterND(I2(tf, [[0]], [1, 1]), [NaN], [3])],
+  ['scatterND bad updates shape', (tf) => tf.scatterND(I2(tf, [[0], [1]], [2, 1]), [1, 2, 3], [4])],
+  ['scatterND float indices', (tf) => tf.scatterND(tf.tensor2d([[0]]), [1], [2])],
+  ['tensorScatterUpdate', (tf) => tf.tensorScatterUpdate(tf.range(0, 8), I2(tf, [[4], [3], [1]], [3, 1]), [9, 10, 11])],
+  ['tensorScatterUpdate duplicates: last wins', (tf) => tf.tensorScatterUpdate(tf.zeros([4]), I2(tf, [[1], [1]], [2, 1]), [5, 6])],
+  ['tensorScatterUpdate slices', (tf) => tf.tensorScatterUpdate(tf.zeros([3, 2]), I2(tf, [[2]], [1, 1]), [[7, 8]])],
+  ['tensorScatterUpdate dtype mismatch', (tf) => tf.tensorScatterUpdate(tf.zeros([3]), I2(tf, [[1]], [1, 1]), I2(tf, [1], [1]))],
+]);

@@ -665,6 +665,99 @@ function stridedSlice(x, begin, end, strides, beginMask = 0, endMask = 0, ellips
   });
 }
 
+// tfjs's scatter_nd_util.validateInput.
+function validateScatter(updates, indices, shape) {
+  if (indices.rank < 1) {
+    throw new Error(`tf.scatterND() expects the indices to be rank 1 or higher, but the rank was ${indices.rank}.`);
+  }
+  if (updates.rank < 1) {
+    throw new Error(`tf.scatterND() expects the updates to be rank 1 or higher, but the rank was ${updates.rank}.`);
+  }
+  if (indices.dtype !== 'int32') {
+    throw new Error(`The dtype of 'indices' should be int32, but got dtype: ${indices.dtype}`);
+  }
+  if (shape.length < 1) throw new Error(`Output rank must be greater or equal to 1, but got shape: ${shape}`);
+  const sliceDim = indices.rank > 1 ? indices.shape[indices.rank - 1] : 1;
+  const batchDim = indices.rank > 1 ? indices.rank - 1 : 1;
+  const err = 'Must have updates.shape = indices.shape[:batchDim] + shape[sliceDim:], got ' +
+    `updates.shape: ${updates.shape}, indices.shape: ${indices.shape}, shape: ${shape}, ` +
+    `sliceDim: ${sliceDim}, and batchDim: ${batchDim}.`;
+  if (updates.rank < batchDim) throw new Error(`${err} update.rank < ${batchDim}. `);
+  if (shape.length < sliceDim + (updates.rank - batchDim)) {
+    throw new Error(`${err} Output shape length < ${sliceDim + (updates.rank - batchDim)}`);
+  }
+  if (updates.rank !== batchDim + shape.length - sliceDim) {
+    throw new Error(`${err} update.rank != ${batchDim + shape.length - sliceDim}`);
+  }
+  for (let d = 0; d < batchDim; ++d) {
+    if (updates.shape[d] !== indices.shape[d]) {
+      throw new Error(`${err} updates.shape[${d}] (${updates.shape[d]}) != indices.shape[${d}] (${indices.shape[d]}).`);
+    }
+  }
+  for (let d = 0; d < updates.rank - batchDim; ++d) {
+    if (updates.shape[d + batchDim] !== shape[d + sliceDim]) {
+      throw new Error(`${err} updates.shape[${d + batchDim}] (${updates.shape[d + batchDim]}) != ` +
+        `shape[${d + batchDim}] (${shape[d + batchDim]})`);
+    }
+  }
+  return sliceDim;
+}
+
+// Index tuples to output rows (as gatherND), then the native row scatter.
+function scatterRows(base, indices, updates, shape, sliceDim) {
+  const rest = shape.slice(sliceDim);
+  const sliceSize = rest.reduce((a, b) => a * b, 1);
+  const rowStrides = new Array(sliceDim);
+  for (let k = sliceDim - 1, s = 1; k >= 0; k--) {
+    rowStrides[k] = s;
+    s *= shape[k];
+  }
+  return tidy(() => {
+    const E = require('./elementwise');
+    const R = require('./reduce');
+    const idx = reshape(indices, [-1, sliceDim]);
+    const rows = R.sum(E.mul(idx, creation().tensor(Int32Array.from(rowStrides), [sliceDim], 'int32')), -1);
+    const numRows = shape.slice(0, sliceDim).reduce((a, b) => a * b, 1);
+    const u = reshape(updates, [rows.size, sliceSize]);
+    const flat = wrap(native.scatterRows(base == null ? null : reshape(base, [numRows, sliceSize]).id, rows.id, u.id, numRows));
+    return reshape(flat, shape);
+  });
+}
+
+function scatterND(indices, updates, shape) {
+  const dims = listArg(shape);
+  require('../convert').assertShape(dims);
+  const conv = require('../convert').convertToTensor;
+  const ti = conv(indices, 'indices', 'scatterND', 'int32');
+  let tu;
+  try {
+    tu = conv(updates, 'updates', 'scatterND');
+    const sliceDim = validateScatter(tu, ti, dims);
+    return scatterRows(null, ti, tu, dims, sliceDim);
+  } finally {
+    if (ti !== indices) ti.dispose();
+    if (tu !== undefined && tu !== updates) tu.dispose();
+  }
+}
+
+function tensorScatterUpdate(tensor, indices, updates) {
+  const conv = require('../convert').convertToTensor;
+  const temps = [];
+  const c = (v, name, as) => { const t = conv(v, name, 'tensorScatterupdate', as); if (t !== v) temps.push(t); return t; };
+  try {
+    const tt = c(tensor, 'tensor');
+    const ti = c(indices, 'indices', 'int32');
+    const tu = c(updates, 'updates');
+    const sliceDim = validateScatter(tu, ti, tt.shape);
+    if (tt.dtype !== tu.dtype) {
+      throw new Error(`tensor and updates must have the same dtype, instead they are ${tt.dtype} and ${tu.dtype}.`);
+    }
+    return scatterRows(tt, ti, tu, tt.shape, sliceDim);
+  } finally {
+    for (const t of temps) t.dispose();
+  }
+}
+
 const P = Tensor.prototype;
 P.stridedSlice = function (begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask) {
   return stridedSlice(this, begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask);
@@ -708,5 +801,5 @@ P.as5D = function (rows, columns, depth, depth2, depth3) {
 module.exports = {
   reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone,
   unstack, split, tile, broadcastTo, reverse, pad, mirrorPad, whereAsync, booleanMaskAsync, setdiff1dAsync,
-  gatherND, spaceToBatchND, batchToSpaceND, unique, stridedSlice,
+  gatherND, spaceToBatchND, batchToSpaceND, unique, stridedSlice, scatterND, tensorScatterUpdate,
 };

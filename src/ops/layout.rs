@@ -47,6 +47,12 @@ pub fn slice(x: f64, begin: Vec<i64>, size: Vec<i64>) -> Result<f64> {
     make(|e| e.slice(id(x), &begin, &size))
 }
 
+/// `tf.scatterND` (no base) and `tf.tensorScatterUpdate` on rows (see `Engine::scatter_rows`).
+#[napi]
+pub fn scatter_rows(base: Option<f64>, rows: f64, updates: f64, num_rows: f64) -> Result<f64> {
+    make(|e| e.scatter_rows(base.map(id), id(rows), id(updates), num_rows as usize))
+}
+
 #[napi]
 pub fn gather(x: f64, indices: f64, axis: i64, batch_dims: i64) -> Result<f64> {
     make(|e| e.gather(id(x), id(indices), axis, batch_dims))

@@ -162,6 +162,13 @@ pub trait Backend: Send + Sync {
         -> Result<Box<dyn Storage>>;
 
     // ---- layout ----
+    /// Rows of `updates` (`[m, slice]`) written to rows `rows[j]` (int32 `[m]`) of a
+    /// `[num_rows, slice]` output that starts as `base` (or zeros): summed when `sum`
+    /// (duplicates add up; bool is or), assigned otherwise (the last update of a row wins). A
+    /// row outside the output is an error where the backend can tell without a readback, and
+    /// is skipped otherwise.
+    fn scatter(&self, base: Option<View>, rows: View, updates: View, num_rows: usize, sum: bool)
+        -> Result<Box<dyn Storage>>;
     /// Permutes axes: output axis `i` is input axis `perm[i]` (a checked permutation).
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>>;
     /// The box `[begin, begin + size)` of `x` (checked to lie inside it).

@@ -37,7 +37,9 @@ kernel_names! {
     IDENTITY = "Identity",
     PACK = "Pack",
     RESHAPE = "Reshape",
+    SCATTER_ND = "ScatterNd",
     SLICE = "Slice",
+    TENSOR_SCATTER_UPDATE = "TensorScatterUpdate",
     TRANSPOSE = "Transpose",
     // matmul
     BATCH_MAT_MUL = "BatchMatMul",

@@ -232,6 +232,12 @@ impl Backend for CpuBackend {
         boxed(reduce::cumulative(op, data_of(&x)?, outer, len, flags, out))
     }
 
+    fn scatter(&self, base: Option<View>, rows: View, updates: View, num_rows: usize, sum: bool)
+        -> Result<Box<dyn Storage>> {
+        let base = base.as_ref().map(data_of).transpose()?;
+        boxed(layout::scatter(base, data_of(&rows)?, data_of(&updates)?, num_rows, sum)?)
+    }
+
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>> {
         boxed(layout::transpose(data_of(&x)?, x.shape, perm))
     }

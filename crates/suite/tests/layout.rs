@@ -467,7 +467,30 @@ fn reshape_refuses_overflowing_shapes(e: &mut Engine) {
     assert_eq!(e.shape(r).unwrap(), [1usize << 62, 1 << 62, 0]);
 }
 
+/// Row scatter: sums (duplicates add up) into zeros, or assigns over a base (last wins).
+fn scatter_rows_sum_or_assign(e: &mut Engine) {
+    let rows = i32s(e, &[2, 0, 2], &[3]);
+    let upd = f32s(e, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
+    let y = e.scatter_rows(None, rows, upd, 4).unwrap();
+    assert_eq!(values(e, y, &[4, 2], DType::Float32), vec![3.0, 4.0, 0.0, 0.0, 6.0, 8.0, 0.0, 0.0]);
+    let base = f32s(e, &[9.0; 8], &[4, 2]);
+    let y = e.scatter_rows(Some(base), rows, upd, 4).unwrap();
+    assert_eq!(values(e, y, &[4, 2], DType::Float32), vec![3.0, 4.0, 9.0, 9.0, 5.0, 6.0, 9.0, 9.0]);
+    let iu = i32s(e, &[i32::MAX, 1, 5], &[3, 1]);
+    let y = e.scatter_rows(None, rows, iu, 3).unwrap();
+    assert_eq!(values(e, y, &[3, 1], DType::Int32), vec![1.0, 0.0, (i32::MAX as f64) + 5.0 - 4294967296.0]);
+    let bu = bools(e, &[1, 0, 0], &[3, 1]);
+    let y = e.scatter_rows(None, rows, bu, 3).unwrap();
+    assert_eq!(values(e, y, &[3, 1], DType::Bool), vec![0.0, 0.0, 1.0]);
+    let empty = f32s(e, &[], &[0, 2]);
+    let none = i32s(e, &[], &[0]);
+    let y = e.scatter_rows(Some(base), none, empty, 4).unwrap();
+    assert_eq!(values(e, y, &[4, 2], DType::Float32), vec![9.0; 8]);
+    fails(e, "one row index per update", |e| e.scatter_rows(None, none, upd, 4));
+}
+
 backend_tests!(
+    scatter_rows_sum_or_assign,
     empty_results_do_no_work,
     reshape_refuses_overflowing_shapes,
     views_share_the_buffer,

@@ -331,6 +331,13 @@ impl Backend for WgpuBackend {
         kernels::cumulative(&self.gpu, op, storage(&x)?, outer, len, flags, out)
     }
 
+    fn scatter(&self, base: Option<View>, rows: View, updates: View, num_rows: usize, sum: bool)
+        -> Result<Box<dyn Storage>> {
+        let base = base.as_ref().map(storage).transpose()?;
+        let slice = updates.shape.get(1).copied().unwrap_or(1);
+        kernels::scatter(&self.gpu, base, storage(&rows)?, (storage(&updates)?, slice), num_rows, sum)
+    }
+
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>> {
         kernels::transpose(&self.gpu, storage(&x)?, x.shape, perm)
     }

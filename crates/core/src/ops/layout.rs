@@ -1,5 +1,5 @@
 use super::{cast_if, require_dtype, view_of};
-use crate::{bail, kernels as k, shape, DType, Engine, Result, TensorId, View};
+use crate::{bail, kernels as k, shape, DType, Engine, Input, Result, TensorId, View};
 
 impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
@@ -282,6 +282,39 @@ impl Engine {
             }
             let storage = backend.gather(ins[0].view(), ins[1].view(), dims)?;
             e.output(storage, out_shape, dtype)
+        })
+    }
+}
+
+impl Engine {
+    /// `tf.scatterND` (`base` None: zeros, duplicates summed) and `tf.tensorScatterUpdate`
+    /// (`base` given: its values, the last update of a row wins), on rows: `updates` is
+    /// `[m, slice]`, `rows` int32 `[m]`, the output `[num_rows, slice]` of `updates`' dtype.
+    pub fn scatter_rows(&mut self, base: Option<TensorId>, rows: TensorId, updates: TensorId, num_rows: usize) -> Result<TensorId> {
+        require_dtype("scatterND", "indices", DType::Int32, self.dtype(rows)?)?;
+        let (us, dtype) = (self.shape(updates)?.to_vec(), self.dtype(updates)?);
+        let [m, slice] = us[..] else { bail!("scatter: updates must be [updates, slice size], got [{}]", shape::fmt(&us)) };
+        if self.shape(rows)? != [m] {
+            bail!("scatter: one row index per update, got [{}] for {m} updates", shape::fmt(self.shape(rows)?));
+        }
+        let out_shape = vec![num_rows, slice];
+        if let Some(b) = base {
+            if self.shape(b)? != out_shape.as_slice() || self.dtype(b)? != dtype {
+                bail!("scatter: the base must be a {} [{num_rows}, {slice}] tensor", dtype.name());
+            }
+        }
+        self.check_size(&out_shape, dtype)?;
+        let (kernel, inputs) = match base {
+            None => (k::SCATTER_ND, vec![rows, updates]),
+            Some(b) => (k::TENSOR_SCATTER_UPDATE, vec![rows, updates, b]),
+        };
+        self.run_kernel(kernel, &inputs, |e, backend, ins| {
+            if num_rows * slice == 0 || (m == 0 && base.is_none()) {
+                return e.filled(&out_shape, 0.0, dtype);
+            }
+            let base_view = ins.get(2).map(Input::view);
+            let storage = backend.scatter(base_view, ins[0].view(), ins[1].view(), num_rows, base.is_none())?;
+            e.output(storage, out_shape.clone(), dtype)
         })
     }
 }

@@ -2,15 +2,16 @@
 
 use std::sync::Arc;
 
-use tidytensor_core::{bail, Result, Storage};
+use tidytensor_core::{bail, DType, Result, Storage};
 
-use super::{bind, launch, run1d, sbind, shader, u32_of, MAX_RANK};
+use super::{bind, launch, run1d, sbind, shader, sty, u32_of, MAX_RANK};
 use crate::device::{Gpu, WG};
 use crate::WgpuStorage;
 
 const STRIDED: &str = include_str!("../shaders/layout/strided.wgsl");
 const CONCAT: &str = include_str!("../shaders/layout/concat.wgsl");
 const GATHER: &str = include_str!("../shaders/layout/gather.wgsl");
+const SCATTER: &str = include_str!("../shaders/layout/scatter.wgsl");
 
 /// Y[i] = X[offset + strided index of i over `dims`]: a buffer copy when that is contiguous.
 fn strided_copy(
@@ -107,5 +108,43 @@ pub(crate) fn gather(gpu: &Arc<Gpu>, x: &WgpuStorage, idx: &WgpuStorage, dims: [
     launch(gpu, n, x.dtype, |g, st, o| {
         let src = || shader(&["u32", "i32"], "u32", "", GATHER);
         run1d(g, st, "gather", src, &[sbind(x), sbind(idx)], bind(o), &params, n, WG)
+    })
+}
+
+/// Scatter, one thread per output element: it walks the updates for its row (O(outputs ×
+/// updates), no atomics; a row outside the output matches no element and is skipped).
+pub(crate) fn scatter(
+    gpu: &Arc<Gpu>,
+    base: Option<&WgpuStorage>,
+    rows: &WgpuStorage,
+    (updates, slice): (&WgpuStorage, usize),
+    num_rows: usize,
+    sum: bool,
+) -> Result<Box<dyn Storage>> {
+    let (m, dtype) = (rows.len, updates.dtype);
+    let n = num_rows * slice;
+    let params = [u32_of(n, "size")?, u32_of(slice.max(1), "slice")?, u32_of(m, "updates")?];
+    let key = format!("scatter:{dtype:?}:{sum}:{}", base.is_some());
+    launch(gpu, n, dtype, |g, st, o| {
+        let src = || {
+            let t = sty(dtype);
+            let comb = match (sum, dtype) {
+                (false, _) => "v",
+                (true, DType::Bool) => "acc | v",
+                (true, _) => "acc + v",
+            };
+            let start = if base.is_some() { "X2[i]".to_string() } else { format!("{t}(0)") };
+            let helpers = format!("fn start(i: u32) -> {t} {{ return {start}; }}\nfn comb(acc: {t}, v: {t}) -> {t} {{ return {comb}; }}\n");
+            let mut inputs = vec!["i32", t, t];
+            if base.is_none() {
+                inputs.pop();
+            }
+            shader(&inputs, t, &helpers, SCATTER)
+        };
+        let mut binds = vec![sbind(rows), sbind(updates)];
+        if let Some(b) = base {
+            binds.push(sbind(b));
+        }
+        run1d(g, st, &key, src, &binds, bind(o), &params, n, WG)
     })
 }

@@ -15,7 +15,7 @@ mod reduce;
 
 pub(crate) use creation::{fill, fill_raw, one_hot};
 pub(crate) use elementwise::{binary, cast, select, unary};
-pub(crate) use layout::{concat, gather, slice, transpose};
+pub(crate) use layout::{concat, gather, scatter, slice, transpose};
 pub(crate) use matmul::matmul;
 pub(crate) use reduce::{arg_reduce, cumulative, reduce, softmax, topk_indices};
 
