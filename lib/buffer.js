@@ -4,20 +4,11 @@
 // when called, so that any module may require this one without a load cycle.
 
 // tfjs's util.computeStrides: none for rank < 2.
-function computeStrides(shape) {
-  const rank = shape.length;
-  if (rank < 2) return [];
-  const strides = new Array(rank - 1);
-  strides[rank - 2] = shape[rank - 1];
-  for (let i = rank - 3; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
+const { stridesOf: computeStrides } = require('./format');
 
-function sizeFromShape(shape) {
-  let size = 1;
-  for (let i = 0; i < shape.length; i++) size *= shape[i];
-  return size;
-}
+// The element count of a shape (convert.js's; required when called: see above).
+const sizeFromShape = (shape) => require('./convert').sizeOf(shape);
+
 
 function assertNonNegativeIntegerDimensions(shape) {
   shape.forEach((d) => {

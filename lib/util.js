@@ -5,6 +5,8 @@
 // `tf.env().platform`, and `toTypedArray` reads the DEBUG flag, as in tfjs.
 const { env } = require('./env');
 const { Tensor } = require('./tensor');
+// The engine's own dtype inference (tfjs's rules).
+const { inferDtype } = require('./convert');
 
 // ------------------------------------------------------------------------------------------
 // Arrays and shapes
@@ -80,6 +82,8 @@ function assertNonNull(a) {
   assert(a != null, () => 'The input to the tensor constructor must be a non-null value.');
 }
 
+
+// tfjs's own, kept as it is: unlike the engine's count it gives undefined for a non-array.
 function sizeFromShape(shape) {
   if (shape.length === 0) return 1;
   let size = shape[0];
@@ -284,16 +288,6 @@ function isNumber(value) {
   return typeof value === 'number';
 }
 
-function inferDtype(values) {
-  if (Array.isArray(values)) return inferDtype(values[0]);
-  if (values instanceof Float32Array) return 'float32';
-  if (values instanceof Int32Array || values instanceof Uint8Array ||
-      values instanceof Uint8ClampedArray) return 'int32';
-  if (isNumber(values)) return 'float32';
-  if (isString(values)) return 'string';
-  if (isBoolean(values)) return 'bool';
-  return 'float32';
-}
 
 function isFunction(f) {
   return !!(f && f.constructor && f.call && f.apply);
@@ -304,14 +298,8 @@ function nearestDivisor(size, start) {
   return size;
 }
 
-function computeStrides(shape) {
-  const rank = shape.length;
-  if (rank < 2) return [];
-  const strides = new Array(rank - 1);
-  strides[rank - 2] = shape[rank - 1];
-  for (let i = rank - 3; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
+// (the one implementation is format.js's)
+const { stridesOf: computeStrides } = require('./format');
 
 function nest(offset, shape, a, isComplex) {
   const out = [];

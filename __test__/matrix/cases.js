@@ -466,7 +466,7 @@ function callCase(fn, descs, layer) {
     compare: compareModeOf(fn),
     build(tf, foreign, ctx) {
       const args = descs.map((d) => d.make(tf, foreign, ctx));
-      const f = tf[fn];
+      const f = lookup(tf, fn);
       return () => f(...args);
     },
   };
@@ -513,14 +513,29 @@ function genericCases(fns) {
   return out;
 }
 
+// `fn` may name a namespace's function: 'losses.meanSquaredError'.
+function lookup(tf, fn) {
+  return fn.split('.').reduce((o, k) => (o == null ? undefined : o[k]), tf);
+}
+
+// Namespaces whose functions join the generic layer, and those left out of it: the util
+// helpers that fetch, time or draw random numbers (util.test.js checks the rest).
+const NAMESPACES = ['image', 'linalg', 'losses', 'math', 'metrics', 'signal', 'util', 'tensor_util'];
+const NAMESPACE_SKIP = new Set(['util.fetch', 'util.now', 'util.shuffle', 'util.shuffleCombo',
+  'util.createShuffledIndices', 'util.randUniform', 'util.repeatedTry']);
+
 function isClass(f) {
   return /^class[\s{]/.test(Function.prototype.toString.call(f)) || /^[A-Z]/.test(f.name || '');
 }
 
 // The functions the matrix covers: exported by tidytensor (not classes) and present in tfjs.
 function coveredFunctions(tt, tfjs) {
-  return Object.keys(tt).filter((k) => typeof tt[k] === 'function' && !isClass(tt[k]) &&
-    !/^[A-Z]/.test(k) && typeof tfjs[k] === 'function').sort();
+  const top = Object.keys(tt).filter((k) => typeof tt[k] === 'function' && !isClass(tt[k]) &&
+    !/^[A-Z]/.test(k) && typeof tfjs[k] === 'function');
+  const nested = NAMESPACES.flatMap((ns) => Object.keys(tt[ns] || {}).map((k) => `${ns}.${k}`))
+    .filter((k) => typeof lookup(tt, k) === 'function' && typeof lookup(tfjs, k) === 'function' &&
+      !isClass(lookup(tt, k)) && !NAMESPACE_SKIP.has(k));
+  return [...top, ...nested].sort();
 }
 
 function buildCases(tt, tfjs) {

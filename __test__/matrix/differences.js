@@ -125,6 +125,18 @@ module.exports = [
     tfjs: /^returns/,
   },
   {
+    reason: "util.hexToLong and util.fingerPrint64 return tidytensor's own Long (the same fields and " +
+      "methods; tfjs's is the long package's class, which tidytensor does not depend on)",
+    name: /^util\.(hexToLong|fingerPrint64)\(/,
+    tfjs: /"ctor":"Long\$1"/,
+    tidytensor: /"ctor":"Long"/,
+  },
+  {
+    reason: 'a tensor of @tensorflow/tfjs is not a tidytensor tensor: tensor_util.getTensorsInContainer ' +
+      'does not collect it',
+    name: /^tensor_util\.getTensorsInContainer\(foreign\)$/,
+  },
+  {
     reason: 'a disposed tensor is refused by every op (tfjs\'s zerosLike and onesLike read only ' +
       'its shape)',
     name: /^(zerosLike|onesLike)\(disposed\)$/,

@@ -43,12 +43,13 @@ pub(crate) fn cast(gpu: &Arc<Gpu>, x: &WgpuStorage, out: DType) -> Result<Box<dy
 pub(crate) fn unary(gpu: &Arc<Gpu>, op: UnaryOp, x: &WgpuStorage) -> Result<Box<dyn Storage>> {
     let (xd, n) = (x.dtype, x.len);
     let out = op.out_dtype(xd);
-    let int = xd != DType::Float32
-        && op.dtype_rule() != DtypeRule::Predicate
-        && OPS.contains(&format!("fn {}_i32(", op.js_name()));
     let key = format!("unary:{op:?}:{xd:?}");
     launch(gpu, n, out, |g, st, o| {
+        // Built once per (op, dtype): the pipeline is cached under `key`.
         let src = || {
+            let int = xd != DType::Float32
+                && op.dtype_rule() != DtypeRule::Predicate
+                && OPS.contains(&format!("fn {}_i32(", op.js_name()));
             let (d, load) = if int {
                 (Dom::I, load_fn(0, xd))
             } else {
