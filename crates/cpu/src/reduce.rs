@@ -88,7 +88,9 @@ fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -
             ReduceOp::Max => max_f32(&parts.map(max_f32).collect::<Vec<_>>()) as f64,
             ReduceOp::Min => min_f32(&parts.map(min_f32).collect::<Vec<_>>()) as f64,
             ReduceOp::Prod => parts.map(prod::<f32>).product(),
-            ReduceOp::All | ReduceOp::Any => unreachable!("bool only"),
+            // The engine gives all/any bool tensors only; for floats they would test != 0.
+            ReduceOp::All => v.par_iter().all(|&x| x != 0.0) as u8 as f64,
+            ReduceOp::Any => v.par_iter().any(|&x| x != 0.0) as u8 as f64,
         };
         return match op {
             // Max/min are exact f32 values; sums round once from f64.
@@ -104,7 +106,12 @@ fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -
         ReduceOp::Max => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, max_f32)),
         ReduceOp::Min => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, min_f32)),
         ReduceOp::Prod => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, prod::<f32>)),
-        ReduceOp::All | ReduceOp::Any => bail_bool(op),
+        ReduceOp::All => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r: &[f32]| {
+            r.iter().all(|&x| x != 0.0) as u8
+        })),
+        ReduceOp::Any => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r: &[f32]| {
+            r.iter().any(|&x| x != 0.0) as u8
+        })),
     }
 }
 
@@ -114,9 +121,6 @@ fn prod<T: Num>(r: &[T]) -> f64 {
     r.iter().fold(1.0, |p, &x| p * x.to_f64())
 }
 
-fn bail_bool(op: ReduceOp) -> HostData {
-    unreachable!("{op:?} reduces bool tensors only (the engine checks)")
-}
 
 /// int32 and bool (as 0/1): sums are exact in i64 and wrap when stored as int32; an int32
 /// mean truncates toward zero; max/min of an empty row are ∓Infinity (0 as int32).
