@@ -8,7 +8,7 @@ const { Tensor, Variable } = require('./lib/tensor');
 const { TensorBuffer } = require('./lib/buffer');
 const { version: pkgVersion } = require('./package.json');
 
-const FAMILIES = ['creation', 'elementwise', 'reduce', 'layout', 'matmul'];
+const FAMILIES = ['creation', 'elementwise', 'reduce', 'layout', 'matmul', 'conv'];
 
 const tf = {
   Tensor,
@@ -23,7 +23,8 @@ for (const family of FAMILIES) Object.assign(tf, require(`./lib/ops/${family}`))
 const { losses, Reduction } = require('./lib/ops/losses');
 const { image } = require('./lib/ops/image');
 const { signal } = require('./lib/ops/signal');
-Object.assign(tf, { losses, Reduction, image, signal });
+const { fused } = require('./lib/ops/fused');
+Object.assign(tf, { losses, Reduction, image, signal, fused });
 
 Object.assign(tf, {
   // engine

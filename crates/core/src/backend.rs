@@ -64,6 +64,53 @@ pub enum ArgOp {
     ArgMin,
 }
 
+/// Max or average pooling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PoolOp {
+    /// The largest value of the window (NaN never wins; an empty window gives -Infinity).
+    Max,
+    /// The mean of the window's values inside the input (padding is not counted; a window
+    /// wholly in the padding gives 0).
+    Avg,
+}
+
+/// Where the windows of a convolution or pooling op read, over `[batch, depth, height, width,
+/// channels]` data: a 2-D op is a 3-D op with depth 1. Output position `o` on spatial axis `a`
+/// reads input `o * strides[a] - pad[a] + tap * dilations[a]` at each filter tap; positions
+/// outside the input read zeros (convolutions) or nothing (pooling).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConvGeom {
+    pub batch: usize,
+    pub in_size: [usize; 3],
+    pub in_channels: usize,
+    pub out_size: [usize; 3],
+    pub out_channels: usize,
+    pub filter: [usize; 3],
+    pub strides: [usize; 3],
+    pub dilations: [usize; 3],
+    /// Padding before each spatial axis (front, top, left); negative skips input.
+    pub pad: [isize; 3],
+}
+
+impl ConvGeom {
+    pub fn in_spatial(&self) -> usize {
+        self.in_size.iter().product()
+    }
+    pub fn out_spatial(&self) -> usize {
+        self.out_size.iter().product()
+    }
+    /// Filter taps per window.
+    pub fn taps(&self) -> usize {
+        self.filter.iter().product()
+    }
+    /// The input coordinate on axis `a` that output `o` reads at tap `t`, if inside the input.
+    #[inline]
+    pub fn input_coord(&self, a: usize, o: usize, t: usize) -> Option<usize> {
+        let i = (o * self.strides[a]) as isize - self.pad[a] + (t * self.dilations[a]) as isize;
+        (i >= 0 && (i as usize) < self.in_size[a]).then_some(i as usize)
+    }
+}
+
 /// What a backend adds to `tf.memory()`.
 #[derive(Clone, Debug, Default)]
 pub struct BackendMemory {
@@ -159,6 +206,30 @@ pub trait Backend: Send + Sync {
     /// are the f64 product stored by ToInt32, as tfjs's). `exclusive` puts the identity first,
     /// `reverse` runs from the row's end.
     fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
+        -> Result<Box<dyn Storage>>;
+
+    // ---- conv (convolutions, pooling and windowed ops; all float32, see [`ConvGeom`]) ----
+    /// `x` `[batch, d, h, w, in_channels]` convolved with `filter` `[fd, fh, fw, in_channels,
+    /// out_channels]`: output `[batch, od, oh, ow, out_channels]`.
+    fn conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>>;
+    /// The gradient of [`Backend::conv`] with respect to its input (`tf.conv2dTranspose`): `dy`
+    /// `[batch, od, oh, ow, out_channels]` and the same filter give `[batch, d, h, w, in_channels]`.
+    fn conv_input_grad(&self, dy: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>>;
+    /// Each input channel convolved with its own filters: `filter` `[fd, fh, fw, in_channels,
+    /// multiplier]`, output channel `c * multiplier + q` (`out_channels = in_channels * multiplier`).
+    fn depthwise_conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>>;
+    /// Grayscale dilation (`tf.dilation2d`): the max over the window of `x + filter`, `filter`
+    /// `[fd, fh, fw, channels]`; a window wholly outside the input gives -2^53.
+    fn dilation(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>>;
+    /// Max or average pooling, channel by channel (`in_channels == out_channels`).
+    fn pool(&self, op: PoolOp, x: View, g: &ConvGeom) -> Result<Box<dyn Storage>>;
+    /// Where each max-pooling window's maximum is (first of ties; -1 for none), as the int32
+    /// flat index `((b * d + z) * h + y) * w + x) * channels + c`, without the batch term
+    /// unless `include_batch`.
+    fn max_pool_positions(&self, x: View, g: &ConvGeom, include_batch: bool) -> Result<Box<dyn Storage>>;
+    /// Local response normalization over the last axis of `x` (`channels` long):
+    /// `x * (bias + alpha * sum of x² over [c - radius, c + radius]) ^ -beta`.
+    fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
         -> Result<Box<dyn Storage>>;
 
     // ---- layout ----

@@ -43,6 +43,19 @@ kernel_names! {
     TRANSPOSE = "Transpose",
     // matmul
     BATCH_MAT_MUL = "BatchMatMul",
+    // conv
+    AVG_POOL = "AvgPool",
+    AVG_POOL_3D = "AvgPool3D",
+    CONV2D = "Conv2D",
+    CONV2D_BACKPROP_INPUT = "Conv2DBackpropInput",
+    CONV3D = "Conv3D",
+    CONV3D_BACKPROP_INPUT_V2 = "Conv3DBackpropInputV2",
+    DEPTHWISE_CONV2D_NATIVE = "DepthwiseConv2dNative",
+    DILATION2D = "Dilation2D",
+    LRN = "LRN",
+    MAX_POOL = "MaxPool",
+    MAX_POOL_3D = "MaxPool3D",
+    MAX_POOL_WITH_ARGMAX = "MaxPoolWithArgmax",
     // creation
     FILL = "Fill",
     LIN_SPACE = "LinSpace",

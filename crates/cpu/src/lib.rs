@@ -5,6 +5,7 @@
 //! thread ([`thread_live_bytes`], reported by [`Backend::memory`] as `numBytesInBackend`), so
 //! each worker sees its own and tests can prove kernels free their temporaries.
 
+mod conv;
 mod convert;
 mod creation;
 mod elementwise;
@@ -17,8 +18,8 @@ use std::any::Any;
 use std::cell::Cell;
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, CumOp, DType, HostData, ReduceOp, Result, Storage, UnaryOp,
-    View,
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReduceOp, Result,
+    Storage, UnaryOp, View,
 };
 
 /// Element count above which kernels split their work across rayon threads. Below it a kernel
@@ -115,6 +116,14 @@ pub(crate) fn data_of<'a>(x: &View<'a>) -> Result<&'a HostData> {
     Ok(&s.data)
 }
 
+/// The float32 values behind a kernel input.
+pub(crate) fn f32s<'a>(x: &View<'a>) -> Result<&'a [f32]> {
+    match data_of(x)? {
+        HostData::F32(v) => Ok(v),
+        _ => bail!("cpu backend: expected float32 data"),
+    }
+}
+
 fn boxed(data: HostData) -> Result<Box<dyn Storage>> {
     Ok(Box::new(CpuStorage::new(data)))
 }
@@ -208,6 +217,35 @@ impl Backend for CpuBackend {
 
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>> {
         boxed(matmul::matmul(data_of(&a)?, a.shape, data_of(&b)?, b.shape, transpose_a, transpose_b)?)
+    }
+
+    fn conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        boxed(HostData::F32(conv::conv(f32s(&x)?, f32s(&filter)?, g)))
+    }
+
+    fn conv_input_grad(&self, dy: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        boxed(HostData::F32(conv::conv_input_grad(f32s(&dy)?, f32s(&filter)?, g)))
+    }
+
+    fn depthwise_conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        boxed(HostData::F32(conv::depthwise_conv(f32s(&x)?, f32s(&filter)?, g)))
+    }
+
+    fn dilation(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        boxed(HostData::F32(conv::dilation(f32s(&x)?, f32s(&filter)?, g)))
+    }
+
+    fn pool(&self, op: PoolOp, x: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        boxed(HostData::F32(conv::pool(op, f32s(&x)?, g)))
+    }
+
+    fn max_pool_positions(&self, x: View, g: &ConvGeom, include_batch: bool) -> Result<Box<dyn Storage>> {
+        boxed(HostData::I32(conv::max_pool_positions(f32s(&x)?, g, include_batch)))
+    }
+
+    fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
+        -> Result<Box<dyn Storage>> {
+        boxed(HostData::F32(conv::lrn(f32s(&x)?, channels, radius, bias, alpha, beta)))
     }
 
     fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>> {

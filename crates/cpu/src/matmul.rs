@@ -6,7 +6,7 @@ use tidytensor_core::{bail, Result};
 use crate::HostData;
 
 /// Multiply-adds above which one product is worth gemm's own threads.
-const GEMM_PAR_WORK: usize = 64 * 64 * 64;
+pub(crate) const GEMM_PAR_WORK: usize = 64 * 64 * 64;
 
 /// float32 `a` `[batch, rows, cols]` and `b` likewise (the engine's contract).
 pub(crate) fn matmul(
@@ -28,40 +28,14 @@ pub(crate) fn matmul(
         return Ok(HostData::F32(out));
     }
     // Element (i, p) of op(a) and (p, j) of op(b), as (row stride, column stride).
-    let (a_rs, a_cs) = if ta { (1, m as isize) } else { (k as isize, 1) };
-    let (b_rs, b_cs) = if tb { (1, k as isize) } else { (n as isize, 1) };
+    let (a_rs, a_cs) = if ta { (1, m) } else { (k, 1) };
+    let (b_rs, b_cs) = if tb { (1, k) } else { (n, 1) };
     let (a_step, b_step) = (if ba == 1 { 0 } else { m * k }, if bb == 1 { 0 } else { k * n });
     let work = m * n * k;
     let one = |i: usize, dst: &mut [f32], par: gemm::Parallelism| {
         let lhs = &a[i * a_step..i * a_step + m * k];
         let rhs = &b[i * b_step..i * b_step + k * n];
-        // SAFETY: dst holds m*n values written with strides (n, 1); lhs holds the m*k values
-        // of op(a) reached through (a_rs, a_cs) and rhs the k*n values of op(b) through
-        // (b_rs, b_cs): every index gemm forms lies inside its slice. dst is not read
-        // (read_dst = false), and the slices do not overlap (dst is freshly allocated).
-        unsafe {
-            gemm::gemm(
-                m,
-                n,
-                k,
-                dst.as_mut_ptr(),
-                1,
-                n as isize,
-                false,
-                lhs.as_ptr(),
-                a_cs,
-                a_rs,
-                rhs.as_ptr(),
-                b_cs,
-                b_rs,
-                0.0f32,
-                1.0f32,
-                false,
-                false,
-                false,
-                par,
-            );
-        }
+        sgemm(dst, (m, n, k), lhs, (a_rs, a_cs), rhs, (b_rs, b_cs), par);
     };
     if work >= GEMM_PAR_WORK || batch == 1 {
         let par = if work >= GEMM_PAR_WORK { gemm::Parallelism::Rayon(0) } else { gemm::Parallelism::None };
@@ -81,4 +55,54 @@ pub(crate) fn matmul(
         }
     }
     Ok(HostData::F32(out))
+}
+
+/// `dst` (`m × n`, row-major, overwritten) = `A · B`, where `A[i, p]` is `a[i * a_rs + p * a_cs]`
+/// and `B[p, j]` is `b[p * b_rs + j * b_cs]`: transposes are strides.
+pub(crate) fn sgemm(
+    dst: &mut [f32],
+    (m, n, k): (usize, usize, usize),
+    a: &[f32],
+    (a_rs, a_cs): (usize, usize),
+    b: &[f32],
+    (b_rs, b_cs): (usize, usize),
+    par: gemm::Parallelism,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        dst[..m * n].fill(0.0);
+        return;
+    }
+    // The last element each operand is read at must lie inside it.
+    assert!(dst.len() >= m * n, "sgemm: destination too short");
+    assert!((m - 1) * a_rs + (k - 1) * a_cs < a.len(), "sgemm: lhs too short");
+    assert!((k - 1) * b_rs + (n - 1) * b_cs < b.len(), "sgemm: rhs too short");
+    // SAFETY: dst holds m*n values written with strides (n, 1); every index gemm forms into a
+    // and b is at most the last one checked above. dst is not read (read_dst = false), and it
+    // does not overlap the operands (a `&mut` slice cannot alias the shared ones).
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.as_ptr(),
+            a_cs as isize,
+            a_rs as isize,
+            b.as_ptr(),
+            b_cs as isize,
+            b_rs as isize,
+            0.0f32,
+            1.0f32,
+            false,
+            false,
+            false,
+            par,
+        );
+    }
 }

@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, CumOp, DType, HostData, ReadDone, ReduceOp, Result, Storage,
-    UnaryOp, View,
+    bail, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReadDone, ReduceOp,
+    Result, Storage, UnaryOp, View,
 };
 
 use device::{Gpu, RawBuf};
@@ -303,6 +303,35 @@ impl Backend for WgpuBackend {
 
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>> {
         kernels::matmul(&self.gpu, (storage(&a)?, a.shape), (storage(&b)?, b.shape), transpose_a, transpose_b)
+    }
+
+    fn conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        kernels::conv(&self.gpu, storage(&x)?, storage(&filter)?, g)
+    }
+
+    fn conv_input_grad(&self, dy: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        kernels::conv_input_grad(&self.gpu, storage(&dy)?, storage(&filter)?, g)
+    }
+
+    fn depthwise_conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        kernels::window(&self.gpu, kernels::Fold::Depthwise, storage(&x)?, Some(storage(&filter)?), g, false)
+    }
+
+    fn dilation(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        kernels::window(&self.gpu, kernels::Fold::Dilation, storage(&x)?, Some(storage(&filter)?), g, false)
+    }
+
+    fn pool(&self, op: PoolOp, x: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+        kernels::window(&self.gpu, kernels::Fold::Pool(op), storage(&x)?, None, g, false)
+    }
+
+    fn max_pool_positions(&self, x: View, g: &ConvGeom, include_batch: bool) -> Result<Box<dyn Storage>> {
+        kernels::window(&self.gpu, kernels::Fold::Positions, storage(&x)?, None, g, include_batch)
+    }
+
+    fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
+        -> Result<Box<dyn Storage>> {
+        kernels::lrn(&self.gpu, storage(&x)?, channels, radius, [bias, alpha, beta])
     }
 
     fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>> {

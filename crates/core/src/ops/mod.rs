@@ -2,12 +2,14 @@
 //! 4.22 rules and error texts), then one kernel call through the engine's funnel
 //! ([`crate::Engine::run_kernel`]). A kernel never sees invalid input.
 
+mod conv;
 mod creation;
 mod elementwise;
 mod layout;
 mod matmul;
 mod reduce;
 
+pub use conv::{ConvKind, Padding, PoolKind, Rounding, Window};
 pub use creation::Random;
 
 use crate::engine::Input;

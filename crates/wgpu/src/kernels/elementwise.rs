@@ -10,7 +10,7 @@ use super::{bind, conv_fn, conv_fn_with, launch, load_fn, run1d, sbind, shader, 
 use crate::device::{Gpu, WG};
 use crate::WgpuStorage;
 
-const OPS: &str = include_str!("../shaders/elementwise/ops.wgsl");
+pub(crate) const OPS: &str = include_str!("../shaders/elementwise/ops.wgsl");
 const UNARY: &str = include_str!("../shaders/elementwise/unary.wgsl");
 const BINARY: &str = include_str!("../shaders/elementwise/binary.wgsl");
 const SELECT: &str = include_str!("../shaders/elementwise/select.wgsl");

@@ -1,4 +1,5 @@
-//! Batched matrix product: 32×32 output tiles per workgroup.
+//! Batched matrix product: 32×32 output tiles per workgroup (the tiled GEMM that the
+//! convolutions share).
 
 use std::sync::Arc;
 
@@ -8,7 +9,13 @@ use super::{bind, fill_raw, launch, sbind, shader, u32_of};
 use crate::device::Gpu;
 use crate::WgpuStorage;
 
-const MATMUL: &str = include_str!("../shaders/matmul/matmul.wgsl");
+pub(crate) const MATMUL: &str = include_str!("../shaders/matmul/matmul.wgsl");
+
+/// matMul's loaders: p3..p5 are A's batch, row and k strides, p6..p8 B's batch, k and column
+/// strides.
+const STRIDED: &str = "fn load_a(z: u32, m: u32, k: u32) -> f32 { return X0[z * p(3u) + m * p(4u) + k * p(5u)]; }
+fn load_b(z: u32, k: u32, n: u32) -> f32 { return X1[z * p(6u) + k * p(7u) + n * p(8u)]; }
+";
 
 /// float32 `a` `[batch, m|k, k|m]` and `b` `[batch, k|n, n|k]`, a batch of 1 broadcast.
 pub(crate) fn matmul(
@@ -40,7 +47,7 @@ pub(crate) fn matmul(
         if k == 0 {
             return fill_raw(g, st, o, len, 0);
         }
-        let pipeline = g.pipeline("matmul", 2, || shader(&["f32", "f32"], "f32", "", MATMUL))?;
+        let pipeline = g.pipeline("matmul", 2, || shader(&["f32", "f32"], "f32", STRIDED, MATMUL))?;
         g.dispatch(
             st,
             pipeline,

@@ -7,12 +7,14 @@
 //! (bool loads as i32), like the cpu backend's float and integer paths, and store through the
 //! same conversions the cpu backend uses (JavaScript ToInt32 wrapping, `x != 0` for bool).
 
+mod conv;
 mod creation;
 mod elementwise;
 mod layout;
 mod matmul;
 mod reduce;
 
+pub(crate) use conv::{conv, conv_input_grad, lrn, window, Fold};
 pub(crate) use creation::{fill, fill_raw, one_hot};
 pub(crate) use elementwise::{binary, cast, select, unary};
 pub(crate) use layout::{concat, gather, scatter, slice, transpose};

@@ -1,9 +1,9 @@
-// Batched C = A * B, f32. A and B are read through strides, so transposes and a broadcast
-// batch (stride 0) cost nothing. Each 8x8 workgroup computes a 32x32 tile of C, 4x4 outputs
-// per thread, staging 32x32 tiles of A and B in workgroup memory; tiles are zero-padded at
-// the edges, so any M, N, K (including K = 0) works.
-// p0: M, p1: N, p2: K, p3: A batch stride, p4: A row (m) stride, p5: A k stride,
-// p6: B batch stride, p7: B k stride, p8: B column (n) stride. Grid: (N/32, M/32, batch).
+// Batched C = A * B, f32, with A and B read through `load_a(batch, m, k)` and
+// `load_b(batch, k, n)`, which the launcher supplies: strides for matMul (so transposes and a
+// broadcast batch cost nothing), an implicit im2col for convolutions. Each 8x8 workgroup
+// computes a 32x32 tile of C, 4x4 outputs per thread, staging 32x32 tiles of A and B in
+// workgroup memory; tiles are zero-padded at the edges, so any M, N, K (including K = 0)
+// works. p0: M, p1: N, p2: K; the loaders' parameters follow. Grid: (N/32, M/32, batch).
 var<workgroup> As: array<array<f32, 32>, 32>; // [m][k]
 var<workgroup> Bs: array<array<f32, 32>, 32>; // [k][n]
 
@@ -15,8 +15,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let K = p(2u);
     let row0 = wid.y * 32u;
     let col0 = wid.x * 32u;
-    let a_base = wid.z * p(3u);
-    let b_base = wid.z * p(6u);
     let tr = lid.y * 4u;
     let tc = lid.x * 4u;
     var acc0 = vec4<f32>(0.0);
@@ -31,12 +29,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
             let gm = row0 + r;
             let gk = k0 + c;
             var va = 0.0;
-            if (gm < M && gk < K) { va = X0[a_base + gm * p(4u) + gk * p(5u)]; }
+            if (gm < M && gk < K) { va = load_a(wid.z, gm, gk); }
             As[r][c] = va;
             let bk = k0 + r;
             let bn = col0 + c;
             var vb = 0.0;
-            if (bk < K && bn < N) { vb = X1[b_base + bk * p(7u) + bn * p(8u)]; }
+            if (bk < K && bn < N) { vb = load_b(wid.z, bk, bn); }
             Bs[r][c] = vb;
         }
         workgroupBarrier();

@@ -1,0 +1,629 @@
+//! Convolutions, pooling and the other windowed ops. The window geometry (strides, dilations,
+//! padding, output size) is computed as tfjs's `conv_util` computes it, the checks come in
+//! tfjs's order with its texts, and then one kernel runs. 2-D ops run as 3-D ops of depth 1;
+//! channels-first data is transposed to channels-last and back around the kernel.
+
+use super::require_dtype;
+use crate::backend::{ConvGeom, PoolOp};
+use crate::{bail, kernels as k, shape, Backend, DType, Engine, Result, Storage, TensorId, View};
+
+/// tfjs's `pad` argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Padding {
+    Valid,
+    Same,
+    /// The same padding on every side.
+    Number(f64),
+    /// `[before, after]` for each dimension of the input, batch and channels included.
+    Explicit(Vec<[f64; 2]>),
+}
+
+/// tfjs's `dimRoundingMode`: how a fractional output size is rounded (none: truncated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    Floor,
+    Round,
+    Ceil,
+}
+
+impl Rounding {
+    pub fn parse(name: &str) -> Result<Rounding> {
+        Ok(match name {
+            "floor" => Rounding::Floor,
+            "round" => Rounding::Round,
+            "ceil" => Rounding::Ceil,
+            _ => bail!("Unknown roundingMode {name}"),
+        })
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Rounding::Floor => "floor",
+            Rounding::Round => "round",
+            Rounding::Ceil => "ceil",
+        }
+    }
+}
+
+/// The window arguments every windowed op takes. A list of one value stands for a single
+/// number (`strides: 2`), as tfjs's `parseTupleParam` reads it.
+#[derive(Clone, Debug)]
+pub struct Window<'a> {
+    pub strides: &'a [f64],
+    pub dilations: &'a [f64],
+    pub pad: &'a Padding,
+    pub rounding: Option<Rounding>,
+}
+
+/// The convolution kinds that take an input and a filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvKind {
+    Conv2d,
+    Conv3d,
+    Depthwise2d,
+    Dilation2d,
+}
+
+/// The pooling ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolKind {
+    Max2d,
+    Avg2d,
+    Max3d,
+    Avg3d,
+}
+
+/// A number as JavaScript prints it.
+fn js(v: f64) -> String {
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    format!("{v}")
+}
+
+/// A list as JavaScript's `${list}` prints it.
+fn js_list(v: &[f64]) -> String {
+    v.iter().map(|&x| js(x)).collect::<Vec<_>>().join(",")
+}
+
+fn pad_text(pad: &Padding) -> String {
+    match pad {
+        Padding::Valid => "valid".into(),
+        Padding::Same => "same".into(),
+        Padding::Number(p) => js(*p),
+        Padding::Explicit(pairs) => js_list(&pairs.iter().flatten().copied().collect::<Vec<_>>()),
+    }
+}
+
+/// tfjs's `parseTupleParam` for `n` spatial dims.
+fn tuple(values: &[f64], n: usize) -> Option<Vec<f64>> {
+    match values.len() {
+        1 => Some(vec![values[0]; n]),
+        l if l == n => Some(values.to_vec()),
+        _ => None,
+    }
+}
+
+/// tfjs's `checkPadOnDimRoundingMode`.
+fn check_pad_rounding(op: &str, pad: &Padding, rounding: Option<Rounding>) -> Result<()> {
+    let Some(mode) = rounding else { return Ok(()) };
+    let bad = |v: &str| -> Result<()> {
+        bail!("Error in {op}: pad must be an integer when using dimRoundingMode {} but got pad {v}.", mode.name())
+    };
+    match pad {
+        Padding::Valid | Padding::Same => bad(&pad_text(pad)),
+        Padding::Number(p) if p.fract() != 0.0 || !p.is_finite() => bad(&js(*p)),
+        Padding::Explicit(pairs) => match pairs.iter().flatten().find(|v| v.fract() != 0.0 || !v.is_finite()) {
+            Some(v) => bad(&js(*v)),
+            None => Ok(()),
+        },
+        Padding::Number(_) => Ok(()),
+    }
+}
+
+/// `Error in <label>: Either strides or dilations must be 1.` (tfjs's
+/// `eitherStridesOrDilationsAreOne`), then positive values.
+fn check_strides_dilations(label: &str, strides: &[f64], dilations: &[f64], positive: bool) -> Result<()> {
+    let one = |v: &[f64]| v.iter().all(|&x| x == 1.0);
+    if !one(strides) && !one(dilations) {
+        bail!(
+            "Error in {label}: Either strides or dilations must be 1. Got strides {} and dilations '{}'",
+            js_list(strides),
+            js_list(dilations)
+        );
+    }
+    if positive {
+        if dilations.iter().any(|&d| !(d > 0.0)) {
+            bail!("Error in {label}: Dilated rates should be larger than 0.");
+        }
+        if strides.iter().any(|&s| !(s > 0.0)) {
+            bail!("Error in {label}: Strides should be larger than 0.");
+        }
+    }
+    Ok(())
+}
+
+/// Positive integers for `n` spatial dims, or an error naming the argument.
+fn whole(op: &str, what: &str, values: &[f64], n: usize) -> Result<Vec<usize>> {
+    let Some(v) = tuple(values, n) else {
+        bail!("Error in {op}: {what} must be a number or a list of {n} numbers, but got {}.", js_list(values))
+    };
+    if v.iter().any(|&x| !(x >= 1.0) || x.fract() != 0.0 || x > u32::MAX as f64) {
+        bail!("Error in {op}: {what} must be positive integers, but got {}.", js_list(values));
+    }
+    Ok(v.into_iter().map(|x| x as usize).collect())
+}
+
+/// tfjs's `round(value, roundingMode)`: truncation when no mode is given.
+fn round(v: f64, mode: Option<Rounding>) -> f64 {
+    match mode {
+        None => v.trunc(),
+        Some(Rounding::Round) => (v + 0.5).floor(),
+        Some(Rounding::Ceil) => v.ceil(),
+        Some(Rounding::Floor) => v.floor(),
+    }
+}
+
+/// Output sizes and leading pads of `n` spatial dims (tfjs's `getPadAndOutInfo` for 2-D and
+/// `get3DPadAndOutInfo` for 3-D, quirks included: a numeric 2-D pad sizes both dims with the
+/// height's filter and stride). `filter` holds the effective (dilated) filter sizes;
+/// `pad_dims` says which input dims the explicit pairs of each spatial dim are.
+fn out_and_pad(
+    op: &str,
+    in_size: &[usize],
+    filter: &[usize],
+    strides: &[usize],
+    w: &Window,
+    pad_dims: &[usize],
+) -> Result<(Vec<usize>, Vec<isize>)> {
+    let n = in_size.len();
+    let (inp, f, s) = (|i: usize| in_size[i] as f64, |i: usize| filter[i] as f64, |i: usize| strides[i] as f64);
+    let mut out = vec![0f64; n];
+    let mut pad = vec![0f64; n];
+    let pad_mode = if n == 3 && *w.pad == Padding::Valid { &Padding::Number(0.0) } else { w.pad };
+    match pad_mode {
+        Padding::Number(p) => {
+            for i in 0..n {
+                pad[i] = *p;
+                out[i] = if n == 2 {
+                    round((inp(i) - f(0) + 2.0 * p) / s(0) + 1.0, w.rounding)
+                } else if inp(i) + 2.0 * p >= f(i) {
+                    round((inp(i) - f(i) + 2.0 * p) / s(i) + 1.0, w.rounding)
+                } else {
+                    0.0
+                };
+            }
+        }
+        Padding::Same => {
+            for i in 0..n {
+                out[i] = (inp(i) / s(i)).ceil();
+                let mut along = (out[i] - 1.0) * s(i) + f(i) - inp(i);
+                if n == 2 {
+                    along = along.max(0.0);
+                }
+                pad[i] = (along / 2.0).floor();
+            }
+        }
+        Padding::Valid => {
+            for i in 0..n {
+                out[i] = ((inp(i) - f(i) + 1.0) / s(i)).ceil();
+            }
+        }
+        Padding::Explicit(pairs) if n == 2 => {
+            if pairs.len() != 4 {
+                bail!("Error in {op}: explicit padding must have 4 [before, after] pairs, but got {}.", pairs.len());
+            }
+            for i in 0..n {
+                let [before, after] = pairs[pad_dims[i]];
+                pad[i] = before;
+                out[i] = round((inp(i) - f(i) + before + after) / s(i) + 1.0, w.rounding);
+            }
+        }
+        Padding::Explicit(_) => bail!("Unknown padding parameter: {}", pad_text(w.pad)),
+    }
+    if let Some(p) = pad.iter().find(|p| p.fract() != 0.0 || !p.is_finite() || p.abs() > u32::MAX as f64) {
+        bail!("Error in {op}: pad must be an integer, but got pad {}.", js(*p));
+    }
+    if pad_mode != &Padding::Same && pad.iter().any(|&p| p < 0.0) {
+        bail!("Error in {op}: pad must not be negative, but got pad {}.", pad_text(w.pad));
+    }
+    if let Some(o) = out.iter().find(|o| **o < 0.0 || !o.is_finite()) {
+        bail!(
+            "Error in {op}: the window does not fit the input: input size [{}], window [{}], output size {}.",
+            shape::fmt(in_size),
+            shape::fmt(filter),
+            js(*o)
+        );
+    }
+    Ok((out.iter().map(|&o| o as usize).collect(), pad.iter().map(|&p| p as isize).collect()))
+}
+
+/// The geometry of a window over `x` (`[batch, spatial..., channels]`, channels last) with
+/// filter sizes `filter`.
+fn geometry(op: &str, x: &[usize], filter: &[usize], out_channels: usize, w: &Window, channels_first: bool)
+    -> Result<ConvGeom> {
+    let n = x.len() - 2;
+    let strides = whole(op, "strides", w.strides, n)?;
+    let dilations = whole(op, "dilations", w.dilations, n)?;
+    let effective: Vec<usize> =
+        filter.iter().zip(&dilations).map(|(&f, &d)| if d <= 1 { f } else { f + (f - 1) * (d - 1) }).collect();
+    let pad_dims: Vec<usize> = (0..n).map(|i| if channels_first { i + 2 } else { i + 1 }).collect();
+    let (out, pad) = out_and_pad(op, &x[1..=n], &effective, &strides, w, &pad_dims)?;
+    let three = |v: &[usize], fill: usize| -> [usize; 3] {
+        if v.len() == 3 {
+            [v[0], v[1], v[2]]
+        } else {
+            [fill, v[0], v[1]]
+        }
+    };
+    let pad3 = if n == 3 { [pad[0], pad[1], pad[2]] } else { [0, pad[0], pad[1]] };
+    Ok(ConvGeom {
+        batch: x[0],
+        in_size: three(&x[1..=n], 1),
+        in_channels: x[n + 1],
+        out_size: three(&out, 1),
+        out_channels,
+        filter: three(filter, 1),
+        strides: three(&strides, 1),
+        dilations: three(&dilations, 1),
+        pad: pad3,
+    })
+}
+
+/// The shape with channels moved last (`[b, c, s...]` → `[b, s..., c]`) or back.
+fn to_channels_last(s: &[usize]) -> Vec<usize> {
+    let mut v = vec![s[0]];
+    v.extend_from_slice(&s[2..]);
+    v.push(s[1]);
+    v
+}
+
+fn out_shape(g: &ConvGeom, spatial: usize) -> Vec<usize> {
+    let mut v = vec![g.batch];
+    v.extend_from_slice(&g.out_size[3 - spatial..]);
+    v.push(g.out_channels);
+    v
+}
+
+/// How an op's input is laid out around the channels-last, full-rank form its kernel takes.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// Spatial dims: 2 or 3.
+    spatial: usize,
+    /// The input came without its batch dim.
+    unbatched: bool,
+    channels_first: bool,
+}
+
+impl Engine {
+    /// Runs one windowed kernel: `x` (and the filter) as float32 views of rank 5, the output
+    /// registered as `out_dtype` in the caller's layout. `kernel` gets the backend, x's view and
+    /// the filter's view.
+    #[allow(clippy::too_many_arguments)]
+    fn run_windowed(
+        &mut self,
+        name: &'static str,
+        x: TensorId,
+        filter: Option<TensorId>,
+        layout: Layout,
+        g: &ConvGeom,
+        out_dtype: DType,
+        kernel: impl FnOnce(&dyn Backend, View, Option<View>) -> Result<Box<dyn Storage>>,
+    ) -> Result<TensorId> {
+        let inputs: Vec<TensorId> = std::iter::once(x).chain(filter).collect();
+        let nhwc = out_shape(g, layout.spatial);
+        self.check_size(&nhwc, out_dtype)?;
+        self.run_kernel(name, &inputs, |e, backend, _| {
+            let mut xl = x;
+            if layout.channels_first {
+                let s = e.shape(x)?.to_vec();
+                let full: Vec<i64> = if layout.unbatched { std::iter::once(1).chain(s.iter().map(|&d| d as i64)).collect() } else { s.iter().map(|&d| d as i64).collect() };
+                let r = e.reshape(x, &full)?;
+                let perm: Vec<i64> = if layout.spatial == 2 { vec![0, 2, 3, 1] } else { vec![0, 2, 3, 4, 1] };
+                xl = e.transpose(r, Some(&perm))?;
+            }
+            let storage = {
+                let xi = e.input(xl)?;
+                let fi = filter.map(|f| e.input(f)).transpose()?;
+                let xc = super::cast_if(&**backend, &xi, DType::Float32)?;
+                let fc = match &fi {
+                    Some(fi) => super::cast_if(&**backend, fi, DType::Float32)?,
+                    None => None,
+                };
+                let xs = [g.batch, g.in_size[0], g.in_size[1], g.in_size[2], g.in_channels];
+                let xv = super::view_of(&xi, &xc, &xs, DType::Float32);
+                let fv = fi.as_ref().map(|fi| super::view_of(fi, &fc, &fi.shape, DType::Float32));
+                let mut storage = kernel(&**backend, xv, fv)?;
+                if out_dtype != DType::Float32 {
+                    let view = View { storage: &*storage, shape: &nhwc, dtype: DType::Float32 };
+                    storage = backend.cast(view, out_dtype)?;
+                }
+                storage
+            };
+            let mut out = e.output(storage, nhwc.clone(), out_dtype)?;
+            if layout.channels_first {
+                let perm: Vec<i64> = if layout.spatial == 2 { vec![0, 3, 1, 2] } else { vec![0, 4, 1, 2, 3] };
+                out = e.transpose(out, Some(&perm))?;
+            }
+            if layout.unbatched {
+                let s: Vec<i64> = e.shape(out)?[1..].iter().map(|&d| d as i64).collect();
+                out = e.reshape(out, &s)?;
+            }
+            Ok(out)
+        })
+    }
+
+    /// `tf.conv2d`, `tf.conv3d`, `tf.depthwiseConv2d` and `tf.dilation2d` (an unbatched input
+    /// gives an unbatched output). `channels_first` is NCHW data (2-D convolutions only).
+    pub fn conv(&mut self, kind: ConvKind, x: TensorId, filter: TensorId, w: &Window, channels_first: bool)
+        -> Result<TensorId> {
+        let (xs, fs) = (self.shape(x)?.to_vec(), self.shape(filter)?.to_vec());
+        let (xd, fd) = (self.dtype(x)?, self.dtype(filter)?);
+        let (op, spatial) = match kind {
+            ConvKind::Conv2d => ("conv2d", 2),
+            ConvKind::Conv3d => ("conv3d", 3),
+            ConvKind::Depthwise2d => ("depthwiseConv2d", 2),
+            ConvKind::Dilation2d => ("dilation2d", 2),
+        };
+        let unbatched = xs.len() == spatial + 1;
+        let mut full = xs.clone();
+        if unbatched {
+            full.insert(0, 1);
+        }
+        match kind {
+            ConvKind::Dilation2d => {
+                if xs.len() != 3 && xs.len() != 4 {
+                    bail!("Error in dilation2d: input must be rank 3 or 4, but got rank {}.", xs.len());
+                }
+                if fs.len() != 3 {
+                    bail!("Error in dilation2d: filter must be rank 3, but got rank {}.", fs.len());
+                }
+            }
+            ConvKind::Depthwise2d => {
+                if full.len() != 4 {
+                    bail!("Error in depthwiseConv2d: input must be rank 4, but got rank {}.", full.len());
+                }
+                if fs.len() != 4 {
+                    bail!("Error in depthwiseConv2d: filter must be rank 4, but got rank {}.", fs.len());
+                }
+            }
+            _ => {
+                if full.len() != spatial + 2 {
+                    bail!("Error in {op}: input must be rank {}, but got rank {}.", spatial + 2, full.len());
+                }
+                if fs.len() != spatial + 2 {
+                    bail!("Error in {op}: filter must be rank {}, but got rank {}.", spatial + 2, fs.len());
+                }
+            }
+        }
+        let in_channels = if channels_first { full[1] } else { full[spatial + 1] };
+        match kind {
+            ConvKind::Conv2d => {
+                check_pad_rounding(op, w.pad, w.rounding)?;
+                if in_channels != fs[2] {
+                    bail!("Error in conv2d: depth of input ({in_channels}) must match input depth for filter {}.", fs[2]);
+                }
+                check_strides_dilations("conv2D", w.strides, w.dilations, true)?;
+            }
+            ConvKind::Conv3d => {
+                if in_channels != fs[3] {
+                    bail!("Error in conv3d: depth of input ({in_channels}) must match input depth for filter {}.", fs[3]);
+                }
+                check_strides_dilations("conv3D", w.strides, w.dilations, true)?;
+            }
+            ConvKind::Depthwise2d => {
+                if in_channels != fs[2] {
+                    bail!(
+                        "Error in depthwiseConv2d: number of input channels ({in_channels}) must match the inChannels dimension in filter {}.",
+                        fs[2]
+                    );
+                }
+                check_pad_rounding(op, w.pad, w.rounding)?;
+                check_strides_dilations("depthwiseConv2d", w.strides, w.dilations, false)?;
+            }
+            ConvKind::Dilation2d => {
+                if full[3] != fs[2] {
+                    bail!("Error in dilation2d:  input and filter must have the same depth: {} vs {}", full[3], fs[2]);
+                }
+            }
+        }
+        if matches!(kind, ConvKind::Conv2d | ConvKind::Depthwise2d) {
+            require_dtype(op, "x", DType::Float32, xd)?;
+            require_dtype(op, "filter", DType::Float32, fd)?;
+        }
+        let cl = if channels_first { to_channels_last(&full) } else { full.clone() };
+        let taps = &fs[..spatial];
+        let out_channels = match kind {
+            ConvKind::Conv2d | ConvKind::Conv3d => fs[spatial + 1],
+            ConvKind::Depthwise2d => in_channels * fs[3],
+            ConvKind::Dilation2d => in_channels,
+        };
+        let g = geometry(op, &cl, taps, out_channels, w, channels_first)?;
+        let layout = Layout { spatial, unbatched, channels_first };
+        let (name, out_dtype) = match kind {
+            ConvKind::Conv2d => (k::CONV2D, DType::Float32),
+            ConvKind::Conv3d => (k::CONV3D, xd),
+            ConvKind::Depthwise2d => (k::DEPTHWISE_CONV2D_NATIVE, DType::Float32),
+            ConvKind::Dilation2d => (k::DILATION2D, xd),
+        };
+        let g2 = g.clone();
+        self.run_windowed(name, x, Some(filter), layout, &g, out_dtype, move |b, xv, fv| {
+            let fv = fv.expect("a filter");
+            match kind {
+                ConvKind::Conv2d | ConvKind::Conv3d => b.conv(xv, fv, &g2),
+                ConvKind::Depthwise2d => b.depthwise_conv(xv, fv, &g2),
+                ConvKind::Dilation2d => b.dilation(xv, fv, &g2),
+            }
+        })
+    }
+
+    /// `tf.conv2dTranspose` and `tf.conv3dTranspose` (tfjs's Conv2DBackpropInput and
+    /// Conv3DBackpropInputV2): the input gradient of a convolution of an input of shape
+    /// `input_shape`, given `dy` and the convolution's filter.
+    pub fn conv_transpose(&mut self, spatial: usize, input_shape: &[i64], dy: TensorId, filter: TensorId, w: &Window)
+        -> Result<TensorId> {
+        let (ds, fs) = (self.shape(dy)?.to_vec(), self.shape(filter)?.to_vec());
+        let op = if spatial == 2 { "conv2dDerInput" } else { "conv3dDerInput" };
+        if input_shape.len() != ds.len() {
+            bail!("Length of inShape ({}) and rank of dy ({}) must match", input_shape.len(), ds.len());
+        }
+        let unbatched = ds.len() == spatial + 1;
+        let (mut xs, mut dfull) = (input_shape.to_vec(), ds.clone());
+        if unbatched {
+            xs.insert(0, 1);
+            dfull.insert(0, 1);
+        }
+        let rank = spatial + 2;
+        if xs.len() != rank {
+            bail!("Error in {op}: inShape must be length {rank}, but got length {}.", xs.len());
+        }
+        if dfull.len() != rank {
+            bail!("Error in {op}: dy must be rank {rank}, but got rank {}", dfull.len());
+        }
+        if fs.len() != rank {
+            bail!("Error in {op}: filter must be rank {rank}, but got rank {}", fs.len());
+        }
+        let xs = shape::from_user(&xs)?;
+        let (in_depth, out_depth) = (xs[rank - 1], dfull[rank - 1]);
+        if in_depth != fs[spatial] {
+            bail!("Error in {op}: depth of input ({in_depth}) must match input depth for filter {}.", fs[spatial]);
+        }
+        if out_depth != fs[spatial + 1] {
+            bail!("Error in {op}: depth of output ({out_depth}) must match output depth for filter {}.", fs[spatial + 1]);
+        }
+        if spatial == 2 {
+            check_pad_rounding(op, w.pad, w.rounding)?;
+        }
+        let g = geometry(op, &xs, &fs[..spatial], out_depth, w, false)?;
+        let want = out_shape(&g, spatial);
+        if want.iter().zip(&dfull).any(|(w, d)| w > d) {
+            bail!(
+                "Error in {op}: dy has shape {} but a convolution of an input of shape {} gives {}.",
+                shape::fmt(&dfull),
+                shape::fmt(&xs),
+                shape::fmt(&want)
+            );
+        }
+        // tfjs reads only the part of a larger dy that the convolution would have made.
+        let cropped = want != dfull;
+        let name = if spatial == 2 { k::CONV2D_BACKPROP_INPUT } else { k::CONV3D_BACKPROP_INPUT_V2 };
+        self.check_size(&xs, DType::Float32)?;
+        self.run_kernel(name, &[dy, filter], |e, backend, ins| {
+            let dyin = if cropped {
+                let d = if unbatched { e.reshape(dy, &dfull.iter().map(|&d| d as i64).collect::<Vec<_>>())? } else { dy };
+                let begin = vec![0i64; rank];
+                let size: Vec<i64> = want.iter().map(|&d| d as i64).collect();
+                let sliced = e.slice(d, &begin, &size)?;
+                Some(e.input(sliced)?)
+            } else {
+                None
+            };
+            let dyi = dyin.as_ref().unwrap_or(&ins[0]);
+            let (dc, fc) = (super::cast_if(&**backend, dyi, DType::Float32)?, super::cast_if(&**backend, &ins[1], DType::Float32)?);
+            let dshape = [g.batch, g.out_size[0], g.out_size[1], g.out_size[2], g.out_channels];
+            let dv = super::view_of(dyi, &dc, &dshape, DType::Float32);
+            let fv = super::view_of(&ins[1], &fc, &ins[1].shape, DType::Float32);
+            let storage = backend.conv_input_grad(dv, fv, &g)?;
+            let out_shape = if unbatched { xs[1..].to_vec() } else { xs.clone() };
+            e.output(storage, out_shape, DType::Float32)
+        })
+    }
+
+    /// `tf.maxPool`, `tf.avgPool`, `tf.maxPool3d` and `tf.avgPool3d` (an unbatched input gives
+    /// an unbatched output). Max pooling keeps int32 in tfjs's 2-D op; the rest give float32.
+    pub fn pool(&mut self, kind: PoolKind, x: TensorId, filter_size: &[f64], w: &Window) -> Result<TensorId> {
+        let (xs, xd) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        let (op, spatial, pool) = match kind {
+            PoolKind::Max2d => ("maxPool", 2, PoolOp::Max),
+            PoolKind::Avg2d => ("avgPool", 2, PoolOp::Avg),
+            PoolKind::Max3d => ("maxPool3d", 3, PoolOp::Max),
+            PoolKind::Avg3d => ("avgPool3d", 3, PoolOp::Avg),
+        };
+        if pool == PoolOp::Avg {
+            require_dtype(op, "x", DType::Float32, xd)?;
+        }
+        if spatial == 2 {
+            check_strides_dilations(op, w.strides, &[1.0], false)?;
+        }
+        let unbatched = xs.len() == spatial + 1;
+        let mut full = xs.clone();
+        if unbatched {
+            full.insert(0, 1);
+        }
+        if full.len() != spatial + 2 {
+            let what = if kind == PoolKind::Max2d { "input" } else { "x" };
+            bail!("Error in {op}: {what} must be rank {} but got rank {}.", spatial + 2, full.len());
+        }
+        if kind == PoolKind::Avg3d && w.strides.iter().any(|&s| !(s > 0.0)) {
+            bail!("Error in avgPool3d: Stride must be > 0, but got '{}'", js_list(w.strides));
+        }
+        check_pad_rounding(op, w.pad, w.rounding)?;
+        let sizes = whole(op, "filterSize", filter_size, spatial)?;
+        let g = geometry(op, &full, &sizes, full[spatial + 1], w, false)?;
+        let name = match kind {
+            PoolKind::Max2d => k::MAX_POOL,
+            PoolKind::Avg2d => k::AVG_POOL,
+            PoolKind::Max3d => k::MAX_POOL_3D,
+            PoolKind::Avg3d => k::AVG_POOL_3D,
+        };
+        let out_dtype = if kind == PoolKind::Max2d { xd } else { DType::Float32 };
+        if spatial == 2 && g.filter == [1, 1, 1] && g.out_size == g.in_size {
+            // tfjs's 2-D pools return their input unchanged for a 1x1 window whose output has
+            // the input's shape, whatever the strides and padding.
+            return self.run_kernel(name, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), xs.clone(), xd)));
+        }
+        let layout = Layout { spatial, unbatched, channels_first: false };
+        let g2 = g.clone();
+        self.run_windowed(name, x, None, layout, &g, out_dtype, move |b, xv, _| b.pool(pool, xv, &g2))
+    }
+
+    /// `tf.maxPoolWithArgmax`: the max-pooled values and where each maximum is.
+    pub fn max_pool_with_argmax(&mut self, x: TensorId, filter_size: &[f64], w: &Window, include_batch: bool)
+        -> Result<Vec<TensorId>> {
+        let (xs, xd) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        let op = "maxPoolWithArgmax";
+        if xs.len() != 4 {
+            bail!("Error in {op}: input must be rank 4 but got rank {}.", xs.len());
+        }
+        let sizes = whole(op, "filterSize", filter_size, 2)?;
+        let g = geometry(op, &xs, &sizes, xs[3], w, false)?;
+        let out = out_shape(&g, 2);
+        self.check_size(&out, DType::Float32)?;
+        self.run_kernel(k::MAX_POOL_WITH_ARGMAX, &[x], |e, backend, ins| {
+            let xc = super::cast_if(&**backend, &ins[0], DType::Float32)?;
+            let s5 = [g.batch, 1, g.in_size[1], g.in_size[2], g.in_channels];
+            let xv = super::view_of(&ins[0], &xc, &s5, DType::Float32);
+            let mut values = backend.pool(PoolOp::Max, xv, &g)?;
+            let positions = backend.max_pool_positions(xv, &g, include_batch)?;
+            if xd != DType::Float32 {
+                values = backend.cast(View { storage: &*values, shape: &out, dtype: DType::Float32 }, xd)?;
+            }
+            Ok(vec![e.output(values, out.clone(), xd)?, e.output(positions, out.clone(), DType::Int32)?])
+        })
+    }
+
+    /// `tf.localResponseNormalization` over the last axis of a rank-3 or rank-4 `x`.
+    pub fn lrn(&mut self, x: TensorId, radius: f64, bias: f64, alpha: f64, beta: f64) -> Result<TensorId> {
+        let (xs, xd) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        if xs.len() != 3 && xs.len() != 4 {
+            bail!("Error in localResponseNormalization: x must be rank 3 or 4 but got\n               rank {}.", xs.len());
+        }
+        if radius.fract() != 0.0 || !radius.is_finite() {
+            bail!("Error in localResponseNormalization: depthRadius must be an integer but got depthRadius {}.", js(radius));
+        }
+        // A negative radius is an empty window: the sum is 0.
+        let (radius, alpha) = if radius < 0.0 { (0, 0.0) } else { (radius.min(u32::MAX as f64) as usize, alpha) };
+        self.run_kernel(k::LRN, &[x], |e, backend, ins| {
+            let channels = *xs.last().expect("rank 3 or 4");
+            if shape::size(&xs) == 0 {
+                return e.filled(&xs, 0.0, xd);
+            }
+            let xc = super::cast_if(&**backend, &ins[0], DType::Float32)?;
+            let xv = super::view_of(&ins[0], &xc, &xs, DType::Float32);
+            let mut storage = backend.lrn(xv, channels, radius, bias, alpha, beta)?;
+            if xd != DType::Float32 {
+                storage = backend.cast(View { storage: &*storage, shape: &xs, dtype: DType::Float32 }, xd)?;
+            }
+            e.output(storage, xs.clone(), xd)
+        })
+    }
+}

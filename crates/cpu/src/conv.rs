@@ -1,0 +1,299 @@
+//! Convolutions, pooling and the other windowed kernels over `[batch, d, h, w, channels]`
+//! float32 data (see [`ConvGeom`]). Convolutions are im2col + GEMM (the `gemm` crate, as
+//! matMul), in blocks of rows so the column buffer stays small; the input gradient is GEMM +
+//! col2im. Depthwise, pooling and the rest are direct loops, one output row per task, with the
+//! channels innermost so the loops vectorise.
+
+use rayon::prelude::*;
+use tidytensor_core::{ConvGeom, PoolOp};
+
+use crate::matmul::{sgemm, GEMM_PAR_WORK};
+use crate::{pool, PAR_THRESHOLD};
+
+/// Floats of im2col columns built at a time.
+const COL_BLOCK: usize = 1 << 20;
+
+fn gemm_par(work: usize) -> gemm::Parallelism {
+    if work >= GEMM_PAR_WORK {
+        gemm::Parallelism::Rayon(0)
+    } else {
+        gemm::Parallelism::None
+    }
+}
+
+/// Output rows (`[batch, od, oh]`, each `ow * channels` long) of `out`, in parallel when the
+/// output is large; `f(b, z, y, row)`.
+fn for_rows(out: &mut [f32], g: &ConvGeom, row_len: usize, f: impl Fn(usize, usize, usize, &mut [f32]) + Sync) {
+    let [od, oh, _] = g.out_size;
+    let split = |r: usize| (r / (od * oh), (r / oh) % od, r % oh);
+    if out.len() >= PAR_THRESHOLD {
+        out.par_chunks_mut(row_len).enumerate().for_each(|(r, row)| {
+            let (b, z, y) = split(r);
+            f(b, z, y, row)
+        });
+    } else {
+        out.chunks_mut(row_len).enumerate().for_each(|(r, row)| {
+            let (b, z, y) = split(r);
+            f(b, z, y, row)
+        });
+    }
+}
+
+/// The input offsets (in pixels, `((b * d + z) * h + y) * w + x`) that output `(b, z, y, x)`
+/// reads at each tap, `None` outside the input, in tap order (depth, height, width).
+fn window(g: &ConvGeom, b: usize, z: usize, y: usize, x: usize, mut visit: impl FnMut(usize, Option<usize>)) {
+    let [fd, fh, fw] = g.filter;
+    let [d, h, w] = g.in_size;
+    let mut tap = 0;
+    for tz in 0..fd {
+        let iz = g.input_coord(0, z, tz);
+        for ty in 0..fh {
+            let iy = g.input_coord(1, y, ty);
+            for tx in 0..fw {
+                let ix = g.input_coord(2, x, tx);
+                let at = match (iz, iy, ix) {
+                    (Some(iz), Some(iy), Some(ix)) => Some(((b * d + iz) * h + iy) * w + ix),
+                    _ => None,
+                };
+                visit(tap, at);
+                tap += 1;
+            }
+        }
+    }
+}
+
+fn is_pointwise(g: &ConvGeom) -> bool {
+    g.filter == [1, 1, 1] && g.strides == [1, 1, 1] && g.pad == [0, 0, 0] && g.in_size == g.out_size
+}
+
+/// Rows `start..start + n` of the im2col matrix (`[rows, taps * in_channels]`).
+fn im2col(x: &[f32], g: &ConvGeom, start: usize, col: &mut [f32]) {
+    let cin = g.in_channels;
+    let kdim = g.taps() * cin;
+    let [od, oh, ow] = g.out_size;
+    let fill = |i: usize, row: &mut [f32]| {
+        let r = start + i;
+        let (b, z, y, xo) = (r / (od * oh * ow), (r / (oh * ow)) % od, (r / ow) % oh, r % ow);
+        window(g, b, z, y, xo, |tap, at| {
+            let dst = &mut row[tap * cin..(tap + 1) * cin];
+            match at {
+                Some(p) => dst.copy_from_slice(&x[p * cin..(p + 1) * cin]),
+                None => dst.fill(0.0),
+            }
+        });
+    };
+    if col.len() >= PAR_THRESHOLD {
+        col.par_chunks_mut(kdim).enumerate().for_each(|(i, row)| fill(i, row));
+    } else {
+        col.chunks_mut(kdim).enumerate().for_each(|(i, row)| fill(i, row));
+    }
+}
+
+pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
+    let (cin, cout) = (g.in_channels, g.out_channels);
+    let kdim = g.taps() * cin;
+    let rows = g.batch * g.out_spatial();
+    let mut out = pool::take::<f32>(rows * cout);
+    if out.is_empty() {
+        return out;
+    }
+    if kdim == 0 {
+        out.fill(0.0);
+        return out;
+    }
+    if is_pointwise(g) {
+        sgemm(&mut out, (rows, cout, cin), x, (cin, 1), w, (cout, 1), gemm_par(rows * cout * cin));
+        return out;
+    }
+    let block = (COL_BLOCK / kdim.max(1)).clamp(1, rows);
+    let mut col = vec![0f32; block * kdim];
+    for start in (0..rows).step_by(block) {
+        let n = block.min(rows - start);
+        let col = &mut col[..n * kdim];
+        im2col(x, g, start, col);
+        let dst = &mut out[start * cout..(start + n) * cout];
+        sgemm(dst, (n, cout, kdim), col, (kdim, 1), w, (cout, 1), gemm_par(n * cout * kdim));
+    }
+    out
+}
+
+/// dx = col2im(dy · filterᵀ), one batch item at a time.
+pub(crate) fn conv_input_grad(dy: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
+    let (cin, cout) = (g.in_channels, g.out_channels);
+    let kdim = g.taps() * cin;
+    let (rows, pixels) = (g.out_spatial(), g.in_spatial());
+    let mut dx = vec![0f32; g.batch * pixels * cin];
+    if dx.is_empty() || rows == 0 || kdim == 0 {
+        return dx;
+    }
+    let [od, oh, ow] = g.out_size;
+    let block = (COL_BLOCK / kdim).clamp(1, rows);
+    let mut col = vec![0f32; block * kdim];
+    for b in 0..g.batch {
+        let dyb = &dy[b * rows * cout..(b + 1) * rows * cout];
+        for start in (0..rows).step_by(block) {
+            let n = block.min(rows - start);
+            let col = &mut col[..n * kdim];
+            // col[r, j] = sum_p dy[r, p] * w[j, p]: the filter read transposed.
+            let src = &dyb[start * cout..(start + n) * cout];
+            sgemm(col, (n, kdim, cout), src, (cout, 1), w, (1, cout), gemm_par(n * kdim * cout));
+            for (i, row) in col.chunks(kdim).enumerate() {
+                let r = start + i;
+                let (z, y, x) = (r / (oh * ow), (r / ow) % oh, r % ow);
+                debug_assert!(z < od);
+                window(g, b, z, y, x, |tap, at| {
+                    if let Some(p) = at {
+                        let dst = &mut dx[p * cin..(p + 1) * cin];
+                        for (d, s) in dst.iter_mut().zip(&row[tap * cin..(tap + 1) * cin]) {
+                            *d += s;
+                        }
+                    }
+                });
+            }
+        }
+    }
+    dx
+}
+
+pub(crate) fn depthwise_conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
+    let (cin, cout) = (g.in_channels, g.out_channels);
+    let mult = cout / cin.max(1);
+    let ow = g.out_size[2];
+    let mut out = pool::take::<f32>(g.batch * g.out_spatial() * cout);
+    if out.is_empty() {
+        return out;
+    }
+    for_rows(&mut out, g, ow * cout, |b, z, y, row| {
+        row.fill(0.0);
+        for (xo, acc) in row.chunks_mut(cout).enumerate() {
+            window(g, b, z, y, xo, |tap, at| {
+                let Some(p) = at else { return };
+                let xin = &x[p * cin..(p + 1) * cin];
+                let wt = &w[tap * cout..(tap + 1) * cout];
+                if mult == 1 {
+                    for ((a, &xv), &wv) in acc.iter_mut().zip(xin).zip(wt) {
+                        *a += xv * wv;
+                    }
+                } else {
+                    for (c, &xv) in xin.iter().enumerate() {
+                        let (a, wq) = (&mut acc[c * mult..(c + 1) * mult], &wt[c * mult..(c + 1) * mult]);
+                        for (a, &wv) in a.iter_mut().zip(wq) {
+                            *a += xv * wv;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    out
+}
+
+/// The max of `x + filter` over each window (tfjs starts from -2^53, `Number.MIN_SAFE_INTEGER`
+/// stored as float32).
+pub(crate) fn dilation(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
+    let c = g.in_channels;
+    let mut out = pool::take::<f32>(g.batch * g.out_spatial() * c);
+    if out.is_empty() {
+        return out;
+    }
+    for_rows(&mut out, g, g.out_size[2] * c, |b, z, y, row| {
+        row.fill(-9007199254740991f64 as f32);
+        for (xo, acc) in row.chunks_mut(c).enumerate() {
+            window(g, b, z, y, xo, |tap, at| {
+                let Some(p) = at else { return };
+                for ((a, &xv), &wv) in acc.iter_mut().zip(&x[p * c..(p + 1) * c]).zip(&w[tap * c..(tap + 1) * c]) {
+                    let v = xv + wv;
+                    if v > *a {
+                        *a = v;
+                    }
+                }
+            });
+        }
+    });
+    out
+}
+
+pub(crate) fn pool(op: PoolOp, x: &[f32], g: &ConvGeom) -> Vec<f32> {
+    let c = g.in_channels;
+    let mut out = pool::take::<f32>(g.batch * g.out_spatial() * c);
+    if out.is_empty() {
+        return out;
+    }
+    for_rows(&mut out, g, g.out_size[2] * c, |b, z, y, row| {
+        for (xo, acc) in row.chunks_mut(c).enumerate() {
+            match op {
+                PoolOp::Max => {
+                    acc.fill(f32::NEG_INFINITY);
+                    window(g, b, z, y, xo, |_, at| {
+                        let Some(p) = at else { return };
+                        for (a, &v) in acc.iter_mut().zip(&x[p * c..(p + 1) * c]) {
+                            if v > *a {
+                                *a = v;
+                            }
+                        }
+                    });
+                }
+                PoolOp::Avg => {
+                    acc.fill(0.0);
+                    let mut count = 0u32;
+                    window(g, b, z, y, xo, |_, at| {
+                        let Some(p) = at else { return };
+                        count += 1;
+                        for (a, &v) in acc.iter_mut().zip(&x[p * c..(p + 1) * c]) {
+                            *a += v;
+                        }
+                    });
+                    let n = count.max(1) as f32;
+                    acc.iter_mut().for_each(|a| *a /= n);
+                }
+            }
+        }
+    });
+    out
+}
+
+pub(crate) fn max_pool_positions(x: &[f32], g: &ConvGeom, include_batch: bool) -> Vec<i32> {
+    let c = g.in_channels;
+    let len = g.batch * g.out_spatial() * c;
+    let [od, oh, ow] = g.out_size;
+    let per_batch = g.in_spatial();
+    let one = |i: usize| -> i32 {
+        let (ch, pix) = (i % c, i / c);
+        let (b, z, y, xo) = (pix / (od * oh * ow), (pix / (oh * ow)) % od, (pix / ow) % oh, pix % ow);
+        let (mut best, mut at) = (f32::NEG_INFINITY, -1i64);
+        window(g, b, z, y, xo, |_, p| {
+            let Some(p) = p else { return };
+            let v = x[p * c + ch];
+            if v > best {
+                best = v;
+                let p = if include_batch { p } else { p - b * per_batch };
+                at = (p * c + ch) as i64;
+            }
+        });
+        at as i32
+    };
+    if len >= PAR_THRESHOLD {
+        (0..len).into_par_iter().map(one).collect()
+    } else {
+        (0..len).map(one).collect()
+    }
+}
+
+/// Local response normalization along rows of `channels`, in f64 as tfjs computes it.
+pub(crate) fn lrn(x: &[f32], channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64) -> Vec<f32> {
+    let mut out = pool::take::<f32>(x.len());
+    let row = |(src, dst): (&[f32], &mut [f32])| {
+        for c in 0..channels {
+            let lo = c.saturating_sub(radius);
+            let hi = (c + radius).min(channels - 1);
+            let sum: f64 = src[lo..=hi].iter().map(|&v| v as f64 * v as f64).sum();
+            dst[c] = (src[c] as f64 * (bias + alpha * sum).powf(-beta)) as f32;
+        }
+    };
+    if x.len() >= PAR_THRESHOLD {
+        x.par_chunks(channels).zip(out.par_chunks_mut(channels)).for_each(row);
+    } else {
+        x.chunks(channels).zip(out.chunks_mut(channels)).for_each(row);
+    }
+    out
+}

@@ -1,0 +1,129 @@
+//! Convolutions, pooling and the other windowed ops. Every window argument arrives as JavaScript
+//! gave it, read into lists by `lib/ops/conv.js`: strides, dilations and filter sizes as lists
+//! (one value for a number), the padding as its kind (`#number`, `#explicit` or the string the
+//! caller passed) and its values.
+
+use crate::{engine, id, make};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use tidytensor_core::ops::{ConvKind, Padding, PoolKind, Rounding, Window};
+use tidytensor_core::{bail, Engine, TensorId};
+
+fn padding(kind: &str, values: &[f64]) -> tidytensor_core::Result<Padding> {
+    Ok(match kind {
+        "valid" => Padding::Valid,
+        "same" => Padding::Same,
+        "#number" => Padding::Number(values.first().copied().unwrap_or(f64::NAN)),
+        "#explicit" => Padding::Explicit(values.chunks(2).map(|c| [c[0], *c.get(1).unwrap_or(&f64::NAN)]).collect()),
+        other => bail!("Unknown padding parameter: {other}"),
+    })
+}
+
+/// Builds the [`Window`] of a call and runs `f` with it.
+fn with_window<R>(
+    e: &mut Engine,
+    (strides, dilations): (&[f64], &[f64]),
+    (pad, pad_values): (&str, &[f64]),
+    rounding: Option<&str>,
+    f: impl FnOnce(&mut Engine, &Window) -> tidytensor_core::Result<R>,
+) -> tidytensor_core::Result<R> {
+    let rounding = rounding.map(Rounding::parse).transpose()?;
+    let pad = padding(pad, pad_values)?;
+    f(e, &Window { strides, dilations, pad: &pad, rounding })
+}
+
+/// `tf.conv2d`, `tf.conv3d`, `tf.depthwiseConv2d`, `tf.dilation2d`.
+#[napi]
+#[allow(clippy::too_many_arguments)]
+pub fn conv(
+    kind: String,
+    x: f64,
+    filter: f64,
+    strides: Vec<f64>,
+    pad: String,
+    pad_values: Vec<f64>,
+    dilations: Vec<f64>,
+    rounding: Option<String>,
+    channels_first: bool,
+) -> Result<f64> {
+    make(|e| {
+        let kind = match kind.as_str() {
+            "conv2d" => ConvKind::Conv2d,
+            "conv3d" => ConvKind::Conv3d,
+            "depthwiseConv2d" => ConvKind::Depthwise2d,
+            "dilation2d" => ConvKind::Dilation2d,
+            other => bail!("unknown convolution {other}"),
+        };
+        with_window(e, (&strides, &dilations), (&pad, &pad_values), rounding.as_deref(), |e, w| {
+            e.conv(kind, id(x), id(filter), w, channels_first)
+        })
+    })
+}
+
+/// `tf.conv2dTranspose` / `tf.conv3dTranspose` (2 or 3 spatial dims).
+#[napi]
+#[allow(clippy::too_many_arguments)]
+pub fn conv_transpose(
+    spatial: u32,
+    input_shape: Vec<i64>,
+    dy: f64,
+    filter: f64,
+    strides: Vec<f64>,
+    pad: String,
+    pad_values: Vec<f64>,
+    rounding: Option<String>,
+) -> Result<f64> {
+    make(|e| {
+        with_window(e, (&strides, &[1.0]), (&pad, &pad_values), rounding.as_deref(), |e, w| {
+            e.conv_transpose(spatial as usize, &input_shape, id(dy), id(filter), w)
+        })
+    })
+}
+
+/// `tf.maxPool`, `tf.avgPool`, `tf.maxPool3d`, `tf.avgPool3d`.
+#[napi]
+pub fn pool(
+    kind: String,
+    x: f64,
+    filter_size: Vec<f64>,
+    strides: Vec<f64>,
+    pad: String,
+    pad_values: Vec<f64>,
+    rounding: Option<String>,
+) -> Result<f64> {
+    make(|e| {
+        let kind = match kind.as_str() {
+            "maxPool" => PoolKind::Max2d,
+            "avgPool" => PoolKind::Avg2d,
+            "maxPool3d" => PoolKind::Max3d,
+            "avgPool3d" => PoolKind::Avg3d,
+            other => bail!("unknown pooling {other}"),
+        };
+        with_window(e, (&strides, &[1.0]), (&pad, &pad_values), rounding.as_deref(), |e, w| {
+            e.pool(kind, id(x), &filter_size, w)
+        })
+    })
+}
+
+/// `tf.maxPoolWithArgmax`: the ids of the values and the positions.
+#[napi]
+pub fn max_pool_with_argmax(
+    x: f64,
+    filter_size: Vec<f64>,
+    strides: Vec<f64>,
+    pad: String,
+    pad_values: Vec<f64>,
+    include_batch: bool,
+) -> Result<Vec<f64>> {
+    engine(|e| {
+        let ids: Vec<TensorId> = with_window(e, (&strides, &[1.0]), (&pad, &pad_values), None, |e, w| {
+            e.max_pool_with_argmax(id(x), &filter_size, w, include_batch)
+        })?;
+        Ok(ids.into_iter().map(|t| t as f64).collect())
+    })
+}
+
+#[napi]
+pub fn local_response_normalization(x: f64, depth_radius: f64, bias: f64, alpha: f64, beta: f64) -> Result<f64> {
+    make(|e| e.lrn(id(x), depth_radius, bias, alpha, beta))
+}
