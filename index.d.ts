@@ -169,6 +169,30 @@ export declare class Tensor<R extends Rank = Rank> {
   sinh<T extends Tensor>(this: T): T;
   softplus<T extends Tensor>(this: T): T;
   tan<T extends Tensor>(this: T): T;
+  conv1d<T extends Tensor>(this: T, filter: Tensor | TensorLike, stride: number, pad: PaddingType,
+    dataFormat?: 'NWC' | 'NCW', dilation?: number, dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
+  conv2d<T extends Tensor>(this: T, filter: Tensor | TensorLike, strides: number | [number, number],
+    pad: PaddingType, dataFormat?: 'NHWC' | 'NCHW', dilations?: number | [number, number],
+    dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
+  conv2dTranspose<T extends Tensor>(this: T, filter: Tensor | TensorLike, outputShape: number[],
+    strides: number | [number, number], pad: PaddingType, dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
+  depthwiseConv2d<T extends Tensor>(this: T, filter: Tensor | TensorLike, strides: number | [number, number],
+    pad: PaddingType, dataFormat?: 'NHWC' | 'NCHW', dilations?: number | [number, number],
+    dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
+  separableConv2d<T extends Tensor>(this: T, depthwiseFilter: Tensor | TensorLike,
+    pointwiseFilter: Tensor | TensorLike, strides: number | [number, number], pad: 'valid' | 'same',
+    dilation?: number | [number, number], dataFormat?: 'NHWC' | 'NCHW'): T;
+  dilation2d<T extends Tensor>(this: T, filter: Tensor | TensorLike, strides: number | [number, number],
+    pad: 'valid' | 'same', dilations?: number | [number, number], dataFormat?: 'NHWC'): T;
+  maxPool<T extends Tensor>(this: T, filterSize: number | [number, number], strides: number | [number, number],
+    pad: PaddingType, dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
+  avgPool<T extends Tensor>(this: T, filterSize: number | [number, number], strides: number | [number, number],
+    pad: PaddingType, dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
+  pool<T extends Tensor>(this: T, windowShape: number | [number, number], poolingType: 'avg' | 'max',
+    padding: PaddingType, dilationRate?: number | [number, number], strides?: number | [number, number],
+    dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
+  localResponseNormalization<T extends Tensor>(this: T, depthRadius?: number, bias?: number, alpha?: number,
+    beta?: number): T;
   matMul<T extends Tensor>(b: Tensor | TensorLike, transposeA?: boolean,
     transposeB?: boolean): T;
   sum<T extends Tensor>(axis?: number | number[] | null, keepDims?: boolean): T;
@@ -528,6 +552,56 @@ export function meshgrid<T extends Tensor>(x?: T | TensorLike, y?: T | TensorLik
   options?: { indexing?: 'xy' | 'ij' }): T[];
 export function diag(x: Tensor | TensorLike): Tensor;
 export function randomStandardNormal(shape: number[], dtype?: 'float32' | 'int32', seed?: number): Tensor;
+export type PaddingType = 'valid' | 'same' | number | number[][];
+export type Activation = 'linear' | 'relu' | 'prelu' | 'elu' | 'relu6' | 'leakyrelu' | 'sigmoid';
+type Pair = number | [number, number];
+type Triple = number | [number, number, number];
+type Rounding = 'floor' | 'round' | 'ceil';
+export function conv1d<T extends Tensor>(x: T | TensorLike, filter: Tensor | TensorLike, stride: number,
+  pad: PaddingType, dataFormat?: 'NWC' | 'NCW', dilation?: number, dimRoundingMode?: Rounding): T;
+export function conv2d<T extends Tensor>(x: T | TensorLike, filter: Tensor | TensorLike, strides: Pair,
+  pad: PaddingType, dataFormat?: 'NHWC' | 'NCHW', dilations?: Pair, dimRoundingMode?: Rounding): T;
+export function conv3d<T extends Tensor>(x: T | TensorLike, filter: Tensor | TensorLike, strides: Triple,
+  pad: 'valid' | 'same', dataFormat?: 'NDHWC' | 'NCDHW', dilations?: Triple): T;
+export function depthwiseConv2d<T extends Tensor>(x: T | TensorLike, filter: Tensor | TensorLike, strides: Pair,
+  pad: PaddingType, dataFormat?: 'NHWC' | 'NCHW', dilations?: Pair, dimRoundingMode?: Rounding): T;
+export function separableConv2d<T extends Tensor>(x: T | TensorLike, depthwiseFilter: Tensor | TensorLike,
+  pointwiseFilter: Tensor | TensorLike, strides: Pair, pad: 'valid' | 'same', dilation?: Pair,
+  dataFormat?: 'NHWC' | 'NCHW'): T;
+export function dilation2d<T extends Tensor>(x: T | TensorLike, filter: Tensor | TensorLike, strides: Pair,
+  pad: 'valid' | 'same', dilations?: Pair, dataFormat?: 'NHWC'): T;
+export function conv2dTranspose<T extends Tensor>(x: T | TensorLike, filter: Tensor | TensorLike,
+  outputShape: number[], strides: Pair, pad: PaddingType, dimRoundingMode?: Rounding): T;
+export function conv3dTranspose<T extends Tensor>(x: T | TensorLike, filter: Tensor | TensorLike,
+  outputShape: number[], strides: Triple, pad: 'valid' | 'same'): T;
+export function maxPool<T extends Tensor>(x: T | TensorLike, filterSize: Pair, strides: Pair, pad: PaddingType,
+  dimRoundingMode?: Rounding): T;
+export function avgPool<T extends Tensor>(x: T | TensorLike, filterSize: Pair, strides: Pair, pad: PaddingType,
+  dimRoundingMode?: Rounding): T;
+export function maxPool3d<T extends Tensor>(x: T | TensorLike, filterSize: Triple, strides: Triple,
+  pad: 'valid' | 'same' | number, dimRoundingMode?: Rounding, dataFormat?: 'NDHWC' | 'NCDHW'): T;
+export function avgPool3d<T extends Tensor>(x: T | TensorLike, filterSize: Triple, strides: Triple,
+  pad: 'valid' | 'same' | number, dimRoundingMode?: Rounding, dataFormat?: 'NDHWC' | 'NCDHW'): T;
+export function maxPoolWithArgmax<T extends Tensor>(x: T | TensorLike, filterSize: Pair, strides: Pair,
+  pad: 'valid' | 'same' | number, includeBatchInIndex?: boolean): { result: T; indexes: T };
+export function pool<T extends Tensor>(input: T | TensorLike, windowShape: Pair, poolingType: 'avg' | 'max',
+  pad: PaddingType, dilations?: Pair, strides?: Pair, dimRoundingMode?: Rounding): T;
+export function localResponseNormalization<T extends Tensor>(x: T | TensorLike, depthRadius?: number,
+  bias?: number, alpha?: number, beta?: number): T;
+export namespace fused {
+  interface FusedArgs {
+    bias?: Tensor | TensorLike; activation?: Activation; preluActivationWeights?: Tensor;
+    leakyreluAlpha?: number;
+  }
+  function matMul(args: FusedArgs & { a: Tensor | TensorLike; b: Tensor | TensorLike; transposeA?: boolean;
+    transposeB?: boolean }): Tensor;
+  function conv2d<T extends Tensor>(args: FusedArgs & { x: T | TensorLike; filter: Tensor | TensorLike;
+    strides: Pair; pad: PaddingType; dataFormat?: 'NHWC' | 'NCHW'; dilations?: Pair;
+    dimRoundingMode?: Rounding }): T;
+  function depthwiseConv2d<T extends Tensor>(args: FusedArgs & { x: T | TensorLike; filter: Tensor | TensorLike;
+    strides: Pair; pad: PaddingType; dataFormat?: 'NHWC' | 'NCHW'; dilations?: Pair;
+    dimRoundingMode?: Rounding }): T;
+}
 export namespace image {
   function resizeNearestNeighbor<T extends Tensor>(images: T | TensorLike, size: [number, number],
     alignCorners?: boolean, halfPixelCenters?: boolean): T;
