@@ -169,6 +169,8 @@ export declare class Tensor<R extends Rank = Rank> {
   sinh<T extends Tensor>(this: T): T;
   softplus<T extends Tensor>(this: T): T;
   tan<T extends Tensor>(this: T): T;
+  unsortedSegmentSum<T extends Tensor>(this: T, segmentIds: Tensor | TensorLike, numSegments: number): T;
+  depthToSpace<T extends Tensor>(this: T, blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): T;
   conv1d<T extends Tensor>(this: T, filter: Tensor | TensorLike, stride: number, pad: PaddingType,
     dataFormat?: 'NWC' | 'NCW', dilation?: number, dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
   conv2d<T extends Tensor>(this: T, filter: Tensor | TensorLike, strides: number | [number, number],
@@ -552,6 +554,18 @@ export function meshgrid<T extends Tensor>(x?: T | TensorLike, y?: T | TensorLik
   options?: { indexing?: 'xy' | 'ij' }): T[];
 export function diag(x: Tensor | TensorLike): Tensor;
 export function randomStandardNormal(shape: number[], dtype?: 'float32' | 'int32', seed?: number): Tensor;
+export function unsortedSegmentSum<T extends Tensor>(x: T | TensorLike, segmentIds: Tensor | TensorLike,
+  numSegments: number): T;
+export function bincount<T extends Tensor>(x: T | TensorLike, weights: Tensor | TensorLike, size: number): T;
+export function denseBincount<T extends Tensor>(x: T | TensorLike, weights: Tensor | TensorLike, size: number,
+  binaryOutput?: boolean): T;
+export function searchSorted(sortedSequence: Tensor | TensorLike, values: Tensor | TensorLike,
+  side?: 'left' | 'right'): Tensor;
+export function lowerBound(sortedSequence: Tensor | TensorLike, values: Tensor | TensorLike): Tensor;
+export function upperBound(sortedSequence: Tensor | TensorLike, values: Tensor | TensorLike): Tensor;
+export function depthToSpace(x: Tensor | TensorLike, blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor;
+export function multinomial(logits: Tensor | TensorLike, numSamples: number, seed?: number,
+  normalized?: boolean): Tensor;
 export type PaddingType = 'valid' | 'same' | number | number[][];
 export type Activation = 'linear' | 'relu' | 'prelu' | 'elu' | 'relu6' | 'leakyrelu' | 'sigmoid';
 type Pair = number | [number, number];

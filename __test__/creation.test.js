@@ -248,3 +248,26 @@ describe('tensors of another library', () => {
     assert.equal(tt.memory().numTensors, before);
   });
 });
+
+describe('multinomial', () => {
+  const { tt: tf, assert: a, same: sameAs } = require('./helpers/setup');
+  it('draws by the probabilities, reproducibly with a seed, leaving nothing behind', () => {
+    const before = tf.memory().numTensors;
+    const s = tf.multinomial([0.2, 0.8], 20000, 7, true);
+    a.deepEqual([s.shape, s.dtype], [[20000], 'int32']);
+    const v = s.dataSync();
+    const ones = v.reduce((n, x) => n + x, 0) / v.length;
+    a.ok(Math.abs(ones - 0.8) < 0.02, `frequency of 1: ${ones}`);
+    tf.tidy(() => {
+      a.deepEqual(Array.from(tf.multinomial([0.2, 0.8], 50, 7, true).dataSync()), Array.from(v.slice(0, 50)));
+      const logits = tf.tensor2d([[0, -Infinity, -Infinity], [-Infinity, -Infinity, 0]]);
+      a.deepEqual(tf.multinomial(logits, 4, 1).arraySync(), [[0, 0, 0, 0], [2, 2, 2, 2]]);
+    });
+    s.dispose();
+    a.equal(tf.memory().numTensors, before);
+  });
+  it("has tfjs's errors", () => {
+    sameAs((t) => t.multinomial([1], 2));
+    sameAs((t) => t.multinomial(t.zeros([1, 2, 2]), 2));
+  });
+});

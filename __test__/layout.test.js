@@ -260,3 +260,31 @@ cases('scatterND and tensorScatterUpdate', [
   ['tensorScatterUpdate slices', (tf) => tf.tensorScatterUpdate(tf.zeros([3, 2]), I2(tf, [[2]], [1, 1]), [[7, 8]])],
   ['tensorScatterUpdate dtype mismatch', (tf) => tf.tensorScatterUpdate(tf.zeros([3]), I2(tf, [[1]], [1, 1]), I2(tf, [1], [1]))],
 ]);
+
+cases('unsortedSegmentSum, bincount, denseBincount', [
+  ['unsortedSegmentSum 1-D', (tf) => tf.unsortedSegmentSum(tf.tensor1d([1, 2, 3, 4]), tf.tensor1d([0, 2, 0, 1], 'int32'), 3)],
+  ['unsortedSegmentSum rows, id out of range dropped', (tf) => tf.unsortedSegmentSum(tf.tensor2d([1, 2, 3, 4, 5, 6], [3, 2]), tf.tensor1d([1, -1, 5], 'int32'), 2)],
+  ['unsortedSegmentSum int32 chained', (tf) => tf.tensor1d([5, 6, 7], 'int32').unsortedSegmentSum([1, 1, 0], 2)],
+  ['unsortedSegmentSum fractional count', (tf) => tf.unsortedSegmentSum([1, 2], [0, 1], 1.5)],
+  ['bincount', (tf) => tf.bincount(tf.tensor1d([1, 1, 2, 5, 7], 'int32'), [], 5)],
+  ['bincount weights', (tf) => tf.bincount(tf.tensor1d([1, 1, 2, 5, 7], 'int32'), tf.tensor1d([0.5, 1, 2, 3, 4]), 6)],
+  ['bincount float input', (tf) => tf.bincount(tf.tensor1d([1, 2]), [], 3)],
+  ['bincount weights size', (tf) => tf.bincount(tf.tensor1d([1, 2], 'int32'), [1, 2, 3], 3)],
+  ['denseBincount binary', (tf) => tf.denseBincount(tf.tensor2d([1, 1, 2, 3, 0, 0], [2, 3], 'int32'), [], 4, true)],
+  ['denseBincount weighted 2-D', (tf) => tf.denseBincount(tf.tensor2d([1, 1, 2, 3, 0, 9], [2, 3], 'int32'), tf.ones([2, 3]), 4)],
+  ['denseBincount 1-D', (tf) => tf.denseBincount(tf.tensor1d([3, 3, 0], 'int32'), [], 4)],
+  ['denseBincount rank 3', (tf) => tf.denseBincount(tf.zeros([1, 1, 1], 'int32'), [], 4)],
+]);
+
+cases('searchSorted, depthToSpace', [
+  ['searchSorted left', (tf) => tf.searchSorted([1, 3, 5, 7], [0, 3, 4, 8])],
+  ['searchSorted right', (tf) => tf.searchSorted([1, 3, 3, 7], [3, 9], 'right')],
+  ['upperBound 2-D', (tf) => tf.upperBound([[1, 3, 5], [2, 2, 4]], [[3, 5], [2, 1]])],
+  ['lowerBound int32', (tf) => tf.lowerBound(tf.tensor1d([1, 2, 2, 4], 'int32'), tf.tensor1d([2, 3], 'int32'))],
+  ['searchSorted rows mismatch', (tf) => tf.searchSorted([[1, 2], [3, 4]], [[1], [2], [3]])],
+  ['depthToSpace', (tf) => tf.depthToSpace(tf.range(0, 16).reshape([1, 1, 1, 16]), 2)],
+  ['depthToSpace 2x3 block 2', (tf) => tf.depthToSpace(tf.range(0, 48).reshape([2, 2, 3, 4]), 2)],
+  ['depthToSpace chained', (tf) => tf.range(0, 18).reshape([1, 1, 2, 9]).depthToSpace(3)],
+  ['depthToSpace indivisible', (tf) => tf.depthToSpace(tf.zeros([1, 1, 1, 6]), 2)],
+  ['depthToSpace block 1', (tf) => tf.depthToSpace(tf.zeros([1, 1, 1, 4]), 1)],
+]);

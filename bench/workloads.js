@@ -100,6 +100,145 @@ function matMulWorkload(n) {
   };
 }
 
+
+// A workload timing `op(tf, inputs)` (its result read back every time), inputs made once by
+// `setup`; `check(values, host)` compares the result with a plain JavaScript computation.
+// With `flops`, the unit is GFLOP/s; otherwise ms per call.
+function opWorkload({ id, label, flops, setup, op, check }) {
+  return {
+    id,
+    label,
+    unit: flops ? 'GFLOP/s' : 'ms',
+    higherIsBetter: !!flops,
+    run(tf) {
+      const { tensors, host } = setup(tf);
+      let values = null;
+      const { perIter, iters } = measure(() => {
+        const y = op(tf, tensors);
+        values = y.dataSync();
+        y.dispose();
+      });
+      tf.dispose(tensors);
+      const samples = flops ? perIter.map((ms) => flops / (ms * 1e6)) : perIter;
+      return { value: median(samples), samples, iters, check: check(values, host) };
+    },
+  };
+}
+
+// NHWC input and filter values for the convolution workloads.
+function convInputs(tf, [n, h, w, c], filterShape, seed) {
+  const x = randomFloats(n * h * w * c, seed);
+  const f = randomFloats(filterShape.reduce((a, b) => a * b, 1), seed + 1);
+  return { tensors: [tf.tensor4d(x, [n, h, w, c]), tf.tensor4d(f, filterShape)], host: { x, f } };
+}
+
+// Output (y, x, channel co) of a 'same' stride-1 3x3 convolution, computed directly.
+function conv3x3At(host, [h, w, c], cout, y, x, co, depthwise) {
+  let s = 0;
+  for (let ty = 0; ty < 3; ty++) {
+    for (let tx = 0; tx < 3; tx++) {
+      const iy = y + ty - 1;
+      const ix = x + tx - 1;
+      if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+      if (depthwise) {
+        s += host.x[(iy * w + ix) * c + co] * host.f[(ty * 3 + tx) * c + co];
+      } else {
+        for (let ci = 0; ci < c; ci++) s += host.x[(iy * w + ix) * c + ci] * host.f[((ty * 3 + tx) * c + ci) * cout + co];
+      }
+    }
+  }
+  return s;
+}
+
+const expectClose = (got, want, what) => (close(got, want, 1e-3) ? 'ok' : `${what} = ${got}, expected ${want}`);
+
+const nnWorkloads = [
+  opWorkload({
+    id: 'batchedmatmul',
+    label: 'matMul batched 256 × 64×64',
+    flops: 2 * 256 * 64 * 64 * 64,
+    setup: (tf) => {
+      const a = randomFloats(256 * 64 * 64, 11);
+      const b = randomFloats(256 * 64 * 64, 12);
+      return { tensors: [tf.tensor3d(a, [256, 64, 64]), tf.tensor3d(b, [256, 64, 64])], host: { a, b } };
+    },
+    op: (tf, [a, b]) => tf.matMul(a, b),
+    check: (v, { a, b }) => {
+      let s = 0; // batch 255, row 0, column 63
+      for (let k = 0; k < 64; k++) s += a[255 * 4096 + k] * b[255 * 4096 + k * 64 + 63];
+      return expectClose(v[255 * 4096 + 63], s, 'c[255][0][63]');
+    },
+  }),
+  opWorkload({
+    id: 'conv2d',
+    label: "conv2d [1,64,64,32] * [3,3,32,64], 'same'",
+    flops: 2 * 64 * 64 * 32 * 64 * 9,
+    setup: (tf) => convInputs(tf, [1, 64, 64, 32], [3, 3, 32, 64], 21),
+    op: (tf, [x, f]) => tf.conv2d(x, f, 1, 'same'),
+    check: (v, host) => expectClose(v[(10 * 64 + 0) * 64 + 5], conv3x3At(host, [64, 64, 32], 64, 10, 0, 5), 'y[10][0][5]'),
+  }),
+  opWorkload({
+    id: 'depthwise',
+    label: "depthwiseConv2d [1,112,112,32] * [3,3,32,1], 'same'",
+    setup: (tf) => convInputs(tf, [1, 112, 112, 32], [3, 3, 32, 1], 31),
+    op: (tf, [x, f]) => tf.depthwiseConv2d(x, f, 1, 'same'),
+    check: (v, host) => expectClose(v[(111 * 112 + 50) * 32 + 7], conv3x3At(host, [112, 112, 32], 32, 111, 50, 7, true), 'y[111][50][7]'),
+  }),
+  opWorkload({
+    id: 'maxpool',
+    label: 'maxPool 2×2 stride 2 on [1,112,112,64]',
+    setup: (tf) => {
+      const x = randomFloats(112 * 112 * 64, 41);
+      return { tensors: [tf.tensor4d(x, [1, 112, 112, 64])], host: { x } };
+    },
+    op: (tf, [x]) => tf.maxPool(x, 2, 2, 'valid'),
+    check: (v, { x }) => {
+      const at = (y, xx, c) => x[(y * 112 + xx) * 64 + c];
+      const want = Math.max(at(20, 30, 9), at(20, 31, 9), at(21, 30, 9), at(21, 31, 9));
+      return expectClose(v[(10 * 56 + 15) * 64 + 9], want, 'y[10][15][9]');
+    },
+  }),
+  opWorkload({
+    id: 'resizebilinear',
+    label: 'image.resizeBilinear [1,224,224,3] → [112,112]',
+    setup: (tf) => {
+      const x = randomFloats(224 * 224 * 3, 51);
+      return { tensors: [tf.tensor4d(x, [1, 224, 224, 3])], host: { x } };
+    },
+    op: (tf, [x]) => tf.image.resizeBilinear(x, [112, 112]),
+    // Scale 2 without half-pixel centers: output (i, j) is input (2i, 2j) exactly.
+    check: (v, { x }) => expectClose(v[(40 * 112 + 70) * 3 + 2], x[(80 * 224 + 140) * 3 + 2], 'y[40][70][2]'),
+  }),
+  opWorkload({
+    id: 'softmax',
+    label: 'softmax [1024,1024]',
+    setup: (tf) => {
+      const x = randomFloats(1 << 20, 61);
+      return { tensors: [tf.tensor2d(x, [1024, 1024])], host: { x } };
+    },
+    op: (tf, [x]) => tf.softmax(x),
+    check: (v) => {
+      let s = 0;
+      for (let j = 0; j < 1024; j++) s += v[1023 * 1024 + j];
+      return expectClose(s, 1, 'sum of row 1023');
+    },
+  }),
+  opWorkload({
+    id: 'logsumexp',
+    label: 'logSumExp [1024,1024] over the last axis',
+    setup: (tf) => {
+      const x = randomFloats(1 << 20, 71);
+      return { tensors: [tf.tensor2d(x, [1024, 1024])], host: { x } };
+    },
+    op: (tf, [x]) => tf.logSumExp(x, 1),
+    check: (v, { x }) => {
+      let s = 0;
+      for (let j = 0; j < 1024; j++) s += Math.exp(x[512 * 1024 + j]);
+      return expectClose(v[512], Math.log(s), 'row 512');
+    },
+  }),
+];
+
 const workloads = [
   matMulWorkload(256),
   matMulWorkload(512),
@@ -168,6 +307,7 @@ const workloads = [
       return { value: median(ns), samples: ns, iters, check: 'ok' };
     },
   },
+  ...nnWorkloads,
 ];
 
 // Runs every workload (or those whose id is in `only`) and returns one result per workload.

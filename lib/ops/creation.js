@@ -217,7 +217,34 @@ P.zerosLike = function () { return zerosLike(this); };
 P.onesLike = function () { return onesLike(this); };
 installBufferMethods(Tensor);
 
+// tf.multinomial: numSamples draws per row of logits (or probabilities when `normalized`):
+// the index of the first cumulative probability above a uniform draw (numOutcomes when none
+// is, as tfjs's kernel answers for rows that sum to less than 1).
+function multinomial(logits, numSamples, seed, normalized = false) {
+  const { withOne } = require('./args');
+  return withOne(logits, 'logits', 'multinomial', 'numeric', (t) => {
+    if (t.size < 2) throw new Error(`Error in multinomial: you need at least 2 outcomes, but got ${t.size}.`);
+    if (t.rank > 2) throw new Error(`Rank of probabilities must be 1 or 2, but is ${t.rank}`);
+    if (!Number.isInteger(numSamples) || numSamples < 0) {
+      throw new Error(`numSamples must be a non-negative integer, but got ${numSamples}.`);
+    }
+    const L = require('./layout');
+    const R = require('./reduce');
+    const E = require('./elementwise');
+    return require('../engine').tidy(() => {
+      const rows = t.rank === 1 ? L.reshape(t, [1, -1]) : t;
+      const probs = normalized ? rows.cast('float32') : R.softmax(rows.cast('float32'));
+      const cdf = R.cumsum(probs, 1);
+      const u = randomUniform([rows.shape[0], numSamples], 0, 1, 'float32', seed);
+      const below = E.lessEqual(L.expandDims(cdf, 1), L.expandDims(u, 2));
+      const idx = R.sum(below.cast('int32'), 2);
+      return t.rank === 1 ? L.reshape(idx, [numSamples]) : idx;
+    });
+  });
+}
+
 module.exports = {
+  multinomial,
   tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d,
   zeros, ones, fill, zerosLike, onesLike, range, linspace, eye, oneHot,
   randomNormal, randomStandardNormal, randomUniform, truncatedNormal, buffer, meshgrid, diag,

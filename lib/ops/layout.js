@@ -759,6 +759,8 @@ function tensorScatterUpdate(tensor, indices, updates) {
 }
 
 const P = Tensor.prototype;
+P.unsortedSegmentSum = function (segmentIds, numSegments) { return unsortedSegmentSum(this, segmentIds, numSegments); };
+P.depthToSpace = function (blockSize, dataFormat) { return depthToSpace(this, blockSize, dataFormat); };
 P.stridedSlice = function (begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask) {
   return stridedSlice(this, begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask);
 };
@@ -798,7 +800,144 @@ P.as5D = function (rows, columns, depth, depth2, depth3) {
   return reshape(this, [rows, columns, depth, depth2, depth3]);
 };
 
+// --- Segment sums, counts and sorted search, composed of the scatter and comparison kernels ---
+
+const E = () => require('./elementwise');
+const R = () => require('./reduce');
+
+// tf.unsortedSegmentSum: rows of x summed by segment id; ids outside [0, numSegments) are
+// dropped (tfjs's kernels compare each id with each segment).
+function unsortedSegmentSum(x, segmentIds, numSegments) {
+  const conv = require('../convert').convertToTensor;
+  return withOne(x, 'x', 'unsortedSegmentSum', 'numeric', (tx) => {
+    const ids = conv(segmentIds, 'segmentIds', 'unsortedSegmentSum', 'int32');
+    try {
+      if (!Number.isInteger(numSegments)) throw new Error('numSegments must be of dtype int');
+      if (numSegments < 0) throw new Error(`numSegments must be non-negative, but got ${numSegments}`);
+      if (ids.rank > tx.rank || ids.shape.some((d, i) => d !== tx.shape[i])) {
+        throw new Error(`segmentIds.shape ${JSON.stringify(ids.shape)} must be a prefix of x.shape ${JSON.stringify(tx.shape)}`);
+      }
+      const rest = tx.shape.slice(ids.rank);
+      // tfjs's kernels multiply by a float32 mask: the sum is float32 whatever x's dtype.
+      return tidy(() => segmentScatter(reshape(ids, [-1]), reshape(tx.cast('float32'), [ids.size, ...rest]),
+        numSegments, rest));
+    } finally {
+      if (ids !== segmentIds) ids.dispose();
+    }
+  });
+}
+
+// Sums rows of `rows` ([n, ...rest]) into `num` rows by the int32 `ids` ([n]), dropping ids out
+// of range; the sum is the native scatter (duplicates add up).
+function segmentScatter(ids, rows, num, rest) {
+  const e = E();
+  const valid = e.logicalAnd(e.greaterEqual(ids, 0), e.less(ids, num));
+  const at = e.where(valid, ids, creation().zerosLike(ids));
+  const mask = reshape(valid, [ids.size, ...rest.map(() => 1)]);
+  const upd = e.where(mask, rows, creation().zerosLike(rows));
+  if (num === 0 || ids.size === 0) return creation().zeros([num, ...rest], rows.dtype);
+  return scatterND(reshape(at, [-1, 1]), upd, [num, ...rest]);
+}
+
+function countArgs(op, x, weights, size) {
+  if (x.dtype !== 'int32') throw new Error(`Error in ${op}: input dtype must be int32, but got ${x.dtype}`);
+  if (!(size >= 0)) throw new Error(`size must be non-negative, but got ${size}.`);
+  if (!Number.isInteger(size)) throw new Error(`size must be an integer, but got ${size}.`);
+  if (weights.size !== x.size && weights.size !== 0) {
+    const what = op === 'bincount' ? 'the same size as input or' : 'the same shape as x or ';
+    const xs = op === 'bincount' ? 'input shape' : 'x shape';
+    throw new Error(`Error in ${op}: weights must have ${what}0-length, but got ${xs}: ${x.shape}, weights shape: ${weights.shape}.`);
+  }
+}
+
+// Counts (or weight sums) of each value of x in [0, size), as the weights' dtype; values out
+// of range are ignored.
+function counts(x, weights, size, binary, rows) {
+  const e = E();
+  const flat = reshape(x, [-1]);
+  const w = binary || weights.size === 0 ? creation().onesLike(flat).cast(weights.dtype) : reshape(weights, [-1]);
+  let ids = flat;
+  if (rows > 0) {
+    // 2-D: row r's values go to segment r * size + value (out-of-range values dropped first).
+    const inRange = e.logicalAnd(e.greaterEqual(flat, 0), e.less(flat, size));
+    const row = e.floorDiv(creation().range(0, x.size, 1, 'int32'), creation().scalar(x.shape[1], 'int32'));
+    const at = e.add(e.mul(row, creation().scalar(size, 'int32')), flat);
+    ids = e.where(inRange, at, creation().fill(flat.shape, -1, 'int32'));
+  }
+  const total = rows > 0 ? rows * size : size;
+  let out = segmentScatter(ids, w, total, []);
+  if (binary) out = e.greater(out, 0).cast(weights.dtype);
+  return rows > 0 ? reshape(out, [rows, size]) : out;
+}
+
+function bincount(x, weights, size) {
+  return withTwo('bincount', x, 'x', 'numeric', weights, 'weights', 'numeric', (tx, tw) => {
+    countArgs('bincount', tx, tw, size);
+    return tidy(() => counts(tx, tw, size, false, 0));
+  });
+}
+
+function denseBincount(x, weights, size, binaryOutput = false) {
+  return withTwo('denseBincount', x, 'x', 'numeric', weights, 'weights', 'numeric', (tx, tw) => {
+    if (tx.dtype !== 'int32') throw new Error(`Error in denseBincount: input dtype must be int32, but got ${tx.dtype}`);
+    if (tx.rank > 2) throw new Error(`Error in denseBincount: input must be at most rank 2, but got rank ${tx.rank}.`);
+    countArgs('denseBincount', tx, tw, size);
+    return tidy(() => counts(tx, tw, size, !!binaryOutput, tx.rank === 2 ? tx.shape[0] : 0));
+  });
+}
+
+// tf.searchSorted: for each value, how many entries of its row of the sorted sequence are
+// below it ('left') or at most it ('right').
+function searchSorted(sortedSequence, values, side = 'left') {
+  return withTwo('searchSorted', sortedSequence, 'sortedSequence', 'numeric', values, 'values', 'numeric', (ts, tv) => {
+    const seqLen = ts.shape[ts.rank - 1];
+    const valLen = tv.shape[tv.rank - 1];
+    if (ts.rank < 1) throw new Error('Sorted input argument must be at least 2-dimensional');
+    return tidy(() => {
+      const s2 = reshape(ts, [-1, seqLen]);
+      const v2 = reshape(tv, [-1, valLen]);
+      if (s2.shape[0] !== v2.shape[0]) {
+        throw new Error("Leading dimension of 'sortedSequence' and 'values' must match.");
+      }
+      const dtype = s2.dtype === 'float32' || v2.dtype === 'float32' ? 'float32' : 'int32';
+      const [a, b] = [s2.cast(dtype), v2.cast(dtype)];
+      const below = side === 'right' ? E().lessEqual : E().less;
+      // [rows, values, sequence] comparisons, counted along the sequence.
+      const hits = below(expandDims(a, 1), expandDims(b, 2));
+      return R().sum(hits.cast('int32'), 2);
+    });
+  });
+}
+
+const lowerBound = (sortedSequence, values) => searchSorted(sortedSequence, values, 'left');
+const upperBound = (sortedSequence, values) => searchSorted(sortedSequence, values, 'right');
+
+// tf.depthToSpace: blocks of channels moved into blockSize x blockSize spatial blocks.
+function depthToSpace(x, blockSize, dataFormat = 'NHWC') {
+  return withOne(x, 'x', 'depthToSpace', 'float32', (t) => {
+    const nhwc = dataFormat === 'NHWC';
+    const [h, w, d] = nhwc ? [t.shape[1], t.shape[2], t.shape[3]] : [t.shape[2], t.shape[3], t.shape[1]];
+    if (!(blockSize > 1)) throw new Error(`blockSize should be > 1 for depthToSpace, but was: ${blockSize}`);
+    if (d % (blockSize * blockSize) !== 0) {
+      throw new Error(`Dimension size must be evenly divisible by ${blockSize * blockSize} but is ${d} for depthToSpace with input shape ${t.shape}`);
+    }
+    if (t.rank !== 4) throw new Error(`depthToSpace expects a rank-4 input, but got rank ${t.rank}.`);
+    const b = blockSize;
+    const c = d / (b * b);
+    const n = t.shape[0];
+    return tidy(() => {
+      if (nhwc) {
+        const y = transpose(reshape(t, [n, h, w, b, b, c]), [0, 1, 3, 2, 4, 5]);
+        return reshape(y, [n, h * b, w * b, c]);
+      }
+      const y = transpose(reshape(t, [n, b, b, c, h, w]), [0, 3, 4, 1, 5, 2]);
+      return reshape(y, [n, c, h * b, w * b]);
+    });
+  });
+}
+
 module.exports = {
+  unsortedSegmentSum, bincount, denseBincount, searchSorted, lowerBound, upperBound, depthToSpace,
   reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone,
   unstack, split, tile, broadcastTo, reverse, pad, mirrorPad, whereAsync, booleanMaskAsync, setdiff1dAsync,
   gatherND, spaceToBatchND, batchToSpaceND, unique, stridedSlice, scatterND, tensorScatterUpdate,
