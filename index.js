@@ -58,4 +58,32 @@ const { util, tensor_util } = require('./lib/util');
 const { metrics } = require('./lib/ops/metrics');
 Object.assign(tf, { util, tensor_util, metrics });
 
+// tfjs's kernel-name constants and its rank-specific aliases (concat1d, pad2d, slice3d ...).
+Object.assign(tf, require('./lib/kernel_names'));
+for (const r of [1, 2, 3, 4]) {
+  const { withOne } = require('./lib/ops/args');
+  const rankOf = (x, op, check) => withOne(x, 'x', op, 'string_or_numeric', (t) => check(t));
+  tf[`concat${r}d`] = (tensors, axis) => tf.concat(tensors, axis);
+  tf[`pad${r}d`] = (x, paddings, constantValue) => {
+    const ok = r === 1 ? paddings.length === 2
+      : paddings.length === r && Array.from({ length: r }, (_, i) => paddings[i]).every((p) => p.length === 2);
+    if (!ok) throw new Error(`Invalid number of paddings. Must be length of 2${r === 1 ? '' : ' each'}.`);
+    return tf.pad(x, r === 1 ? [paddings] : paddings, constantValue);
+  };
+  tf[`reverse${r}d`] = (x, axis) => rankOf(x, 'reverse', (t) => {
+    if (t.rank !== r) throw new Error(`Error in reverse${r}D: x must be rank ${r} but got rank ${t.rank}.`);
+    return tf.reverse(t, r === 1 ? 0 : axis);
+  });
+  tf[`slice${r}d`] = (x, begin, size) => rankOf(x, `slice${r}d`, (t) => {
+    if (t.rank !== r) throw new Error(`slice${r}d expects a rank-${r} tensor, but got a rank-${t.rank} tensor`);
+    return r === 1 ? tf.slice(t, [begin], [size]) : tf.slice(t, begin, size);
+  });
+}
+Object.assign(tf, {
+  euclideanNorm: (x, axis = null, keepDims = false) => tf.norm(x, 'euclidean', axis, keepDims),
+  print: (x, verbose = false) => console.log(x.toString(verbose)),
+  upcastType: (a, b) => require('./lib/util').upcastType(a, b),
+  sumOutType: (t) => require('./lib/util').upcastType(t, 'int32'),
+});
+
 module.exports = tf;

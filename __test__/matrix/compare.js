@@ -83,9 +83,17 @@ function closeNum(a, b) {
   return Math.abs(a - b) <= ATOL + RTOL * Math.abs(b);
 }
 
+// One line describing a value; a value that throws when read (a tensor whose shape holds a
+// throwing object, as tfjs builds one) is described as such.
 const show = (x) => {
-  const s = JSON.stringify(x);
-  return s === undefined ? String(x) : (s.length > 160 ? `${s.slice(0, 157)}...` : s);
+  let s;
+  try {
+    s = JSON.stringify(x);
+    if (s === undefined) s = String(x);
+  } catch (e) {
+    s = `<unreadable: ${e && e.message}>`;
+  }
+  return s.length > 160 ? `${s.slice(0, 157)}...` : s;
 };
 
 // Returns null when `got` (tidytensor) matches `want` (tfjs), else where and how they differ.

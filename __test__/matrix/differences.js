@@ -50,6 +50,7 @@ module.exports = [
       'Tensor must have a shape comprised of positive integers',
       "Error in transpose: perm .* repeats axis", "All entries in 'perm' must be integers",
       'Axes contain a duplicate dimension',
+      'numSamples must be a non-negative integer',
     ].join('|') + ')'),
   },
   {

@@ -226,7 +226,11 @@ function multinomial(logits, numSamples, seed, normalized = false) {
     if (t.size < 2) throw new Error(`Error in multinomial: you need at least 2 outcomes, but got ${t.size}.`);
     if (t.rank > 2) throw new Error(`Rank of probabilities must be 1 or 2, but is ${t.rank}`);
     if (!Number.isInteger(numSamples) || numSamples < 0) {
-      throw new Error(`numSamples must be a non-negative integer, but got ${numSamples}.`);
+      throw new Error(`numSamples must be a non-negative integer, but got ${String(numSamples)}.`);
+    }
+    // The draws compare every sample with every outcome: bound that product.
+    if (numSamples * t.size > 2 ** 31 - 1) {
+      throw new Error(`Error in multinomial: ${numSamples} samples of ${t.size} outcomes are too many.`);
     }
     const L = require('./layout');
     const R = require('./reduce');
