@@ -30,7 +30,9 @@ impl Geo {
                     let at = |o: usize, t: usize, a: usize| {
                         (o * self.strides[a] + t * self.dilations[a]).checked_sub(self.pad[a])
                     };
-                    let (Some(iz), Some(iy), Some(ix)) = (at(oz, tz, 0), at(oy, ty, 1), at(ox, tx, 2)) else { continue };
+                    let (Some(iz), Some(iy), Some(ix)) = (at(oz, tz, 0), at(oy, ty, 1), at(ox, tx, 2)) else {
+                        continue;
+                    };
                     if iz >= d || iy >= h || ix >= w {
                         continue;
                     }
@@ -58,11 +60,17 @@ fn check_conv2d(e: &mut Engine, g: Geo, cout: usize, seed: u64) {
     let f = of(e, DType::Float32, &wv, &[fh, fw, cin, cout]);
     let eff = |a: usize| (g.filter[a] - 1) * g.dilations[a] + 1;
     let after = |a: usize| ((g.out[a] - 1) * g.strides[a] + eff(a)).saturating_sub(g.pad[a] + g.input[a + 1]);
-    let pad = Padding::Explicit(vec![[0.0; 2], [g.pad[1] as f64, after(1) as f64], [g.pad[2] as f64, after(2) as f64], [0.0; 2]]);
+    let pad = Padding::Explicit(vec![
+        [0.0; 2],
+        [g.pad[1] as f64, after(1) as f64],
+        [g.pad[2] as f64, after(2) as f64],
+        [0.0; 2],
+    ]);
     let (s, d) = ([g.strides[1] as f64, g.strides[2] as f64], [g.dilations[1] as f64, g.dilations[2] as f64]);
     let y = e.conv(ConvKind::Conv2d, x, f, &window(&s, &d, &pad), false).unwrap();
     let mut want = vec![0.0; g.out_pixels() * cout];
-    let (xv, wv): (Vec<f64>, Vec<f64>) = (xv.iter().map(|&v| v as f32 as f64).collect(), wv.iter().map(|&v| v as f32 as f64).collect());
+    let (xv, wv): (Vec<f64>, Vec<f64>) =
+        (xv.iter().map(|&v| v as f32 as f64).collect(), wv.iter().map(|&v| v as f32 as f64).collect());
     g.each(|o, t, i| {
         for co in 0..cout {
             want[o * cout + co] += (0..cin).map(|ci| xv[i * cin + ci] * wv[(t * cin + ci) * cout + co]).sum::<f64>();
@@ -81,7 +89,8 @@ fn check_conv2d(e: &mut Engine, g: Geo, cout: usize, seed: u64) {
         let dyv: Vec<f64> = dyv.iter().map(|&v| v as f32 as f64).collect();
         g.each(|o, t, i| {
             for ci in 0..cin {
-                want[i * cin + ci] += (0..cout).map(|co| dyv[o * cout + co] * wv[(t * cin + ci) * cout + co]).sum::<f64>();
+                want[i * cin + ci] +=
+                    (0..cout).map(|co| dyv[o * cout + co] * wv[(t * cin + ci) * cout + co]).sum::<f64>();
             }
         });
         assert_close(&values(e, dx, &[b, h, w, cin], DType::Float32), &want, 1e-4);
@@ -105,12 +114,20 @@ fn conv2d(e: &mut Engine) {
 
 fn conv3d_and_depthwise(e: &mut Engine) {
     // conv3d: [1, 3, 4, 4, 2] with a 2x2x2 filter, 'valid'.
-    let g = Geo { input: [1, 3, 4, 4, 2], filter: [2, 2, 2], strides: [1; 3], dilations: [1; 3], pad: [0; 3], out: [2, 3, 3] };
+    let g = Geo {
+        input: [1, 3, 4, 4, 2],
+        filter: [2, 2, 2],
+        strides: [1; 3],
+        dilations: [1; 3],
+        pad: [0; 3],
+        out: [2, 3, 3],
+    };
     let (xv, wv) = (random_values(96, 7, -1.0, 1.0), random_values(8 * 2 * 3, 8, -1.0, 1.0));
     let x = of(e, DType::Float32, &xv, &g.input);
     let f = of(e, DType::Float32, &wv, &[2, 2, 2, 2, 3]);
     let y = e.conv(ConvKind::Conv3d, x, f, &window(&[1.0], &[1.0], &Padding::Valid), false).unwrap();
-    let (xv, wv): (Vec<f64>, Vec<f64>) = (xv.iter().map(|&v| v as f32 as f64).collect(), wv.iter().map(|&v| v as f32 as f64).collect());
+    let (xv, wv): (Vec<f64>, Vec<f64>) =
+        (xv.iter().map(|&v| v as f32 as f64).collect(), wv.iter().map(|&v| v as f32 as f64).collect());
     let mut want = vec![0.0; 18 * 3];
     g.each(|o, t, i| {
         for co in 0..3 {
@@ -120,12 +137,20 @@ fn conv3d_and_depthwise(e: &mut Engine) {
     assert_close(&values(e, y, &[1, 2, 3, 3, 3], DType::Float32), &want, 1e-5);
 
     // depthwise, multiplier 2, 'same' with stride 2: [1, 5, 5, 3] -> [1, 3, 3, 6], pads 1.
-    let g = Geo { input: [1, 1, 5, 5, 3], filter: [1, 3, 3], strides: [1, 2, 2], dilations: [1; 3], pad: [0, 1, 1], out: [1, 3, 3] };
+    let g = Geo {
+        input: [1, 1, 5, 5, 3],
+        filter: [1, 3, 3],
+        strides: [1, 2, 2],
+        dilations: [1; 3],
+        pad: [0, 1, 1],
+        out: [1, 3, 3],
+    };
     let (xv, wv) = (random_values(75, 9, -1.0, 1.0), random_values(9 * 6, 10, -1.0, 1.0));
     let xd = of(e, DType::Float32, &xv, &[1, 5, 5, 3]);
     let fd = of(e, DType::Float32, &wv, &[3, 3, 3, 2]);
     let yd = e.conv(ConvKind::Depthwise2d, xd, fd, &window(&[2.0], &[1.0], &Padding::Same), false).unwrap();
-    let (xv, wv): (Vec<f64>, Vec<f64>) = (xv.iter().map(|&v| v as f32 as f64).collect(), wv.iter().map(|&v| v as f32 as f64).collect());
+    let (xv, wv): (Vec<f64>, Vec<f64>) =
+        (xv.iter().map(|&v| v as f32 as f64).collect(), wv.iter().map(|&v| v as f32 as f64).collect());
     let mut want = vec![0.0; 9 * 6];
     g.each(|o, t, i| {
         for c in 0..3 {
@@ -153,7 +178,14 @@ fn conv3d_and_depthwise(e: &mut Engine) {
 
 fn pooling(e: &mut Engine) {
     // maxPool/avgPool 3x3 'same' stride 2 over [2, 5, 4, 3]: pads 1 above, none left.
-    let g = Geo { input: [2, 1, 5, 4, 3], filter: [1, 3, 3], strides: [1, 2, 2], dilations: [1; 3], pad: [0, 1, 0], out: [1, 3, 2] };
+    let g = Geo {
+        input: [2, 1, 5, 4, 3],
+        filter: [1, 3, 3],
+        strides: [1, 2, 2],
+        dilations: [1; 3],
+        pad: [0, 1, 0],
+        out: [1, 3, 2],
+    };
     let mut xv = random_values(120, 11, -1.0, 1.0);
     xv[5] = f64::NAN; // NaN never wins a max
     let x = of(e, DType::Float32, &xv, &[2, 5, 4, 3]);

@@ -239,8 +239,14 @@ fn out_and_pad(
 
 /// The geometry of a window over `x` (`[batch, spatial..., channels]`, channels last) with
 /// filter sizes `filter`.
-fn geometry(op: &str, x: &[usize], filter: &[usize], out_channels: usize, w: &Window, channels_first: bool)
-    -> Result<ConvGeom> {
+fn geometry(
+    op: &str,
+    x: &[usize],
+    filter: &[usize],
+    out_channels: usize,
+    w: &Window,
+    channels_first: bool,
+) -> Result<ConvGeom> {
     let n = x.len() - 2;
     let strides = whole(op, "strides", w.strides, n)?;
     let dilations = whole(op, "dilations", w.dilations, n)?;
@@ -316,7 +322,11 @@ impl Engine {
             let mut xl = x;
             if layout.channels_first {
                 let s = e.shape(x)?.to_vec();
-                let full: Vec<i64> = if layout.unbatched { std::iter::once(1).chain(s.iter().map(|&d| d as i64)).collect() } else { s.iter().map(|&d| d as i64).collect() };
+                let full: Vec<i64> = if layout.unbatched {
+                    std::iter::once(1).chain(s.iter().map(|&d| d as i64)).collect()
+                } else {
+                    s.iter().map(|&d| d as i64).collect()
+                };
                 let r = e.reshape(x, &full)?;
                 let perm: Vec<i64> = if layout.spatial == 2 { vec![0, 2, 3, 1] } else { vec![0, 2, 3, 4, 1] };
                 xl = e.transpose(r, Some(&perm))?;
@@ -354,8 +364,14 @@ impl Engine {
 
     /// `tf.conv2d`, `tf.conv3d`, `tf.depthwiseConv2d` and `tf.dilation2d` (an unbatched input
     /// gives an unbatched output). `channels_first` is NCHW data (2-D convolutions only).
-    pub fn conv(&mut self, kind: ConvKind, x: TensorId, filter: TensorId, w: &Window, channels_first: bool)
-        -> Result<TensorId> {
+    pub fn conv(
+        &mut self,
+        kind: ConvKind,
+        x: TensorId,
+        filter: TensorId,
+        w: &Window,
+        channels_first: bool,
+    ) -> Result<TensorId> {
         let (xs, fs) = (self.shape(x)?.to_vec(), self.shape(filter)?.to_vec());
         let (xd, fd) = (self.dtype(x)?, self.dtype(filter)?);
         let (op, spatial) = match kind {
@@ -400,13 +416,19 @@ impl Engine {
             ConvKind::Conv2d => {
                 check_pad_rounding(op, w.pad, w.rounding)?;
                 if in_channels != fs[2] {
-                    bail!("Error in conv2d: depth of input ({in_channels}) must match input depth for filter {}.", fs[2]);
+                    bail!(
+                        "Error in conv2d: depth of input ({in_channels}) must match input depth for filter {}.",
+                        fs[2]
+                    );
                 }
                 check_strides_dilations("conv2D", w.strides, w.dilations, true)?;
             }
             ConvKind::Conv3d => {
                 if in_channels != fs[3] {
-                    bail!("Error in conv3d: depth of input ({in_channels}) must match input depth for filter {}.", fs[3]);
+                    bail!(
+                        "Error in conv3d: depth of input ({in_channels}) must match input depth for filter {}.",
+                        fs[3]
+                    );
                 }
                 check_strides_dilations("conv3D", w.strides, w.dilations, true)?;
             }
@@ -459,8 +481,14 @@ impl Engine {
     /// `tf.conv2dTranspose` and `tf.conv3dTranspose` (tfjs's Conv2DBackpropInput and
     /// Conv3DBackpropInputV2): the input gradient of a convolution of an input of shape
     /// `input_shape`, given `dy` and the convolution's filter.
-    pub fn conv_transpose(&mut self, spatial: usize, input_shape: &[i64], dy: TensorId, filter: TensorId, w: &Window)
-        -> Result<TensorId> {
+    pub fn conv_transpose(
+        &mut self,
+        spatial: usize,
+        input_shape: &[i64],
+        dy: TensorId,
+        filter: TensorId,
+        w: &Window,
+    ) -> Result<TensorId> {
         let (ds, fs) = (self.shape(dy)?.to_vec(), self.shape(filter)?.to_vec());
         let op = if spatial == 2 { "conv2dDerInput" } else { "conv3dDerInput" };
         if input_shape.len() != ds.len() {
@@ -488,7 +516,10 @@ impl Engine {
             bail!("Error in {op}: depth of input ({in_depth}) must match input depth for filter {}.", fs[spatial]);
         }
         if out_depth != fs[spatial + 1] {
-            bail!("Error in {op}: depth of output ({out_depth}) must match output depth for filter {}.", fs[spatial + 1]);
+            bail!(
+                "Error in {op}: depth of output ({out_depth}) must match output depth for filter {}.",
+                fs[spatial + 1]
+            );
         }
         if spatial == 2 {
             check_pad_rounding(op, w.pad, w.rounding)?;
@@ -509,7 +540,8 @@ impl Engine {
         self.check_size(&xs, DType::Float32)?;
         self.run_kernel(name, &[dy, filter], |e, backend, ins| {
             let dyin = if cropped {
-                let d = if unbatched { e.reshape(dy, &dfull.iter().map(|&d| d as i64).collect::<Vec<_>>())? } else { dy };
+                let d =
+                    if unbatched { e.reshape(dy, &dfull.iter().map(|&d| d as i64).collect::<Vec<_>>())? } else { dy };
                 let begin = vec![0i64; rank];
                 let size: Vec<i64> = want.iter().map(|&d| d as i64).collect();
                 let sliced = e.slice(d, &begin, &size)?;
@@ -518,7 +550,10 @@ impl Engine {
                 None
             };
             let dyi = dyin.as_ref().unwrap_or(&ins[0]);
-            let (dc, fc) = (super::cast_if(&**backend, dyi, DType::Float32)?, super::cast_if(&**backend, &ins[1], DType::Float32)?);
+            let (dc, fc) = (
+                super::cast_if(&**backend, dyi, DType::Float32)?,
+                super::cast_if(&**backend, &ins[1], DType::Float32)?,
+            );
             let dshape = [g.batch, g.out_size[0], g.out_size[1], g.out_size[2], g.out_channels];
             let dv = super::view_of(dyi, &dc, &dshape, DType::Float32);
             let fv = super::view_of(&ins[1], &fc, &ins[1].shape, DType::Float32);
@@ -577,8 +612,13 @@ impl Engine {
     }
 
     /// `tf.maxPoolWithArgmax`: the max-pooled values and where each maximum is.
-    pub fn max_pool_with_argmax(&mut self, x: TensorId, filter_size: &[f64], w: &Window, include_batch: bool)
-        -> Result<Vec<TensorId>> {
+    pub fn max_pool_with_argmax(
+        &mut self,
+        x: TensorId,
+        filter_size: &[f64],
+        w: &Window,
+        include_batch: bool,
+    ) -> Result<Vec<TensorId>> {
         let (xs, xd) = (self.shape(x)?.to_vec(), self.dtype(x)?);
         let op = "maxPoolWithArgmax";
         if xs.len() != 4 {
@@ -605,10 +645,16 @@ impl Engine {
     pub fn lrn(&mut self, x: TensorId, radius: f64, bias: f64, alpha: f64, beta: f64) -> Result<TensorId> {
         let (xs, xd) = (self.shape(x)?.to_vec(), self.dtype(x)?);
         if xs.len() != 3 && xs.len() != 4 {
-            bail!("Error in localResponseNormalization: x must be rank 3 or 4 but got\n               rank {}.", xs.len());
+            bail!(
+                "Error in localResponseNormalization: x must be rank 3 or 4 but got\n               rank {}.",
+                xs.len()
+            );
         }
         if radius.fract() != 0.0 || !radius.is_finite() {
-            bail!("Error in localResponseNormalization: depthRadius must be an integer but got depthRadius {}.", js(radius));
+            bail!(
+                "Error in localResponseNormalization: depthRadius must be an integer but got depthRadius {}.",
+                js(radius)
+            );
         }
         // A negative radius is an empty window: the sum is 0.
         let (radius, alpha) = if radius < 0.0 { (0, 0.0) } else { (radius.min(u32::MAX as f64) as usize, alpha) };

@@ -37,22 +37,30 @@ fn params(head: [usize; 3], g: &ConvGeom) -> Result<Vec<u32>> {
 }
 
 /// A GEMM over the batch: `[m, n]` outputs per batch item, `k` deep, read by `loaders`.
-fn gemm(gpu: &Arc<Gpu>, key: &str, loaders: &'static str, inputs: [&WgpuStorage; 2], (m, n, k): (usize, usize, usize), g: &ConvGeom)
-    -> Result<Box<dyn Storage>> {
+fn gemm(
+    gpu: &Arc<Gpu>,
+    key: &str,
+    loaders: &'static str,
+    inputs: [&WgpuStorage; 2],
+    (m, n, k): (usize, usize, usize),
+    g: &ConvGeom,
+) -> Result<Box<dyn Storage>> {
     let len = g.batch * m * n;
     let p = params([m, n, k], g)?;
     let max = gpu.limits.max_compute_workgroups_per_dimension as usize;
     let groups = (n.div_ceil(32), m.div_ceil(32), g.batch);
     if groups.0 > max || groups.1 > max || groups.2 > max {
-        bail!("wgpu backend: a convolution of [{}, {m}, {n}] outputs needs more workgroups than the GPU's grid allows", g.batch);
+        bail!(
+            "wgpu backend: a convolution of [{}, {m}, {n}] outputs needs more workgroups than the GPU's grid allows",
+            g.batch
+        );
     }
     launch(gpu, len, DType::Float32, |gp, st, o| {
         if k == 0 {
             return super::fill_raw(gp, st, o, len, 0);
         }
-        let pipeline = gp.pipeline(key, 2, || {
-            shader(&["f32", "f32"], "f32", &format!("{GEOMETRY}{loaders}"), MATMUL)
-        })?;
+        let pipeline =
+            gp.pipeline(key, 2, || shader(&["f32", "f32"], "f32", &format!("{GEOMETRY}{loaders}"), MATMUL))?;
         let grid = (groups.0 as u32, groups.1 as u32, groups.2 as u32);
         gp.dispatch(st, pipeline, &[sbind(inputs[0]), sbind(inputs[1])], bind(o), &p, grid)
     })
@@ -62,7 +70,12 @@ pub(crate) fn conv(gpu: &Arc<Gpu>, x: &WgpuStorage, w: &WgpuStorage, g: &ConvGeo
     gemm(gpu, "conv", IM2COL, [x, w], (g.out_spatial(), g.out_channels, g.taps() * g.in_channels), g)
 }
 
-pub(crate) fn conv_input_grad(gpu: &Arc<Gpu>, dy: &WgpuStorage, w: &WgpuStorage, g: &ConvGeom) -> Result<Box<dyn Storage>> {
+pub(crate) fn conv_input_grad(
+    gpu: &Arc<Gpu>,
+    dy: &WgpuStorage,
+    w: &WgpuStorage,
+    g: &ConvGeom,
+) -> Result<Box<dyn Storage>> {
     gemm(gpu, "conv_input_grad", COL2IM, [dy, w], (g.in_spatial(), g.in_channels, g.taps() * g.out_channels), g)
 }
 
@@ -120,8 +133,14 @@ impl Fold {
 }
 
 /// Runs a window fold over every output element.
-pub(crate) fn window(gpu: &Arc<Gpu>, fold: Fold, x: &WgpuStorage, filter: Option<&WgpuStorage>, g: &ConvGeom, flag: bool)
-    -> Result<Box<dyn Storage>> {
+pub(crate) fn window(
+    gpu: &Arc<Gpu>,
+    fold: Fold,
+    x: &WgpuStorage,
+    filter: Option<&WgpuStorage>,
+    g: &ConvGeom,
+    flag: bool,
+) -> Result<Box<dyn Storage>> {
     let n = g.batch * g.out_spatial() * g.out_channels;
     let p = params([n, flag as usize, 0], g)?;
     let out = if fold == Fold::Positions { DType::Int32 } else { DType::Float32 };
@@ -135,11 +154,17 @@ pub(crate) fn window(gpu: &Arc<Gpu>, fold: Fold, x: &WgpuStorage, filter: Option
     })
 }
 
-pub(crate) fn lrn(gpu: &Arc<Gpu>, x: &WgpuStorage, channels: usize, radius: usize, coef: [f64; 3])
-    -> Result<Box<dyn Storage>> {
+pub(crate) fn lrn(
+    gpu: &Arc<Gpu>,
+    x: &WgpuStorage,
+    channels: usize,
+    radius: usize,
+    coef: [f64; 3],
+) -> Result<Box<dyn Storage>> {
     let n = x.len;
     let [bias, alpha, beta] = coef.map(|v| (v as f32).to_bits());
-    let p = [u32_of(n, "size")?, u32_of(channels, "channels")?, u32_of(radius.min(channels), "radius")?, bias, alpha, beta];
+    let p =
+        [u32_of(n, "size")?, u32_of(channels, "channels")?, u32_of(radius.min(channels), "radius")?, bias, alpha, beta];
     launch(gpu, n, DType::Float32, |gp, st, o| {
         let src = || shader(&["f32"], "f32", OPS, LRN);
         run1d(gp, st, "lrn", src, &[sbind(x)], bind(o), &p, n, WG)
