@@ -566,6 +566,26 @@ export function upperBound(sortedSequence: Tensor | TensorLike, values: Tensor |
 export function depthToSpace(x: Tensor | TensorLike, blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor;
 export function multinomial(logits: Tensor | TensorLike, numSamples: number, seed?: number,
   normalized?: boolean): Tensor;
+export function concat1d(tensors: Array<Tensor | TensorLike>): Tensor;
+export function concat2d(tensors: Array<Tensor | TensorLike>, axis: number): Tensor;
+export function concat3d(tensors: Array<Tensor | TensorLike>, axis: number): Tensor;
+export function concat4d(tensors: Array<Tensor | TensorLike>, axis: number): Tensor;
+export function pad1d(x: Tensor | TensorLike, paddings: [number, number], constantValue?: number): Tensor;
+export function pad2d(x: Tensor | TensorLike, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function pad3d(x: Tensor | TensorLike, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function pad4d(x: Tensor | TensorLike, paddings: Array<[number, number]>, constantValue?: number): Tensor;
+export function reverse1d(x: Tensor | TensorLike): Tensor;
+export function reverse2d(x: Tensor | TensorLike, axis?: number | number[]): Tensor;
+export function reverse3d(x: Tensor | TensorLike, axis?: number | number[]): Tensor;
+export function reverse4d(x: Tensor | TensorLike, axis?: number | number[]): Tensor;
+export function slice1d(x: Tensor | TensorLike, begin: number, size: number): Tensor;
+export function slice2d(x: Tensor | TensorLike, begin: [number, number], size: [number, number]): Tensor;
+export function slice3d(x: Tensor | TensorLike, begin: number[], size: number[]): Tensor;
+export function slice4d(x: Tensor | TensorLike, begin: number[], size: number[]): Tensor;
+export function euclideanNorm(x: Tensor | TensorLike, axis?: number | number[] | null, keepDims?: boolean): Tensor;
+export function print(x: Tensor, verbose?: boolean): void;
+export function upcastType(typeA: DataType, typeB: DataType): DataType;
+export function sumOutType(type: DataType): DataType;
 export type PaddingType = 'valid' | 'same' | number | number[][];
 export type Activation = 'linear' | 'relu' | 'prelu' | 'elu' | 'relu6' | 'leakyrelu' | 'sigmoid';
 type Pair = number | [number, number];
@@ -622,6 +642,26 @@ export namespace image {
   function resizeBilinear<T extends Tensor>(images: T | TensorLike, size: [number, number],
     alignCorners?: boolean, halfPixelCenters?: boolean): T;
   function flipLeftRight<T extends Tensor>(image: T | TensorLike): T;
+  function grayscaleToRGB<T extends Tensor>(image: T | TensorLike): T;
+  function rgbToGrayscale<T extends Tensor>(image: T | TensorLike): T;
+  function cropAndResize(image: Tensor | TensorLike, boxes: Tensor | TensorLike, boxInd: Tensor | TensorLike,
+    cropSize: [number, number], method?: 'bilinear' | 'nearest', extrapolationValue?: number): Tensor;
+  function nonMaxSuppression(boxes: Tensor | TensorLike, scores: Tensor | TensorLike, maxOutputSize: number,
+    iouThreshold?: number, scoreThreshold?: number): Tensor;
+  function nonMaxSuppressionAsync(boxes: Tensor | TensorLike, scores: Tensor | TensorLike, maxOutputSize: number,
+    iouThreshold?: number, scoreThreshold?: number): Promise<Tensor>;
+  function nonMaxSuppressionWithScore(boxes: Tensor | TensorLike, scores: Tensor | TensorLike,
+    maxOutputSize: number, iouThreshold?: number, scoreThreshold?: number,
+    softNmsSigma?: number): { selectedIndices: Tensor; selectedScores: Tensor };
+  function nonMaxSuppressionWithScoreAsync(boxes: Tensor | TensorLike, scores: Tensor | TensorLike,
+    maxOutputSize: number, iouThreshold?: number, scoreThreshold?: number,
+    softNmsSigma?: number): Promise<{ selectedIndices: Tensor; selectedScores: Tensor }>;
+  function nonMaxSuppressionPadded(boxes: Tensor | TensorLike, scores: Tensor | TensorLike,
+    maxOutputSize: number, iouThreshold?: number, scoreThreshold?: number,
+    padToMaxOutputSize?: boolean): { selectedIndices: Tensor; validOutputs: Tensor };
+  function nonMaxSuppressionPaddedAsync(boxes: Tensor | TensorLike, scores: Tensor | TensorLike,
+    maxOutputSize: number, iouThreshold?: number, scoreThreshold?: number,
+    padToMaxOutputSize?: boolean): Promise<{ selectedIndices: Tensor; validOutputs: Tensor }>;
 }
 export namespace signal {
   function hannWindow(windowLength: number): Tensor;
@@ -647,7 +687,10 @@ export function batchNorm4d<T extends Tensor>(x: T | TensorLike, mean: Tensor | 
   varianceEpsilon?: number): T;
 export namespace linalg {
   function bandPart<T extends Tensor>(a: T | TensorLike, numLower: number, numUpper: number): T;
+  function gramSchmidt(xs: Tensor[] | Tensor): Tensor[] | Tensor;
+  function qr(x: Tensor | TensorLike, fullMatrices?: boolean): [Tensor, Tensor];
 }
+export function einsum(equation: string, ...tensors: Array<Tensor | TensorLike>): Tensor;
 
 // ------------------------------------------------------------------------------------------
 // Engine

@@ -31,3 +31,38 @@ cases('math.confusionMatrix', [
   ['confusionMatrix rank 2', (tf) => tf.math.confusionMatrix([[0]], [[0]], 2)],
   ['confusionMatrix length mismatch', (tf) => tf.math.confusionMatrix([0, 1], [0], 2)],
 ]);
+
+const A = (tf) => tf.range(0, 6).reshape([2, 3]);
+const B3 = (tf) => tf.range(0, 12).reshape([3, 4]).mul(0.5);
+cases('einsum', [
+  ['matmul', (tf) => tf.einsum('ij,jk->ik', A(tf), B3(tf))],
+  ['transposed output', (tf) => tf.einsum('ij,jk->ki', A(tf), B3(tf))],
+  ['dot', (tf) => tf.einsum('i,i->', tf.tensor1d([1, 2, 3]), tf.tensor1d([4, 5, 6]))],
+  ['outer', (tf) => tf.einsum('i,j->ij', tf.tensor1d([1, 2]), tf.tensor1d([3, 4, 5]))],
+  ['sum all', (tf) => tf.einsum('ij->', A(tf))],
+  ['transpose', (tf) => tf.einsum('ij->ji', A(tf))],
+  ['batched', (tf) => tf.einsum('bij,bjk->bik', tf.range(0, 12).reshape([2, 2, 3]), tf.range(0, 12).reshape([2, 3, 2]))],
+  ['elementwise with spaces', (tf) => tf.einsum('ij, ij -> ij', A(tf), A(tf))],
+  ['int32', (tf) => tf.einsum('ij,j->i', tf.tensor2d([1, 2, 3, 4], [2, 2], 'int32'), tf.tensor1d([1, 1], 'int32'))],
+  ['no arrow', (tf) => tf.einsum('ij,jk', A(tf), B3(tf))],
+  ['two arrows', (tf) => tf.einsum('ij->j->i', A(tf))],
+  ['ellipsis', (tf) => tf.einsum('...ij->...ji', A(tf))],
+  ['wrong count', (tf) => tf.einsum('ij,jk->ik', A(tf))],
+  ['three inputs', (tf) => tf.einsum('i,i,i->i', [1], [2], [3])],
+  ['unknown output label', (tf) => tf.einsum('ij->k', A(tf))],
+  ['duplicate axes', (tf) => tf.einsum('ii->i', tf.eye(2))],
+  ['size mismatch', (tf) => tf.einsum('ij,ij->ij', A(tf), B3(tf))],
+]);
+
+cases('linalg.qr, linalg.gramSchmidt', [
+  ['qr square', (tf) => tf.linalg.qr(tf.tensor2d([[1, 2], [3, 4]]))],
+  ['qr tall', (tf) => tf.linalg.qr(tf.tensor2d([[1, 2], [3, -4], [5, 6]]))],
+  ['qr tall full', (tf) => tf.linalg.qr(tf.tensor2d([[1, 2], [3, -4], [5, 6]]), true)],
+  ['qr wide', (tf) => tf.linalg.qr(tf.tensor2d([[1, 2, 3], [-4, 5, 6]]))],
+  ['qr batched', (tf) => tf.linalg.qr(tf.range(1, 13).reshape([3, 2, 2]).sin())],
+  ['qr rank 1', (tf) => tf.linalg.qr(tf.tensor1d([1, 2]))],
+  ['gramSchmidt 2-D', (tf) => tf.linalg.gramSchmidt(tf.tensor2d([[1, 1], [0, 2]]))],
+  ['gramSchmidt list', (tf) => tf.linalg.gramSchmidt([tf.tensor1d([1, 0, 1]), tf.tensor1d([1, 2, 0])])],
+  ['gramSchmidt too many', (tf) => tf.linalg.gramSchmidt(tf.ones([3, 2]))],
+  ['gramSchmidt mismatched list', (tf) => tf.linalg.gramSchmidt([tf.ones([2]), tf.ones([3])])],
+]);

@@ -68,7 +68,7 @@ function bandPart(a, numLower, numUpper) {
   });
 }
 
-const linalg = { bandPart };
+const linalg = { bandPart, gramSchmidt, qr };
 
 // tf.math.confusionMatrix: one-hot labels (transposed) times one-hot predictions.
 function confusionMatrix(labels, predictions, numClasses) {
@@ -102,4 +102,154 @@ Tensor.prototype.matMul = function (b, transposeA, transposeB) {
   return matMul(this, b, transposeA, transposeB);
 };
 
-module.exports = { matMul, dot, outerProduct, linalg, math };
+// tf.einsum for one or two tensors without ellipsis (tfjs's limits and texts): each input's
+// axes are permuted into one order (output labels first, then the summed ones) with 1s for the
+// labels it lacks, the inputs are multiplied with broadcasting, and the summed axes are summed.
+function einsum(equation, ...tensors) {
+  const { convertToTensor } = require('../convert');
+  const converted = [];
+  try {
+    tensors.forEach((t, i) => converted.push(convertToTensor(t, `tensors${i}`, 'einsum')));
+    const eq = String(equation).replace(/\s/g, '');
+    const arrows = eq.split('->').length - 1;
+    if (arrows < 1) throw new Error('Equations without an arrow are not supported.');
+    if (arrows > 1) throw new Error('Equation must contain exactly one arrow ("->").');
+    const [inputs, output] = eq.split('->');
+    if (inputs.includes('...')) throw new Error('The ellipsis notation ("...") is not supported yet.');
+    const terms = inputs.split(',');
+    if (converted.length !== terms.length) {
+      throw new Error(`Expected ${terms.length} input tensors, received ${converted.length}`);
+    }
+    if (terms.length > 2) throw new Error('Support for more than 2 input tensors is not implemented yet.');
+    const labels = [];
+    for (const l of output) {
+      if (!terms.some((t) => t.includes(l))) {
+        throw new Error(`Output subscripts contain the label ${l} not present in the input subscripts.`);
+      }
+      if (!labels.includes(l)) labels.push(l);
+    }
+    for (const l of inputs) if (l !== ',' && !labels.includes(l)) labels.push(l);
+    const sizes = {};
+    terms.forEach((term, i) => {
+      if (new Set(term).size !== term.length) {
+        throw new Error(`Found duplicate axes in input component ${term}. Support for duplicate axes in input is not implemented yet.`);
+      }
+      const shape = converted[i].shape;
+      if (shape.length !== term.length) {
+        throw new Error(`Input ${i} of einsum has rank ${shape.length} but its subscripts ${term} name ${term.length} axes.`);
+      }
+      [...term].forEach((l, j) => {
+        if (sizes[l] === undefined) sizes[l] = shape[j];
+        else if (sizes[l] !== shape[j]) {
+          throw new Error(`Expected dimension ${sizes[l]} at axis ${j} of input shaped ${JSON.stringify(shape)}, but got dimension ${shape[j]}`);
+        }
+      });
+    });
+    const L = require('./layout');
+    const E = require('./elementwise');
+    const R = require('./reduce');
+    return tidy(() => {
+      let product = null;
+      terms.forEach((term, i) => {
+        const own = labels.filter((l) => term.includes(l));
+        const moved = L.transpose(converted[i], own.map((l) => term.indexOf(l)));
+        const x = reshape(moved, labels.map((l) => (term.includes(l) ? sizes[l] : 1)));
+        product = product === null ? x : E.mul(x, product);
+      });
+      const summed = labels.slice(output.length).map((_, k) => output.length + k);
+      return summed.length > 0 ? R.sum(product, summed) : product;
+    });
+  } finally {
+    converted.forEach((t, i) => { if (t !== tensors[i]) t.dispose(); });
+  }
+}
+
+// tf.linalg.gramSchmidt: orthonormalises the rows of a 2-D tensor (or a list of 1-D tensors),
+// each row minus its projections on the rows before it, then normalised.
+function gramSchmidt(xs) {
+  const L = require('./layout');
+  const E = require('./elementwise');
+  const R = require('./reduce');
+  const list = Array.isArray(xs);
+  if (list) {
+    if (xs.length === 0) throw new Error('Gram-Schmidt process: input must not be null, undefined, or empty');
+    const dim = xs[0].shape[0];
+    for (let i = 1; i < xs.length; ++i) {
+      if (xs[i].shape[0] !== dim) {
+        throw new Error(`Gram-Schmidt: Non-unique lengths found in the input vectors: (${xs[i].shape[0]} vs. ${dim})`);
+      }
+    }
+  } else if (xs == null) {
+    throw new Error('Gram-Schmidt process: input must not be null, undefined, or empty');
+  }
+  return tidy(() => {
+    const rows = list ? xs : L.unstack(xs, 0);
+    if (rows.length > rows[0].shape[0]) {
+      throw new Error(`Gram-Schmidt: Number of vectors (${rows.length}) exceeds number of dimensions (${rows[0].shape[0]}).`);
+    }
+    const ys = [];
+    for (const row of rows) {
+      let x = row;
+      for (const y of ys) x = E.sub(x, E.mul(R.sum(E.mul(y, x)), y));
+      ys.push(E.div(x, R.norm(x, 'euclidean')));
+    }
+    return list ? ys : L.stack(ys, 0);
+  });
+}
+
+// tf.linalg.qr: Householder reflections, as tfjs applies them (the reflection of column j
+// takes the sign that avoids cancellation, so R's diagonal has the opposite sign of the
+// column's leading value), computed on the host in double precision for each matrix.
+function qr(x, fullMatrices = false) {
+  const { withOne } = require('./args');
+  return withOne(x, 'x', 'qr', 'numeric', (t) => {
+    if (t.rank < 2) throw new Error(`qr() requires input tensor to have a rank >= 2, but got rank ${t.rank}`);
+    const [m, n] = t.shape.slice(-2);
+    const batch = t.shape.slice(0, -2).reduce((a, b) => a * b, 1);
+    const values = t.dataSync();
+    const k = fullMatrices || m <= n ? m : n; // columns of Q, rows of R
+    const qs = new Float32Array(batch * m * k);
+    const rs = new Float32Array(batch * k * n);
+    for (let b = 0; b < batch; b++) {
+      const [q, r] = householder(values.subarray(b * m * n, (b + 1) * m * n), m, n);
+      for (let i = 0; i < m; i++) for (let j = 0; j < k; j++) qs[b * m * k + i * k + j] = q[i * m + j];
+      for (let i = 0; i < k; i++) for (let j = 0; j < n; j++) rs[b * k * n + i * n + j] = r[i * n + j];
+    }
+    const lead = t.shape.slice(0, -2);
+    const C = require('./creation');
+    return [C.tensor(qs, [...lead, m, k]), C.tensor(rs, [...lead, k, n])];
+  });
+}
+
+// Q (m×m) and R (m×n), row-major, of one matrix.
+function householder(a, m, n) {
+  const r = Float64Array.from(a);
+  const q = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) q[i * m + i] = 1;
+  for (let j = 0; j < Math.min(m, n); j++) {
+    let norm = 0;
+    for (let i = j; i < m; i++) norm += r[i * n + j] * r[i * n + j];
+    norm = Math.sqrt(norm);
+    const s = r[j * n + j] > 0 ? -1 : 1;
+    const u1 = r[j * n + j] - s * norm;
+    const w = new Float64Array(m - j);
+    w[0] = 1;
+    for (let i = 1; i < m - j; i++) w[i] = r[(i + j) * n + j] / u1;
+    const tau = -s * u1 / norm;
+    // R[j:, :] -= tau w (wᵀ R[j:, :]);  Q[:, j:] -= (Q[:, j:] w) (tau w)ᵀ
+    for (let c = 0; c < n; c++) {
+      let d = 0;
+      for (let i = 0; i < m - j; i++) d += w[i] * r[(i + j) * n + c];
+      for (let i = 0; i < m - j; i++) r[(i + j) * n + c] -= tau * w[i] * d;
+    }
+    for (let row = 0; row < m; row++) {
+      let d = 0;
+      for (let i = 0; i < m - j; i++) d += q[row * m + i + j] * w[i];
+      for (let i = 0; i < m - j; i++) q[row * m + i + j] -= d * tau * w[i];
+    }
+  }
+  return [q, r];
+}
+
+module.exports = {
+  einsum, matMul, dot, outerProduct, linalg, math };
