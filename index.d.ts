@@ -564,6 +564,8 @@ export function searchSorted(sortedSequence: Tensor | TensorLike, values: Tensor
 export function lowerBound(sortedSequence: Tensor | TensorLike, values: Tensor | TensorLike): Tensor;
 export function upperBound(sortedSequence: Tensor | TensorLike, values: Tensor | TensorLike): Tensor;
 export function depthToSpace(x: Tensor | TensorLike, blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor;
+export function randomGamma(shape: number[], alpha: number, beta?: number, dtype?: 'float32' | 'int32',
+  seed?: number): Tensor;
 export function multinomial(logits: Tensor | TensorLike, numSamples: number, seed?: number,
   normalized?: boolean): Tensor;
 export function concat1d(tensors: Array<Tensor | TensorLike>): Tensor;

@@ -271,3 +271,31 @@ describe('multinomial', () => {
     sameAs((t) => t.multinomial(t.zeros([1, 2, 2]), 2));
   });
 });
+
+describe('randomGamma', () => {
+  const { tt: tf, assert: a, same: sameAs } = require('./helpers/setup');
+  it('has the mean and variance of Gamma(alpha) scaled by beta, reproducibly with a seed', () => {
+    const before = tf.memory().numTensors;
+    for (const [alpha, beta] of [[2, 1], [0.5, 3], [5, 0.5]]) {
+      const t = tf.randomGamma([20000], alpha, beta, 'float32', 11);
+      const v = t.dataSync();
+      const mean = v.reduce((s, x) => s + x, 0) / v.length;
+      const variance = v.reduce((s, x) => s + (x - mean) ** 2, 0) / v.length;
+      a.ok(Math.abs(mean - alpha * beta) < 0.05 * alpha * beta, `mean ${mean} for ${alpha}, ${beta}`);
+      a.ok(Math.abs(variance - alpha * beta * beta) < 0.1 * alpha * beta * beta, `variance ${variance}`);
+      a.ok(v.every((x) => x >= 0));
+      const again = tf.randomGamma([10], alpha, beta, 'float32', 11);
+      a.deepEqual(Array.from(again.dataSync()), Array.from(v.slice(0, 10)));
+      tf.dispose([t, again]);
+    }
+    const ints = tf.randomGamma([2, 3], 4, 1, 'int32', 3);
+    a.deepEqual([ints.shape, ints.dtype], [[2, 3], 'int32']);
+    a.ok(Array.from(ints.dataSync()).every(Number.isInteger));
+    ints.dispose();
+    a.equal(tf.memory().numTensors, before);
+  });
+  it("has tfjs's errors", () => {
+    sameAs((t) => t.randomGamma([2], 1, 1, 'bool'));
+    sameAs((t) => t.randomGamma([-1], 1));
+  });
+});

@@ -247,8 +247,52 @@ function multinomial(logits, numSamples, seed, normalized = false) {
   });
 }
 
+// A seeded stream of uniform numbers in [0, 1) (mulberry32), for samplers that draw a
+// variable number of values per sample.
+function uniformStream(seed) {
+  let a = (seed == null ? Math.floor(Math.random() * 2 ** 32) : seedArg(seed)) >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// tf.randomGamma: Marsaglia and Tsang's method (alpha < 1 boosted by u^(1/alpha)), scaled by
+// beta as tfjs scales it; int32 samples are rounded, as tfjs rounds them.
+function randomGamma(shape, alpha, beta = 1, dtype = 'float32', seed) {
+  const dims = shapeArg(shape);
+  const b = beta == null ? 1 : num(beta);
+  const dt = dtype == null ? 'float32' : dtype;
+  if (dt !== 'float32' && dt !== 'int32') throw new Error(`Unsupported data type ${dt}`);
+  const a = num(alpha);
+  const u = uniformStream(seed);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+  const d = a < 1 ? a + 2 / 3 : a - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  const n = dims.reduce((p, q) => p * q, 1);
+  const values = dt === 'float32' ? new Float32Array(n) : new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let v;
+    for (;;) {
+      let x;
+      do { x = normal(); v = 1 + c * x; } while (v <= 0);
+      v = v * v * v;
+      const x2 = x * x;
+      const r = u();
+      if (r < 1 - 0.0331 * x2 * x2 || Math.log(r) < 0.5 * x2 + d * (1 - v + Math.log(v))) break;
+    }
+    let g = b * d * v;
+    if (a < 1) g *= Math.pow(u(), 1 / a);
+    values[i] = dt === 'float32' ? g : Math.round(g);
+  }
+  return tensor(values, dims, dt);
+}
+
 module.exports = {
-  multinomial,
+  multinomial, randomGamma,
   tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d,
   zeros, ones, fill, zerosLike, onesLike, range, linspace, eye, oneHot,
   randomNormal, randomStandardNormal, randomUniform, truncatedNormal, buffer, meshgrid, diag,
