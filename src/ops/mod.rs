@@ -4,6 +4,7 @@
 mod conv;
 mod creation;
 mod elementwise;
+mod image;
 mod layout;
 mod matmul;
 mod reduce;

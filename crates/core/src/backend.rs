@@ -111,6 +111,15 @@ impl ConvGeom {
     }
 }
 
+/// Where each output row (or column) of a resize reads: the two source indices it
+/// interpolates between and the weight of the second (nearest neighbour: one index, weight 0).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Taps {
+    pub lo: Vec<u32>,
+    pub hi: Vec<u32>,
+    pub frac: Vec<f32>,
+}
+
 /// What a backend adds to `tf.memory()`.
 #[derive(Clone, Debug, Default)]
 pub struct BackendMemory {
@@ -231,6 +240,12 @@ pub trait Backend: Send + Sync {
     /// `x * (bias + alpha * sum of x² over [c - radius, c + radius]) ^ -beta`.
     fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
         -> Result<Box<dyn Storage>>;
+
+    // ---- image ----
+    /// float32 images `x` `[batch, h, w, channels]` (`dims`) resampled to `[batch, rows, cols,
+    /// channels]`: output `(i, j)` interpolates along the columns `cols` picks, then between
+    /// the two rows `rows` picks (tfjs's order of interpolation).
+    fn resample(&self, x: View, dims: [usize; 4], rows: &Taps, cols: &Taps) -> Result<Box<dyn Storage>>;
 
     // ---- layout ----
     /// Rows of `updates` (`[m, slice]`) written to rows `rows[j]` (int32 `[m]`) of a

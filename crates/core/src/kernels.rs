@@ -56,6 +56,9 @@ kernel_names! {
     MAX_POOL = "MaxPool",
     MAX_POOL_3D = "MaxPool3D",
     MAX_POOL_WITH_ARGMAX = "MaxPoolWithArgmax",
+    // image
+    RESIZE_BILINEAR = "ResizeBilinear",
+    RESIZE_NEAREST_NEIGHBOR = "ResizeNearestNeighbor",
     // creation
     FILL = "Fill",
     LIN_SPACE = "LinSpace",

@@ -203,9 +203,7 @@ pub(crate) fn dilation(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
                 let Some(p) = at else { return };
                 for ((a, &xv), &wv) in acc.iter_mut().zip(&x[p * c..(p + 1) * c]).zip(&w[tap * c..(tap + 1) * c]) {
                     let v = xv + wv;
-                    if v > *a {
-                        *a = v;
-                    }
+                    *a = if v > *a { v } else { *a };
                 }
             });
         }
@@ -227,9 +225,8 @@ pub(crate) fn pool(op: PoolOp, x: &[f32], g: &ConvGeom) -> Vec<f32> {
                     window(g, b, z, y, xo, |_, at| {
                         let Some(p) = at else { return };
                         for (a, &v) in acc.iter_mut().zip(&x[p * c..(p + 1) * c]) {
-                            if v > *a {
-                                *a = v;
-                            }
+                            // A select, not a branch: the loop vectorises (maxps).
+                            *a = if v > *a { v } else { *a };
                         }
                     });
                 }

@@ -8,6 +8,7 @@
 mod conv;
 mod convert;
 mod creation;
+mod image;
 mod elementwise;
 mod layout;
 mod matmul;
@@ -19,7 +20,7 @@ use std::cell::Cell;
 
 use tidytensor_core::{
     bail, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReduceOp, Result,
-    Storage, UnaryOp, View,
+    Storage, Taps, UnaryOp, View,
 };
 
 /// Element count above which kernels split their work across rayon threads. Below it a kernel
@@ -246,6 +247,10 @@ impl Backend for CpuBackend {
     fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
         -> Result<Box<dyn Storage>> {
         boxed(HostData::F32(conv::lrn(f32s(&x)?, channels, radius, bias, alpha, beta)))
+    }
+
+    fn resample(&self, x: View, dims: [usize; 4], rows: &Taps, cols: &Taps) -> Result<Box<dyn Storage>> {
+        boxed(HostData::F32(image::resample(f32s(&x)?, dims, rows, cols)))
     }
 
     fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>> {

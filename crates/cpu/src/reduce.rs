@@ -245,20 +245,25 @@ fn arg_typed<T: Copy + Send + Sync>(
 
 pub(crate) fn softmax(x: &HostData, outer: usize, inner: usize) -> Result<HostData> {
     let HostData::F32(v) = x else { bail!("cpu softmax: logits must be float32") };
-    let mut out = vec![0f32; v.len()];
+    let mut out = crate::pool::take::<f32>(v.len());
     if v.is_empty() {
         return Ok(HostData::F32(out));
     }
     let row = |(y, x): (&mut [f32], &[f32])| {
-        // tfjs: exp(x - max(x)) / sum(exp(x - max(x))), the sum taken in f64.
+        // tfjs: exp(x - max(x)) / sum(exp(x - max(x))); the exponentials vectorise, and the
+        // sum is taken in f64 in blocks of 8 lanes.
         let m = max_f32(x);
-        let mut s = 0f64;
         for (o, &xi) in y.iter_mut().zip(x) {
-            let e = (xi - m).exp();
-            *o = e;
-            s += e as f64;
+            *o = crate::elementwise::exp_f32(xi - m);
         }
-        let s = s as f32;
+        let mut lanes = [0f64; 8];
+        let mut chunks = y.chunks_exact(8);
+        for c in &mut chunks {
+            for (l, &e) in lanes.iter_mut().zip(c) {
+                *l += e as f64;
+            }
+        }
+        let s = (lanes.iter().sum::<f64>() + chunks.remainder().iter().map(|&e| e as f64).sum::<f64>()) as f32;
         for o in y.iter_mut() {
             *o /= s;
         }

@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use tidytensor_core::{
     bail, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReadDone, ReduceOp,
-    Result, Storage, UnaryOp, View,
+    Result, Storage, Taps, UnaryOp, View,
 };
 
 use device::{Gpu, RawBuf};
@@ -332,6 +332,20 @@ impl Backend for WgpuBackend {
     fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
         -> Result<Box<dyn Storage>> {
         kernels::lrn(&self.gpu, storage(&x)?, channels, radius, [bias, alpha, beta])
+    }
+
+    /// The taps travel as one small u32 buffer (row lo, hi, frac bits, then the columns').
+    fn resample(&self, x: View, dims: [usize; 4], rows: &Taps, cols: &Taps) -> Result<Box<dyn Storage>> {
+        let mut table: Vec<i32> = Vec::with_capacity(3 * (rows.lo.len() + cols.lo.len()));
+        for t in [rows, cols] {
+            table.extend(t.lo.iter().map(|&v| v as i32));
+            table.extend(t.hi.iter().map(|&v| v as i32));
+            table.extend(t.frac.iter().map(|f| f.to_bits() as i32));
+        }
+        let len = table.len();
+        let taps = self.upload(HostData::I32(table))?;
+        let taps = storage(&View { storage: &*taps, shape: &[len], dtype: DType::Int32 })?;
+        kernels::resample(&self.gpu, storage(&x)?, taps, dims, [rows.lo.len(), cols.lo.len()])
     }
 
     fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>> {

@@ -4,6 +4,7 @@
 
 mod conv;
 mod creation;
+mod image;
 mod elementwise;
 mod layout;
 mod matmul;
@@ -11,6 +12,7 @@ mod reduce;
 
 pub use conv::{ConvKind, Padding, PoolKind, Rounding, Window};
 pub use creation::Random;
+pub use image::Resize;
 
 use crate::engine::Input;
 use crate::{bail, Backend, DType, Result, Storage, View};

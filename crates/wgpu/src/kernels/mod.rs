@@ -10,6 +10,7 @@
 mod conv;
 mod creation;
 mod elementwise;
+mod image;
 mod layout;
 mod matmul;
 mod reduce;
@@ -17,6 +18,7 @@ mod reduce;
 pub(crate) use conv::{conv, conv_input_grad, lrn, window, Fold};
 pub(crate) use creation::{fill, fill_raw, one_hot};
 pub(crate) use elementwise::{binary, cast, select, unary};
+pub(crate) use image::resample;
 pub(crate) use layout::{concat, gather, scatter, slice, transpose};
 pub(crate) use matmul::matmul;
 pub(crate) use reduce::{arg_reduce, cumulative, reduce, softmax, topk_indices};
