@@ -183,6 +183,9 @@ const batchNorm4d = batchNormOfRank(4);
 
 P.where = function (condition, x) { return where(condition, this, x); };
 P.clipByValue = function (min, max) { return clipByValue(this, min, max); };
+P.batchNorm = function (mean, variance, offset, scale, varianceEpsilon) {
+  return batchNorm(this, mean, variance, offset, scale, varianceEpsilon);
+};
 P.leakyRelu = function (alpha) { return leakyRelu(this, alpha); };
 P.step = function (alpha) { return step(this, alpha); };
 P.logSigmoid = function () { return logSigmoid(this); };

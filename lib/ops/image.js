@@ -310,6 +310,14 @@ function sampleBoxes(img, box, which, [ch, cw], method, fillValue) {
   });
 }
 
+const P = require('../tensor').Tensor.prototype;
+P.resizeBilinear = function (newShape2D, alignCorners, halfPixelCenters) {
+  return resizeBilinear(this, newShape2D, alignCorners, halfPixelCenters);
+};
+P.resizeNearestNeighbor = function (newShape2D, alignCorners, halfFloatCenters) {
+  return resizeNearestNeighbor(this, newShape2D, alignCorners, halfFloatCenters);
+};
+
 const image = {
   cropAndResize,
   resizeNearestNeighbor, resizeBilinear, flipLeftRight, grayscaleToRGB, rgbToGrayscale,

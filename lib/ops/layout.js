@@ -759,6 +759,9 @@ function tensorScatterUpdate(tensor, indices, updates) {
 }
 
 const P = Tensor.prototype;
+P.spaceToBatchND = function (blockShape, paddings) { return spaceToBatchND(this, blockShape, paddings); };
+P.batchToSpaceND = function (blockShape, crops) { return batchToSpaceND(this, blockShape, crops); };
+P.unique = function (axis) { return unique(this, axis); };
 P.unsortedSegmentSum = function (segmentIds, numSegments) { return unsortedSegmentSum(this, segmentIds, numSegments); };
 P.depthToSpace = function (blockSize, dataFormat) { return depthToSpace(this, blockSize, dataFormat); };
 P.stridedSlice = function (begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask) {

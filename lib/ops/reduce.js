@@ -160,6 +160,7 @@ P.topk = function (k, sorted) { return topk(this, k, sorted); };
 P.cumsum = function (axis, exclusive, reverse) { return cumsum(this, axis, exclusive, reverse); };
 P.cumprod = function (axis, exclusive, reverse) { return cumprod(this, axis, exclusive, reverse); };
 P.norm = function (ord, axis, keepDims) { return norm(this, ord, axis, keepDims); };
+P.euclideanNorm = function (axis, keepDims) { return norm(this, 'euclidean', axis == null ? null : axis, keepDims); };
 P.argMax = function (axis) { return argMax(this, axis); };
 P.argMin = function (axis) { return argMin(this, axis); };
 P.softmax = function (dim) { return softmax(this, dim); };

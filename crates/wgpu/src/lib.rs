@@ -344,7 +344,8 @@ impl Backend for WgpuBackend {
         }
         let len = table.len();
         let taps = self.upload(HostData::I32(table))?;
-        let taps = storage(&View { storage: &*taps, shape: &[len], dtype: DType::Int32 })?;
+        let shape = [len];
+        let taps = storage(&View { storage: &*taps, shape: &shape, dtype: DType::Int32 })?;
         kernels::resample(&self.gpu, storage(&x)?, taps, dims, [rows.lo.len(), cols.lo.len()])
     }
 
