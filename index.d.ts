@@ -171,6 +171,16 @@ export declare class Tensor<R extends Rank = Rank> {
   tan<T extends Tensor>(this: T): T;
   unsortedSegmentSum<T extends Tensor>(this: T, segmentIds: Tensor | TensorLike, numSegments: number): T;
   depthToSpace<T extends Tensor>(this: T, blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): T;
+  resizeBilinear<T extends Tensor>(this: T, newShape2D: [number, number], alignCorners?: boolean,
+    halfPixelCenters?: boolean): T;
+  resizeNearestNeighbor<T extends Tensor>(this: T, newShape2D: [number, number], alignCorners?: boolean,
+    halfFloatCenters?: boolean): T;
+  batchNorm<T extends Tensor>(this: T, mean: Tensor | TensorLike, variance: Tensor | TensorLike,
+    offset?: Tensor | TensorLike, scale?: Tensor | TensorLike, varianceEpsilon?: number): T;
+  euclideanNorm(axis?: number | number[], keepDims?: boolean): Tensor;
+  spaceToBatchND<T extends Tensor>(this: T, blockShape: number[], paddings: number[][]): T;
+  batchToSpaceND<T extends Tensor>(this: T, blockShape: number[], crops: number[][]): T;
+  unique<T extends Tensor>(this: T, axis?: number): { values: T; indices: Tensor };
   conv1d<T extends Tensor>(this: T, filter: Tensor | TensorLike, stride: number, pad: PaddingType,
     dataFormat?: 'NWC' | 'NCW', dilation?: number, dimRoundingMode?: 'floor' | 'round' | 'ceil'): T;
   conv2d<T extends Tensor>(this: T, filter: Tensor | TensorLike, strides: number | [number, number],
@@ -645,6 +655,13 @@ export namespace image {
     alignCorners?: boolean, halfPixelCenters?: boolean): T;
   function flipLeftRight<T extends Tensor>(image: T | TensorLike): T;
   function grayscaleToRGB<T extends Tensor>(image: T | TensorLike): T;
+  function transform(image: Tensor | TensorLike, transforms: Tensor | TensorLike,
+    interpolation?: 'nearest' | 'bilinear', fillMode?: 'constant' | 'reflect' | 'wrap' | 'nearest',
+    fillValue?: number, outputShape?: [number, number]): Tensor;
+  function rotateWithOffset(image: Tensor | TensorLike, radians: number,
+    fillValue?: number | [number, number, number], center?: number | [number, number]): Tensor;
+  function threshold(image: Tensor | TensorLike, method?: 'binary' | 'otsu', inverted?: boolean,
+    threshValue?: number): Tensor;
   function rgbToGrayscale<T extends Tensor>(image: T | TensorLike): T;
   function cropAndResize(image: Tensor | TensorLike, boxes: Tensor | TensorLike, boxInd: Tensor | TensorLike,
     cropSize: [number, number], method?: 'bilinear' | 'nearest', extrapolationValue?: number): Tensor;

@@ -89,3 +89,23 @@ cases('image.cropAndResize', [
   ['boxInd mismatch', (tf) => tf.image.cropAndResize(CROP_IMG(tf), [[0, 0, 1, 1]], [0, 1], [2, 2])],
   ['crop size 0', (tf) => tf.image.cropAndResize(CROP_IMG(tf), [[0, 0, 1, 1]], [0], [0, 2])],
 ]);
+
+const TIMG = (tf) => tf.range(0, 4 * 5 * 2).reshape([1, 4, 5, 2]).mul(0.5);
+cases('image.transform, rotateWithOffset, threshold', [
+  ['transform identity', (tf) => tf.image.transform(TIMG(tf), [[1, 0, 0, 0, 1, 0, 0, 0]])],
+  ['transform projective bilinear', (tf) => tf.image.transform(TIMG(tf), [[0.9, 0.1, 0.5, -0.2, 1.1, 0.3, 0.01, 0.02]], 'bilinear')],
+  ['transform reflect', (tf) => tf.image.transform(TIMG(tf), [[1, 0, -2, 0, 1, 1.5, 0, 0]], 'nearest', 'reflect')],
+  ['transform wrap, output shape', (tf) => tf.image.transform(TIMG(tf), [[1, 0, -2.5, 0, 1, 1.5, 0, 0]], 'bilinear', 'wrap', 0, [3, 6])],
+  ['transform nearest fill mode', (tf) => tf.image.transform(TIMG(tf), [[1, 0, -2.5, 0, 1, 1.5, 0, 0]], 'bilinear', 'nearest')],
+  ['transform constant fill', (tf) => tf.image.transform(TIMG(tf), [[1, 0, -2.5, 0, 1, 1.5, 0, 0]], 'bilinear', 'constant', 7)],
+  ['transform bad transforms', (tf) => tf.image.transform(TIMG(tf), [[1, 0, 0]])],
+  ['transform rank 3', (tf) => tf.image.transform(tf.ones([2, 2, 1]), [[1, 0, 0, 0, 1, 0, 0, 0]])],
+  ['rotateWithOffset', (tf) => tf.image.rotateWithOffset(TIMG(tf), 0.5)],
+  ['rotateWithOffset fill per channel, center', (tf) => tf.image.rotateWithOffset(tf.range(0, 72).reshape([2, 3, 3, 4]), 1.2, [10, 20, 30], [0.3, 0.6])],
+  ['rotateWithOffset rank 3', (tf) => tf.image.rotateWithOffset(tf.ones([2, 2, 1]), 1)],
+  ['threshold binary RGB int32', (tf) => tf.image.threshold(tf.tensor3d([10, 200, 30, 140, 250, 80], [2, 1, 3], 'int32'))],
+  ['threshold otsu', (tf) => tf.image.threshold(tf.tensor3d([10, 200, 30, 140, 250, 80, 5, 6, 7, 90, 91, 92], [2, 2, 3]), 'otsu')],
+  ['threshold inverted', (tf) => tf.image.threshold(tf.tensor3d([10, 200, 30, 140], [2, 2, 1], 'int32'), 'binary', true, 0.3)],
+  ['threshold bad method', (tf) => tf.image.threshold(tf.ones([2, 2, 1]), 'mean')],
+  ['threshold 2 channels', (tf) => tf.image.threshold(tf.ones([2, 2, 2]))],
+]);

@@ -310,6 +310,201 @@ function sampleBoxes(img, box, which, [ch, cw], method, fillValue) {
   });
 }
 
+// out[p, c] = Σ_k weights[k][p] * image[index[k][p], c] + fillWeight[p] * fill[c]: the
+// sampling that transform and rotateWithOffset compute, the positions and weights found on
+// the host (they depend on the arguments, not on the values), the values gathered and summed
+// on the backend. `fill` has one value, or one per channel.
+function sampleTaps(img, index, weights, fillWeight, fill, outShape) {
+  const [batch, h, w, c] = img.shape;
+  const pixels = fillWeight.length;
+  const C = creation();
+  const E = e();
+  const L = layout();
+  return tidy(() => {
+    const rows = L.reshape(img.cast('float32'), [batch * h * w, c]);
+    let out = E.mul(C.tensor2d(fillWeight, [pixels, 1]), C.tensor2d(fill, [1, fill.length]));
+    index.forEach((idx, k) => {
+      out = E.add(out, E.mul(L.gather(rows, C.tensor1d(idx, 'int32')), C.tensor2d(weights[k], [pixels, 1])));
+    });
+    return L.reshape(out, outShape).cast(img.dtype);
+  });
+}
+
+// tfjs's fill modes: where an input coordinate outside [0, len) reads from.
+function mapCoord(v, len, mode) {
+  const clamp = (x) => Math.min(Math.max(x, 0), len - 1);
+  if (mode === 'nearest') return clamp(v);
+  if (mode === 'reflect' || mode === 'wrap') {
+    if (len <= 1) return (v < 0 || v > len - 1) ? 0 : clamp(v);
+    let x = v;
+    if (mode === 'reflect') {
+      const sz2 = 2 * len;
+      if (x < 0) {
+        if (x < sz2) x = sz2 * Math.trunc(-x / sz2) + x;
+        x = x < -len ? x + sz2 : -x - 1;
+      } else if (x > len - 1) {
+        x -= sz2 * Math.trunc(x / sz2);
+        if (x >= len) x = sz2 - x - 1;
+      }
+    } else if (x < 0) {
+      x += len * (Math.trunc(-x / (len - 1)) + 1);
+    } else if (x > len - 1) {
+      x -= len * Math.trunc(x / (len - 1));
+    }
+    return clamp(x);
+  }
+  return v; // 'constant': outside reads the fill value
+}
+
+// tf.image.transform: projective transforms [a0, a1, a2, b0, b1, b2, c0, c1] mapping output
+// (x, y) to input ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1. Every
+// image of the batch is transformed (tfjs's cpu kernel fills all but the first).
+function transform(image, transforms, interpolation = 'nearest', fillMode = 'constant', fillValue = 0, outputShape) {
+  const { convertToTensor } = require('../convert');
+  return withOne(image, 'image', 'transform', 'float32', (img) => {
+    const tt = convertToTensor(transforms, 'transforms', 'transform', 'float32');
+    try {
+      if (img.rank !== 4) throw new Error(`Error in transform: image must be rank 4,but got rank ${img.rank}.`);
+      if (!(tt.rank === 2 && (tt.shape[0] === img.shape[0] || tt.shape[0] === 1) && tt.shape[1] === 8)) {
+        throw new Error('Error in transform: Input transform should be batch x 8 or 1 x 8');
+      }
+      const shape = outputShape == null ? null : listArg(outputShape);
+      if (shape != null && shape.length !== 2) {
+        throw new Error(`Error in transform: outputShape must be [height, width] or null, but got ${outputShape}.`);
+      }
+      if (interpolation !== 'nearest' && interpolation !== 'bilinear') {
+        throw new Error(`Error in Transform: Expect 'nearest' or 'bilinear', but got ${interpolation}`);
+      }
+      const [batch, h, w, c] = img.shape;
+      const [oh, ow] = shape || [h, w];
+      if (![oh, ow].every((d) => Number.isSafeInteger(d) && d >= 0)) {
+        throw new Error(`Error in transform: outputShape must be non-negative integers, but got ${outputShape}.`);
+      }
+      const m = tt.dataSync();
+      const pixels = batch * oh * ow;
+      const taps = interpolation === 'nearest' ? 1 : 4;
+      const index = Array.from({ length: taps }, () => new Int32Array(pixels));
+      const weights = Array.from({ length: taps }, () => new Float32Array(pixels));
+      const fillWeight = new Float32Array(pixels);
+      for (let b = 0; b < batch; b++) {
+        const t = tt.shape[0] === 1 ? m : m.subarray(8 * b, 8 * b + 8);
+        for (let y = 0; y < oh; y++) {
+          for (let x = 0; x < ow; x++) {
+            const p = (b * oh + y) * ow + x;
+            const k = t[6] * x + t[7] * y + 1;
+            if (k === 0) { fillWeight[p] = 1; continue; }
+            const ix = mapCoord((t[0] * x + t[1] * y + t[2]) / k, w, fillMode);
+            const iy = mapCoord((t[3] * x + t[4] * y + t[5]) / k, h, fillMode);
+            const tap = (i, yy, xx, wt) => {
+              if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
+                index[i][p] = (b * h + yy) * w + xx;
+                weights[i][p] = wt;
+              } else {
+                fillWeight[p] += wt;
+              }
+            };
+            if (taps === 1) {
+              tap(0, Math.round(iy), Math.round(ix), 1);
+            } else {
+              const [yf, xf] = [Math.floor(iy), Math.floor(ix)];
+              tap(0, yf, xf, (yf + 1 - iy) * (xf + 1 - ix));
+              tap(1, yf, xf + 1, (yf + 1 - iy) * (ix - xf));
+              tap(2, yf + 1, xf, (iy - yf) * (xf + 1 - ix));
+              tap(3, yf + 1, xf + 1, (iy - yf) * (ix - xf));
+            }
+          }
+        }
+      }
+      return sampleTaps(img, index, weights, fillWeight, [+fillValue], [batch, oh, ow, c]);
+    } finally {
+      if (tt !== transforms) tt.dispose();
+    }
+  });
+}
+
+// tf.image.rotateWithOffset: each output pixel reads the input pixel that the rotation about
+// `center` (fractions of the width and height) brings to it, or the fill value (one per
+// channel when a list; 255 in a fourth channel).
+function rotateWithOffset(image, radians, fillValue = 0, center = 0.5) {
+  return withOne(image, 'image', 'rotateWithOffset', 'float32', (img) => {
+    if (img.rank !== 4) throw new Error(`Error in rotateWithOffset: image must be rank 4,but got rank ${img.rank}.`);
+    const [batch, h, w, c] = img.shape;
+    const cx = w * (typeof center === 'number' ? center : center[0]);
+    const cy = h * (typeof center === 'number' ? center : center[1]);
+    const [sin, cos] = [Math.sin(radians), Math.cos(radians)];
+    const pixels = batch * h * w;
+    const index = new Int32Array(pixels);
+    const weight = new Float32Array(pixels);
+    const fillWeight = new Float32Array(pixels);
+    for (let b = 0; b < batch; b++) {
+      for (let y = 0; y < h; y++) {
+        for (let x = 0; x < w; x++) {
+          const p = (b * h + y) * w + x;
+          const sx = Math.round((x - cx) * cos - (y - cy) * sin + cx);
+          const sy = Math.round((x - cx) * sin + (y - cy) * cos + cy);
+          if (sx >= 0 && sx < w && sy >= 0 && sy < h) {
+            index[p] = (b * h + sy) * w + sx;
+            weight[p] = 1;
+          } else {
+            fillWeight[p] = 1;
+          }
+        }
+      }
+    }
+    const fill = typeof fillValue === 'number' ? [fillValue]
+      : Array.from({ length: c }, (_, k) => (k === 3 ? 255 : fillValue[k]));
+    return sampleTaps(img, [index], [weight], fillWeight, fill, img.shape);
+  });
+}
+
+// tf.image.threshold: 255 where the (grayscale) image is above the threshold (at most it when
+// inverted), else 0, as int32; 'otsu' picks the threshold that maximises the between-class
+// variance of the 256-bin histogram, computed on the host in float32 steps as tfjs's ops do.
+function threshold(image, method = 'binary', inverted = false, threshValue = 0.5) {
+  return withOne(image, 'image', 'threshold', 'numeric', (t) => {
+    if (t.rank !== 3) throw new Error(`Error in threshold: image must be rank 3,but got rank ${t.rank}.`);
+    if (t.shape[2] !== 3 && t.shape[2] !== 1) {
+      throw new Error(`Error in threshold: image color channel must be equal to 3 or 1but got ${t.shape[2]}.`);
+    }
+    if (t.dtype !== 'int32' && t.dtype !== 'float32') {
+      throw new Error(`Error in dtype: image dtype must be int32 or float32,but got dtype ${t.dtype}.`);
+    }
+    if (method !== 'otsu' && method !== 'binary') throw new Error(`Method must be binary or otsu, but was ${method}`);
+    const E = e();
+    const C = creation();
+    return tidy(() => {
+      let gray = t;
+      if (t.shape[2] === 3) {
+        const [r, g, b] = layout().split(t, [1, 1, 1], -1);
+        gray = E.add(E.add(E.mul(r, 0.2989), E.mul(g, 0.5870)), E.mul(b, 0.1140));
+      }
+      let limit = Math.fround(Math.fround(threshValue) * 255);
+      if (method === 'otsu') {
+        const hist = layout().bincount(E.round(gray).cast('int32'), C.tensor([]), 256).dataSync();
+        limit = otsu(hist, t.shape[0] * t.shape[1]);
+      }
+      const cond = inverted ? E.lessEqual(gray, C.scalar(limit)) : E.greater(gray, C.scalar(limit));
+      return E.mul(cond, 255).cast('int32');
+    });
+  });
+}
+
+function otsu(hist, total) {
+  const f = Math.fround;
+  let best = -1;
+  let bestVar = 0;
+  for (let i = 0; i < hist.length - 1; i++) {
+    let [n1, s1, n2, s2] = [0, 0, 0, 0];
+    for (let k = 0; k <= i; k++) { n1 += hist[k]; s1 += hist[k] * k; }
+    for (let k = i + 1; k < hist.length; k++) { n2 += hist[k]; s2 += hist[k] * k; }
+    const [wf, wb] = [f(n1 / total), f(n2 / total)];
+    const d = f(f(s1 / n1) - f(s2 / n2));
+    const v = f(f(f(wf * wb) * d) * d);
+    if (v > bestVar) { bestVar = v; best = i; }
+  }
+  return best;
+}
+
 const P = require('../tensor').Tensor.prototype;
 P.resizeBilinear = function (newShape2D, alignCorners, halfPixelCenters) {
   return resizeBilinear(this, newShape2D, alignCorners, halfPixelCenters);
@@ -319,7 +514,7 @@ P.resizeNearestNeighbor = function (newShape2D, alignCorners, halfFloatCenters) 
 };
 
 const image = {
-  cropAndResize,
+  cropAndResize, transform, rotateWithOffset, threshold,
   resizeNearestNeighbor, resizeBilinear, flipLeftRight, grayscaleToRGB, rgbToGrayscale,
   nonMaxSuppression, nonMaxSuppressionAsync, nonMaxSuppressionWithScore, nonMaxSuppressionWithScoreAsync,
   nonMaxSuppressionPadded, nonMaxSuppressionPaddedAsync,
