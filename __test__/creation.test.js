@@ -299,3 +299,20 @@ describe('randomGamma', () => {
     sameAs((t) => t.randomGamma([-1], 1));
   });
 });
+
+// Seeded generators are tfjs's (seedrandom's Alea, the polar method, Marsaglia-Tsang): the
+// same seed gives the same values.
+cases('seeded random ops give tfjs\'s values', [
+  ['randomUniform', (tf) => tf.randomUniform([3, 4], 0, 1, 'float32', 42)],
+  ['randomUniform string seed, int32 truncates', (tf) => tf.randomUniform([9], -3, 7, 'int32', 'abc')],
+  ['randomUniform seed 0', (tf) => tf.randomUniform([4], 0, 1, 'float32', 0)],
+  ['randomUniform bool', (tf) => tf.randomUniform([8], 0, 3, 'bool', 7)],
+  ['randomNormal', (tf) => tf.randomNormal([2, 5], 1, 2, 'float32', 42)],
+  ['randomNormal int32 rounds', (tf) => tf.randomNormal([7], 1, 2, 'int32', 0.5)],
+  ['truncatedNormal', (tf) => tf.truncatedNormal([11], -1, 3, 'float32', 3)],
+  ['randomStandardNormal', (tf) => tf.randomStandardNormal([5], 'float32', 12)],
+  ['randomGamma', (tf) => tf.randomGamma([6], 2, 1.5, 'float32', 42)],
+  ['randomGamma alpha < 1 int32', (tf) => tf.randomGamma([6], 0.5, 1, 'int32', 4)],
+  ['multinomial', (tf) => tf.multinomial([[1, 2, 3], [0, 0, 5]], 6, 42)],
+  ['multinomial normalized, short rows', (tf) => tf.multinomial([0.2, 0.3, 0.4], 8, 11, true)],
+]);

@@ -74,7 +74,7 @@ module.exports = [
     tfjs: /^returns tensor \S+ \[[^\]]*\]$/,
   },
   {
-    reason: 'bool tensors hold only 0 and 1: range and randomUniform refuse dtype bool (tfjs ' +
+    reason: 'bool tensors hold only 0 and 1: range refuses dtype bool (tfjs ' +
       'stores 2, 3, 0.5 ... in them)',
     tfjs: /^returns tensor bool/,
     tidytensor: /^throws Error: (Error in range: bool dtype is not supported|Unsupported data type bool)/,

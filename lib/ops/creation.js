@@ -137,18 +137,16 @@ function oneHot(indices, depth, onValue = 1, offValue = 0, dtype = 'int32') {
     (t) => wrap(native.oneHot(t.id, d, num(onValue), num(offValue), dt)));
 }
 
-function seedArg(seed) {
-  if (seed == null) return null;
-  if (typeof seed === 'number') return seed;
-  // tfjs accepts any seedrandom seed; fold a string into a 32-bit number.
-  const s = String(seed);
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
+// The seed as the string tfjs's generators hash (seedrandom's Alea, in the core): the same
+// seed gives tfjs's values. tfjs's normal and gamma generators treat a falsy seed (0, '') as
+// none (a random one); its uniform generator only null and undefined.
+function seedArg(seed, falsyIsNone = true) {
+  if (falsyIsNone ? !seed : seed == null) return null;
+  return String(seed);
 }
 
-function randomDtype(dtype) {
-  if (dtype === 'bool') throw new Error(`Unsupported data type ${dtype}`);
+function randomDtype(dtype, allowBool = false) {
+  if (dtype === 'bool' && !allowBool) throw new Error(`Unsupported data type ${dtype}`);
   // tfjs's empty string too means the default here.
   const dt = dtype || 'float32';
   checkDtype(dt);
@@ -206,7 +204,7 @@ function randomStandardNormal(shape, dtype, seed) {
 
 function randomUniform(shape, minval = 0, maxval = 1, dtype, seed) {
   const dims = shapeArg(shape);
-  return wrap(native.randomUniform(dims, num(minval), num(maxval), randomDtype(dtype), seedArg(seed)));
+  return wrap(native.randomUniform(dims, num(minval), num(maxval), randomDtype(dtype, true), seedArg(seed, false)));
 }
 
 const P = Tensor.prototype;
@@ -218,8 +216,8 @@ P.onesLike = function () { return onesLike(this); };
 installBufferMethods(Tensor);
 
 // tf.multinomial: numSamples draws per row of logits (or probabilities when `normalized`):
-// the index of the first cumulative probability above a uniform draw (numOutcomes when none
-// is, as tfjs's kernel answers for rows that sum to less than 1).
+// the index of the first cumulative probability above a uniform draw (the last outcome when
+// none is, as tfjs's kernel answers for rows that sum to less than 1).
 function multinomial(logits, numSamples, seed, normalized = false) {
   const { withOne } = require('./args');
   return withOne(logits, 'logits', 'multinomial', 'numeric', (t) => {
@@ -238,8 +236,11 @@ function multinomial(logits, numSamples, seed, normalized = false) {
     return require('../engine').tidy(() => {
       const rows = t.rank === 1 ? L.reshape(t, [1, -1]) : t;
       const probs = normalized ? rows.cast('float32') : R.softmax(rows.cast('float32'));
-      const cdf = R.cumsum(probs, 1);
-      const u = randomUniform([rows.shape[0], numSamples], 0, 1, 'float32', seed);
+      // Every row draws the same stream (tfjs seeds each row's generator alike); an index is
+      // the number of the first n-1 cumulative probabilities at or below the draw.
+      const n = rows.shape[1];
+      const cdf = L.slice(R.cumsum(probs, 1), [0, 0], [-1, n - 1]);
+      const u = randomUniform([1, numSamples], 0, 1, 'float32', seed || Math.random());
       const below = E.lessEqual(L.expandDims(cdf, 1), L.expandDims(u, 2));
       const idx = R.sum(below.cast('int32'), 2);
       return t.rank === 1 ? L.reshape(idx, [numSamples]) : idx;
@@ -247,48 +248,12 @@ function multinomial(logits, numSamples, seed, normalized = false) {
   });
 }
 
-// A seeded stream of uniform numbers in [0, 1) (mulberry32), for samplers that draw a
-// variable number of values per sample.
-function uniformStream(seed) {
-  let a = (seed == null ? Math.floor(Math.random() * 2 ** 32) : seedArg(seed)) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// tf.randomGamma: Marsaglia and Tsang's method (alpha < 1 boosted by u^(1/alpha)), scaled by
-// beta as tfjs scales it; int32 samples are rounded, as tfjs rounds them.
+// tf.randomGamma: tfjs's generator (Marsaglia and Tsang), in the core.
 function randomGamma(shape, alpha, beta = 1, dtype = 'float32', seed) {
   const dims = shapeArg(shape);
-  const b = beta == null ? 1 : num(beta);
   const dt = dtype == null ? 'float32' : dtype;
   if (dt !== 'float32' && dt !== 'int32') throw new Error(`Unsupported data type ${dt}`);
-  const a = num(alpha);
-  const u = uniformStream(seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
-  const d = a < 1 ? a + 2 / 3 : a - 1 / 3;
-  const c = 1 / Math.sqrt(9 * d);
-  const n = dims.reduce((p, q) => p * q, 1);
-  const values = dt === 'float32' ? new Float32Array(n) : new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    let v;
-    for (;;) {
-      let x;
-      do { x = normal(); v = 1 + c * x; } while (v <= 0);
-      v = v * v * v;
-      const x2 = x * x;
-      const r = u();
-      if (r < 1 - 0.0331 * x2 * x2 || Math.log(r) < 0.5 * x2 + d * (1 - v + Math.log(v))) break;
-    }
-    let g = b * d * v;
-    if (a < 1) g *= Math.pow(u(), 1 / a);
-    values[i] = dt === 'float32' ? g : Math.round(g);
-  }
-  return tensor(values, dims, dt);
+  return wrap(native.randomGamma(dims, num(alpha), beta == null ? 1 : num(beta), dt, seedArg(seed)));
 }
 
 module.exports = {

@@ -184,7 +184,7 @@ function gramSchmidt(xs) {
   }
   return tidy(() => {
     const rows = list ? xs : L.unstack(xs, 0);
-    if (rows.length > rows[0].shape[0]) {
+    if (!(rows.length <= rows[0].shape[0])) {
       throw new Error(`Gram-Schmidt: Number of vectors (${rows.length}) exceeds number of dimensions (${rows[0].shape[0]}).`);
     }
     const ys = [];
@@ -202,6 +202,8 @@ function gramSchmidt(xs) {
 // column's leading value), computed on the host in double precision for each matrix.
 function qr(x, fullMatrices = false) {
   const { withOne } = require('./args');
+  // tfjs reads x.rank directly: only a Tensor is accepted.
+  if (!(x instanceof Tensor)) throw new Error('qr() requires input tensor to have a rank >= 2, but got rank undefined');
   return withOne(x, 'x', 'qr', 'numeric', (t) => {
     if (t.rank < 2) throw new Error(`qr() requires input tensor to have a rank >= 2, but got rank ${t.rank}`);
     const [m, n] = t.shape.slice(-2);

@@ -55,16 +55,21 @@ pub fn one_hot(indices: f64, depth: f64, on_value: f64, off_value: f64, dtype: S
 }
 
 #[napi]
-pub fn random_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
-    make(|e| e.random(&dims(&shape)?, Random::Normal { mean, std_dev }, parse_dtype(&dtype)?, seed))
+pub fn random_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<String>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::Normal { mean, std_dev }, parse_dtype(&dtype)?, seed.as_deref()))
 }
 
 #[napi]
-pub fn truncated_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
-    make(|e| e.random(&dims(&shape)?, Random::TruncatedNormal { mean, std_dev }, parse_dtype(&dtype)?, seed))
+pub fn truncated_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String, seed: Option<String>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::TruncatedNormal { mean, std_dev }, parse_dtype(&dtype)?, seed.as_deref()))
 }
 
 #[napi]
-pub fn random_uniform(shape: Vec<i64>, minval: f64, maxval: f64, dtype: String, seed: Option<f64>) -> Result<f64> {
-    make(|e| e.random(&dims(&shape)?, Random::Uniform { min: minval, max: maxval }, parse_dtype(&dtype)?, seed))
+pub fn random_uniform(shape: Vec<i64>, minval: f64, maxval: f64, dtype: String, seed: Option<String>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::Uniform { min: minval, max: maxval }, parse_dtype(&dtype)?, seed.as_deref()))
+}
+
+#[napi]
+pub fn random_gamma(shape: Vec<i64>, alpha: f64, beta: f64, dtype: String, seed: Option<String>) -> Result<f64> {
+    make(|e| e.random(&dims(&shape)?, Random::Gamma { alpha, beta }, parse_dtype(&dtype)?, seed.as_deref()))
 }

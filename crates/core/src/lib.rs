@@ -9,6 +9,7 @@ mod error;
 pub mod host_memory;
 pub mod kernels;
 pub mod ops;
+pub mod random;
 pub mod shape;
 
 pub use backend::{ArgOp, Backend, BackendMemory, ConvGeom, CumOp, PoolOp, Taps, Buffer, DataId, ReadDone, ReduceOp, Storage, View};

@@ -33,10 +33,21 @@ pub(crate) fn map1<T: Copy + Sync, O: Pooled>(x: &[T], f: impl Fn(T) -> O + Sync
 pub(crate) fn exp_f32(x: f32) -> f32 {
     const HI: f32 = 88.72284;
     const LO: f32 = -103.97208;
-    let xc = x.clamp(LO, HI);
-    // Round to nearest with the 1.5 * 2^23 trick (no SSE4.1 `round` needed); |xc| * log2(e) < 2^22.
+    // Selects, not `clamp` and `as i32` (their panics and saturation keep LLVM from vectorising).
+    let xc = if x > HI {
+        HI
+    } else if x < LO {
+        LO
+    } else if x.is_nan() {
+        0.0
+    } else {
+        x
+    };
+    // Round to nearest with the 1.5 * 2^23 trick: the sum's low mantissa bits hold n as an
+    // integer (|n| < 2^22), so no SSE4.1 `round` and no float-to-int conversion is needed.
     const MAGIC: f32 = 12582912.0;
-    let n = (xc * std::f32::consts::LOG2_E + MAGIC) - MAGIC;
+    let t = xc * std::f32::consts::LOG2_E + MAGIC;
+    let n = t - MAGIC;
     let r = (xc - n * 0.693_359_4) + n * 2.121_944_4e-4;
     let z = r * r;
     let p = (((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
@@ -47,7 +58,7 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
         + r
         + 1.0;
     // 2^n in two factors: n spans [-150, 128], beyond one exponent field.
-    let k = n as i32;
+    let k = (t.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
     let half = k >> 1;
     let s1 = f32::from_bits(((half + 127) as u32) << 23);
     let s2 = f32::from_bits(((k - half + 127) as u32) << 23);
@@ -56,6 +67,8 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
         f32::INFINITY
     } else if x < LO {
         0.0
+    } else if x.is_nan() {
+        x
     } else {
         y
     }

@@ -1,9 +1,9 @@
 use super::require_dtype;
 use crate::{bail, kernels as k, shape, DType, Engine, HostData, Result, TensorId};
-use rand::{rngs::StdRng, Rng, SeedableRng};
-use rand_distr::{Distribution, StandardNormal};
+use crate::random::{random_seed, Alea, Gamma, Gauss};
 
-/// Random distributions of `tf.randomNormal`, `tf.randomUniform` and `tf.truncatedNormal`.
+/// Random distributions of `tf.randomNormal`, `tf.randomUniform`, `tf.truncatedNormal` and
+/// `tf.randomGamma`, drawn as tfjs draws them (see [`crate::random`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Random {
     Normal {
@@ -18,6 +18,11 @@ pub enum Random {
     Uniform {
         min: f64,
         max: f64,
+    },
+    /// Gamma(alpha) scaled by `beta`.
+    Gamma {
+        alpha: f64,
+        beta: f64,
     },
 }
 
@@ -35,10 +40,7 @@ impl Engine {
             DType::Int32 => crate::js_to_int32(value) as f64,
             // tfjs stores the value in a Uint8Array (ToUint8): NaN, ±Infinity, 0.5 and 256 are
             // false.
-            DType::Bool => {
-                let t = value.trunc();
-                (t.is_finite() && t.rem_euclid(256.0) != 0.0) as u8 as f64
-            }
+            DType::Bool => uint8_truthy(value),
         };
         if shape.len() > shape::MAX_RANK {
             bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
@@ -142,39 +144,45 @@ impl Engine {
         })
     }
 
-    /// Random values; `seed` makes them reproducible.
-    pub fn random(&mut self, shape: &[usize], dist: Random, dtype: DType, seed: Option<f64>) -> Result<TensorId> {
-        if dtype == DType::Bool {
+    /// Random values, tfjs's for the same `seed` string (a random one when `None`). Uniform
+    /// values are stored as tfjs's typed arrays store them (int32 truncates, bool is the
+    /// byte's truthiness); the others round for int32, and refuse bool.
+    pub fn random(&mut self, shape: &[usize], dist: Random, dtype: DType, seed: Option<&str>) -> Result<TensorId> {
+        if dtype == DType::Bool && !matches!(dist, Random::Uniform { .. }) {
             bail!("Unsupported data type bool");
         }
         self.check_size(shape, dtype)?;
-        let mut rng = match seed {
-            Some(s) => StdRng::seed_from_u64(s.to_bits()),
-            None => StdRng::from_os_rng(),
-        };
+        let seed = seed.map(str::to_string).unwrap_or_else(random_seed);
         let n = shape::size(shape);
-        // int32 samples are rounded, as tfjs's generators do (Math.round: halves up).
-        let store = |v: f64| if dtype == DType::Int32 { (v + 0.5).floor() } else { v };
+        let round = dtype == DType::Int32;
         // Values straight into the output's typed vector: no f64 temporary twice its size.
         let data = match dist {
             Random::Normal { mean, std_dev } | Random::TruncatedNormal { mean, std_dev } => {
-                // mean + std·z with z standard normal, truncation redrawing z beyond ±2: ends
-                // for every argument (tfjs's values for infinite ones: ±Infinity, or NaN).
                 let truncated = matches!(dist, Random::TruncatedNormal { .. });
-                let values = (0..n).map(|_| loop {
-                    let z: f64 = StandardNormal.sample(&mut rng);
-                    if !truncated || z.abs() <= 2.0 {
-                        break store(mean + std_dev * z);
-                    }
-                });
-                HostData::from_f64(dtype, values)
+                let mut g = Gauss::new(mean, std_dev, truncated, round, &seed);
+                HostData::from_f64(dtype, (0..n).map(|_| g.sample()))
             }
-            // As tfjs computes it: `min + (max - min) * u`, also for min > max, infinite or NaN
-            // bounds (values in (max, min], or NaN).
+            // `min + (max - min) * u`, also for min > max, infinite or NaN bounds.
             Random::Uniform { min, max } => {
-                HostData::from_f64(dtype, (0..n).map(|_| store(min + (max - min) * rng.random::<f64>())))
+                let mut u = Alea::new(&seed);
+                let byte = dtype == DType::Bool;
+                HostData::from_f64(dtype, (0..n).map(|_| {
+                    let v = min + (max - min) * u.next();
+                    if byte { uint8_truthy(v) } else { v }
+                }))
+            }
+            Random::Gamma { alpha, beta } => {
+                let mut g = Gamma::new(alpha, beta, round, &seed);
+                HostData::from_f64(dtype, (0..n).map(|_| g.sample()))
             }
         };
         self.tensor(data, shape)
     }
+}
+
+/// 1 where a Uint8Array would store a nonzero byte (ToUint8): NaN, ±Infinity, 0.5 and 256
+/// are 0.
+fn uint8_truthy(value: f64) -> f64 {
+    let t = value.trunc();
+    (t.is_finite() && t.rem_euclid(256.0) != 0.0) as u8 as f64
 }
