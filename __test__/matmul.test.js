@@ -66,3 +66,7 @@ cases('linalg.qr, linalg.gramSchmidt', [
   ['gramSchmidt too many', (tf) => tf.linalg.gramSchmidt(tf.ones([3, 2]))],
   ['gramSchmidt mismatched list', (tf) => tf.linalg.gramSchmidt([tf.ones([2]), tf.ones([3])])],
 ]);
+
+cases('linalg.bandPart with tensor counts', [
+  ['scalar tensors', (tf) => tf.linalg.bandPart(tf.ones([3, 4]), tf.scalar(1, 'int32'), tf.scalar(-1, 'int32'))],
+]);

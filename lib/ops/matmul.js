@@ -49,12 +49,18 @@ function bandPart(a, numLower, numUpper) {
     if (t.rank < 2) throw new Error(`bandPart(): Rank must be at least 2, got ${t.rank}.`);
     const [M, N] = t.shape.slice(-2);
     const count = (n, dim, what, name) => {
+      // A tensor count is a scalar read on the host (tfjs compares it on the backend; the
+      // band is the same).
+      if (n instanceof Tensor) {
+        if (n.rank !== 0) throw new Error(`bandPart(): ${name} must be a scalar, but got rank ${n.rank}.`);
+        n = n.dataSync()[0];
+      }
       if (typeof n === 'number') {
         if (n % 1 !== 0) throw new Error(`bandPart(): ${name} must be an integer, got ${n}.`);
         if (n > dim) throw new Error(`bandPart(): ${name} (${n}) must not be greater than the number of ${what} (${dim}).`);
         return n < 0 ? dim : n;
       }
-      throw new Error(`bandPart(): ${name} must be a number (tensor counts are not supported yet)`);
+      throw new Error(`bandPart(): ${name} must be a number or a scalar tensor, but got ${n}.`);
     };
     const lower = count(numLower, M, 'rows', 'numLower');
     const upper = count(numUpper, N, 'columns', 'numUpper');
