@@ -598,6 +598,20 @@ export function euclideanNorm(x: Tensor | TensorLike, axis?: number | number[] |
 export function print(x: Tensor, verbose?: boolean): void;
 export function upcastType(typeA: DataType, typeB: DataType): DataType;
 export function sumOutType(type: DataType): DataType;
+export function dropout(x: Tensor | TensorLike, rate: number, noiseShape?: number[], seed?: number | string): Tensor;
+export function randomUniformInt(shape: number[], minval: number, maxval: number, seed?: number | string): Tensor;
+export function movingAverage<T extends Tensor>(v: T | TensorLike, x: T | TensorLike, decay: number | Tensor,
+  step?: number | Tensor, zeroDebias?: boolean): T;
+export function broadcastArgs(s0: Tensor | TensorLike, s1: Tensor | TensorLike): Tensor;
+export function sparseToDense(sparseIndices: Tensor | TensorLike, sparseValues: Tensor | TensorLike,
+  outputShape: number[], defaultValue?: number | boolean | Tensor): Tensor;
+export function inTopKAsync(predictions: Tensor | TensorLike, targets: Tensor | TensorLike, k?: number): Promise<Tensor>;
+export type LSTMCellFunc = (data: Tensor, c: Tensor, h: Tensor) => [Tensor, Tensor];
+export function basicLSTMCell(forgetBias: Tensor | TensorLike, lstmKernel: Tensor | TensorLike,
+  lstmBias: Tensor | TensorLike, data: Tensor | TensorLike, c: Tensor | TensorLike,
+  h: Tensor | TensorLike): [Tensor, Tensor];
+export function multiRNNCell(lstmCells: LSTMCellFunc[], data: Tensor | TensorLike, c: Array<Tensor | TensorLike>,
+  h: Array<Tensor | TensorLike>): [Tensor[], Tensor[]];
 export type PaddingType = 'valid' | 'same' | number | number[][];
 export type Activation = 'linear' | 'relu' | 'prelu' | 'elu' | 'relu6' | 'leakyrelu' | 'sigmoid';
 type Pair = number | [number, number];

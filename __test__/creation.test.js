@@ -316,3 +316,12 @@ cases('seeded random ops give tfjs\'s values', [
   ['multinomial', (tf) => tf.multinomial([[1, 2, 3], [0, 0, 5]], 6, 42)],
   ['multinomial normalized, short rows', (tf) => tf.multinomial([0.2, 0.3, 0.4], 8, 11, true)],
 ]);
+
+cases('dropout, randomUniformInt', [
+  ['dropout seeded', (tf) => tf.dropout(tf.ones([3, 4]), 0.5, null, 7)],
+  ['dropout noise shape', (tf) => tf.dropout(tf.ones([2, 3]), 0.3, [1, 3], 11)],
+  ['dropout rate 0', (tf) => tf.dropout(tf.ones([2, 3]), 0)],
+  ['dropout int32', (tf) => tf.dropout(tf.ones([2], 'int32'), 0.5)],
+  ['dropout rate 1', (tf) => tf.dropout(tf.ones([2]), 1)],
+  ['randomUniformInt', (tf) => tf.randomUniformInt([6], 0, 10, 5)],
+]);

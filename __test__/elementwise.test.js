@@ -137,3 +137,11 @@ cases('batchNorm', [
   ['batchNorm rank mismatch', (tf) => tf.batchNorm(X4(tf), [1, 2, 3], [[1, 1, 1]])],
   ['batchNorm NaN', (tf) => tf.batchNorm([NaN, 1], [0], [1])],
 ]);
+
+cases('movingAverage', [
+  ['zero-debiased', (tf) => tf.movingAverage(tf.tensor1d([1, 2]), tf.tensor1d([3, 5]), 0.9, 2)],
+  ['plain', (tf) => tf.movingAverage([1, 2], [3, 5], 0.6, null, false)],
+  ['no step', (tf) => tf.movingAverage([1, 2], [3, 5], 0.6)],
+  ['shape mismatch', (tf) => tf.movingAverage([1, 2], [3], 0.6, 1)],
+  ['dtype mismatch', (tf) => tf.movingAverage(tf.tensor1d([1, 2], 'int32'), [3, 4], 0.6, 1)],
+]);

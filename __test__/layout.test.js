@@ -288,3 +288,15 @@ cases('searchSorted, depthToSpace', [
   ['depthToSpace indivisible', (tf) => tf.depthToSpace(tf.zeros([1, 1, 1, 6]), 2)],
   ['depthToSpace block 1', (tf) => tf.depthToSpace(tf.zeros([1, 1, 1, 4]), 1)],
 ]);
+
+cases('broadcastArgs, sparseToDense', [
+  ['broadcastArgs', (tf) => tf.broadcastArgs([2, 1, 3], [4, 1])],
+  ['broadcastArgs incompatible', (tf) => tf.broadcastArgs([2, 3], [4, 1])],
+  ['broadcastArgs rank 2', (tf) => tf.broadcastArgs([[2]], [4])],
+  ['sparseToDense 2-D', (tf) => tf.sparseToDense([[0, 1], [2, 0]], [5, 6], [3, 3], 9)],
+  ['sparseToDense scalar value', (tf) => tf.sparseToDense([1, 3], 7, [5])],
+  ['sparseToDense scalar index', (tf) => tf.sparseToDense(4, [1], [5], 2)],
+  ['sparseToDense bool', (tf) => tf.sparseToDense([0, 2], [true, true], [3], false)],
+  ['sparseToDense wrong rank', (tf) => tf.sparseToDense([[0, 1]], [5], [3])],
+  ['sparseToDense values shape', (tf) => tf.sparseToDense([0, 1], [5, 6, 7], [3])],
+]);

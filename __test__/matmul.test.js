@@ -70,3 +70,13 @@ cases('linalg.qr, linalg.gramSchmidt', [
 cases('linalg.bandPart with tensor counts', [
   ['scalar tensors', (tf) => tf.linalg.bandPart(tf.ones([3, 4]), tf.scalar(1, 'int32'), tf.scalar(-1, 'int32'))],
 ]);
+
+cases('basicLSTMCell, multiRNNCell', [
+  ['basicLSTMCell', (tf) => tf.basicLSTMCell(tf.scalar(1), tf.range(0, 32).reshape([4, 8]).mul(0.01), tf.zeros([8]), tf.ones([1, 2]), tf.zeros([1, 2]), tf.ones([1, 2]).mul(0.5))],
+  ['multiRNNCell', (tf) => {
+    const k = tf.range(0, 32).reshape([4, 8]).mul(0.01);
+    const cell = (data, c, h) => tf.basicLSTMCell(tf.scalar(1), k, tf.zeros([8]), data, c, h);
+    const [cs, hs] = tf.multiRNNCell([cell, cell], tf.ones([1, 2]), [tf.zeros([1, 2]), tf.zeros([1, 2])], [tf.zeros([1, 2]), tf.zeros([1, 2])]);
+    return [...cs, ...hs];
+  }],
+]);

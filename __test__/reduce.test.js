@@ -131,3 +131,21 @@ cases('topk', [
   ['topk negative k', (tf) => tk(tf, [1, 2], -1)],
   ['topk scalar', (tf) => tk(tf, tf.scalar(1))],
 ]);
+
+const { describe, it: i } = require('node:test');
+
+describe('inTopKAsync', () => {
+  const { tt, tfo, assert: a } = require('./helpers/setup');
+  i('gives what tfjs gives, ties to the lower index, and frees its conversions', async () => {
+    const before = tt.memory().numTensors;
+    const outs = [];
+    for (const lib of [tt, tfo]) {
+      const r = await lib.inTopKAsync([[1, 5, 3], [4, 4, 2], [0, 1, 1]], [2, 1, 2], 2);
+      outs.push(JSON.stringify([r.dtype, r.shape, Array.from(r.dataSync())]));
+      r.dispose();
+    }
+    a.equal(outs[0], outs[1]);
+    await a.rejects(tt.inTopKAsync([[1, 2]], [0], 3), /'k' passed to inTopK\(\) must be > 0/);
+    a.equal(tt.memory().numTensors, before);
+  });
+});

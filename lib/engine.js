@@ -210,6 +210,9 @@ function backend() {
   out.memory = () => native.memory();
   out.numDataIds = () => native.memory().numDataBuffers;
   out.releasePool = () => native.releasePool();
+  // Both backends compute in float32 (tfjs's webgl may use 16 bits).
+  out.floatPrecision = () => 32;
+  out.epsilon = () => 1e-7;
   return out;
 }
 

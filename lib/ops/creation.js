@@ -256,8 +256,31 @@ function randomGamma(shape, alpha, beta = 1, dtype = 'float32', seed) {
   return wrap(native.randomGamma(dims, num(alpha), beta == null ? 1 : num(beta), dt, seedArg(seed)));
 }
 
+function randomUniformInt(shape, minval, maxval, seed) {
+  return randomUniform(shape, minval, maxval, 'int32', seed);
+}
+
+// tf.dropout: x scaled by 1 / (1 - rate) where a uniform draw (over noiseShape, broadcast) plus
+// 1 - rate reaches 1, else 0, as tfjs composes it.
+function dropout(x, rate, noiseShape, seed) {
+  const { withOne } = require('./args');
+  return withOne(x, 'x', 'dropout', 'numeric', (t) => {
+    if (t.dtype !== 'float32') {
+      throw new Error(`x has to be a floating point tensor since it's going to be scaled, but got a ${t.dtype} tensor instead.`);
+    }
+    if (!(rate >= 0 && rate < 1)) throw new Error(`rate must be a float in the range [0, 1), but got ${rate}.`);
+    if (rate === 0) return t.clone();
+    let shape = noiseShape == null ? t.shape.slice() : listArg(noiseShape);
+    if (noiseShape != null && shape.length === t.rank) shape = shape.map((d, i) => (d == null ? t.shape[i] : d));
+    const E = require('./elementwise');
+    const keep = 1 - rate;
+    return require('../engine').tidy(() =>
+      E.mul(t, E.div(E.floor(E.add(randomUniform(shape, 0, 1, 'float32', seed), keep)), keep)));
+  });
+}
+
 module.exports = {
-  multinomial, randomGamma,
+  multinomial, randomGamma, randomUniformInt, dropout,
   tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d,
   zeros, ones, fill, zerosLike, onesLike, range, linspace, eye, oneHot,
   randomNormal, randomStandardNormal, randomUniform, truncatedNormal, buffer, meshgrid, diag,

@@ -939,7 +939,60 @@ function depthToSpace(x, blockSize, dataFormat = 'NHWC') {
   });
 }
 
+// tf.broadcastArgs: the broadcast of two int32 shapes, computed from their values.
+function broadcastArgs(s0, s1) {
+  return withTwo('broadcastArgs', s0, 's0', 'int32', s1, 's1', 'int32', (a, b) => {
+    if (a.rank !== 1) throw new Error(`broadcastArgs(): first input must be a vector (rank=1). Has rank ${a.rank}`);
+    if (b.rank !== 1) throw new Error(`broadcastArgs(): second input must be a vector (rank=1). Has rank ${b.rank}`);
+    const [x, y] = [Array.from(a.dataSync()), Array.from(b.dataSync())];
+    const n = Math.max(x.length, y.length);
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const p = x[x.length - n + i] ?? 1;
+      const q = y[y.length - n + i] ?? 1;
+      if (p !== q && p !== 1 && q !== 1) {
+        throw new Error(`Operands could not be broadcast together with shapes ${x} and ${y}.`);
+      }
+      out.push(p === 1 ? q : p);
+    }
+    return creation().tensor1d(out, 'int32');
+  });
+}
+
+// tf.sparseToDense: defaultValue everywhere but at the indices, which take the values (the
+// last of repeated indices wins), through the native scatter.
+function sparseToDense(sparseIndices, sparseValues, outputShape, defaultValue = 0) {
+  const { convertToTensor, assertShape } = require('../convert');
+  const shape = listArg(outputShape);
+  assertShape(shape);
+  const made = [];
+  const conv = (v, name, dtype) => { const t = convertToTensor(v, name, 'sparseToDense', dtype); if (t !== v) made.push(t); return t; };
+  try {
+    const ti = conv(sparseIndices, 'sparseIndices', 'int32');
+    const tv = conv(sparseValues, 'sparseValues', 'string_or_numeric');
+    const td = conv(defaultValue, 'defaultValue', tv.dtype);
+    if (ti.rank > 2) throw new Error(`sparseIndices should be a scalar, vector, or matrix, but got shape ${ti.shape}.`);
+    const numElems = ti.rank > 0 ? ti.shape[0] : 1;
+    const numDims = ti.rank > 1 ? ti.shape[1] : 1;
+    if (shape.length !== numDims) {
+      throw new Error(`outputShape has incorrect number of elements:, ${shape.length}, should be: ${numDims}.`);
+    }
+    if (!(tv.rank === 0 || (tv.rank === 1 && tv.size === numElems))) {
+      throw new Error(`sparseValues has incorrect shape ${tv.shape}, should be [] or [${numElems}]`);
+    }
+    if (tv.dtype !== td.dtype) throw new Error('sparseValues.dtype must match defaultValues.dtype');
+    return tidy(() => {
+      const base = creation().fill(shape, td.dataSync()[0], td.dtype);
+      const values = tv.rank === 0 ? creation().fill([numElems], tv.dataSync()[0], tv.dtype) : tv;
+      return tensorScatterUpdate(base, reshape(ti, [numElems, numDims]), values);
+    });
+  } finally {
+    made.forEach((t) => t.dispose());
+  }
+}
+
 module.exports = {
+  broadcastArgs, sparseToDense,
   unsortedSegmentSum, bincount, denseBincount, searchSorted, lowerBound, upperBound, depthToSpace,
   reshape, expandDims, squeeze, transpose, concat, stack, slice, gather, clone,
   unstack, split, tile, broadcastTo, reverse, pad, mirrorPad, whereAsync, booleanMaskAsync, setdiff1dAsync,

@@ -259,5 +259,37 @@ function householder(a, m, n) {
   return [q, r];
 }
 
+// tf.basicLSTMCell: one step of an LSTM, as tfjs composes it: [newC, newH].
+function basicLSTMCell(forgetBias, lstmKernel, lstmBias, data, c, h) {
+  const L = require('./layout');
+  const E = require('./elementwise');
+  return tidy(() => {
+    const res = E.add(matMul(L.concat([data, h], 1), lstmKernel), lstmBias);
+    const [batch, cols] = [res.shape[0], res.shape[1] / 4];
+    const part = (k) => L.slice(res, [0, cols * k], [batch, cols]);
+    const [i, j, f, o] = [part(0), part(1), part(2), part(3)];
+    const newC = E.add(E.mul(E.sigmoid(i), E.tanh(j)), E.mul(c, E.sigmoid(E.add(forgetBias, f))));
+    const newH = E.mul(E.tanh(newC), E.sigmoid(o));
+    return [newC, newH];
+  });
+}
+
+// tf.multiRNNCell: the cells in sequence, each fed the previous one's h: [cs, hs].
+function multiRNNCell(lstmCells, data, c, h) {
+  const { withOne } = require('./args');
+  return withOne(data, 'data', 'multiRNNCell', 'numeric', (d) => tidy(() => {
+    let input = d;
+    const [cs, hs] = [[], []];
+    lstmCells.forEach((cell, i) => {
+      const [nc, nh] = cell(input, c[i], h[i]);
+      cs.push(nc);
+      hs.push(nh);
+      input = nh;
+    });
+    return [cs, hs];
+  }));
+}
+
 module.exports = {
+  basicLSTMCell, multiRNNCell,
   einsum, matMul, dot, outerProduct, linalg, math };

@@ -165,7 +165,42 @@ P.argMax = function (axis) { return argMax(this, axis); };
 P.argMin = function (axis) { return argMin(this, axis); };
 P.softmax = function (dim) { return softmax(this, dim); };
 
+// tf.inTopKAsync: whether each target is among the k largest predictions of its row (ties go
+// to the lower index, as tfjs's stable sort has them).
+async function inTopKAsync(predictions, targets, k = 1) {
+  const { convertToTensor } = require('../convert');
+  const p = convertToTensor(predictions, 'predictions', 'inTopK');
+  let t;
+  try {
+    t = convertToTensor(targets, 'targets', 'inTopK');
+    if (!(p.rank > 1)) throw new Error(`inTopK() expects the predictions to be of rank 2 or higher, but got ${p.rank}`);
+    if (p.rank - 1 !== t.rank) {
+      throw new Error(`predictions rank should be 1 larger than targets rank, but got predictions rank ${p.rank} and targets rank ${t.rank}`);
+    }
+    const lead = p.shape.slice(0, -1);
+    if (lead.length !== t.shape.length || lead.some((d, i) => d !== t.shape[i])) {
+      throw new Error(`Error in predictions's shape should be align with the targets' shape, except the last dimension.: Shapes ${lead} and ${t.shape} must match`);
+    }
+    const last = p.shape[p.rank - 1];
+    if (!(k > 0 && k <= last)) {
+      throw new Error(`'k' passed to inTopK() must be > 0 && <= the predictions last dimension (${last}), but got ${k}`);
+    }
+    const [pv, tv] = await Promise.all([p.data(), t.data()]);
+    const out = new Uint8Array(pv.length / last);
+    for (let b = 0; b < out.length; b++) {
+      const row = Array.from(pv.subarray(b * last, (b + 1) * last), (value, index) => ({ value, index }));
+      row.sort((x, y) => y.value - x.value);
+      out[b] = row.slice(0, k).some((e) => e.index === tv[b]) ? 1 : 0;
+    }
+    return require('./creation').tensor(out, t.shape, 'bool');
+  } finally {
+    if (p !== predictions) p.dispose();
+    if (t !== undefined && t !== targets) t.dispose();
+  }
+}
+
 module.exports = {
+  inTopKAsync,
   sum, mean, max, min, prod, all, any, logSumExp, moments, argMax, argMin, softmax, logSoftmax, norm,
   cumsum, cumprod, topk,
 };
