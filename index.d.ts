@@ -662,6 +662,17 @@ export namespace fused {
     strides: Pair; pad: PaddingType; dataFormat?: 'NHWC' | 'NCHW'; dilations?: Pair;
     dimRoundingMode?: Rounding }): T;
 }
+export namespace sparse {
+  function sparseSegmentSum(data: Tensor | TensorLike, indices: Tensor | TensorLike,
+    segmentIds: Tensor | TensorLike): Tensor;
+  function sparseSegmentMean(data: Tensor | TensorLike, indices: Tensor | TensorLike,
+    segmentIds: Tensor | TensorLike): Tensor;
+  function sparseReshape(inputIndices: Tensor | TensorLike, inputShape: Tensor | TensorLike,
+    newShape: Tensor | TensorLike): { outputIndices: Tensor; outputShape: Tensor };
+  function sparseFillEmptyRows(indices: Tensor | TensorLike, values: Tensor | TensorLike,
+    denseShape: Tensor | TensorLike, defaultValue: Tensor | TensorLike): {
+    outputIndices: Tensor; outputValues: Tensor; emptyRowIndicator: Tensor; reverseIndexMap: Tensor };
+}
 export namespace image {
   function resizeNearestNeighbor<T extends Tensor>(images: T | TensorLike, size: [number, number],
     alignCorners?: boolean, halfPixelCenters?: boolean): T;

@@ -24,7 +24,8 @@ const { losses, Reduction } = require('./lib/ops/losses');
 const { image } = require('./lib/ops/image');
 const { signal } = require('./lib/ops/signal');
 const { fused } = require('./lib/ops/fused');
-Object.assign(tf, { losses, Reduction, image, signal, fused });
+const { sparse } = require('./lib/ops/sparse');
+Object.assign(tf, { losses, Reduction, image, signal, fused, sparse });
 
 Object.assign(tf, {
   // engine
