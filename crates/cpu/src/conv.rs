@@ -29,14 +29,21 @@ fn for_rows(out: &mut [f32], g: &ConvGeom, row_len: usize, f: impl Fn(usize, usi
     if out.len() >= PAR_THRESHOLD {
         out.par_chunks_mut(row_len).enumerate().for_each(|(r, row)| {
             let (b, z, y) = split(r);
-            f(b, z, y, row)
+            one_row(&f, (b, z, y), row)
         });
     } else {
         out.chunks_mut(row_len).enumerate().for_each(|(r, row)| {
             let (b, z, y) = split(r);
-            f(b, z, y, row)
+            one_row(&f, (b, z, y), row)
         });
     }
+}
+
+/// One output row, compiled for AVX2 and AVX-512 too and picked at run time (the row's body
+/// is inlined into each version, so the channel loops vectorise as wide as the CPU allows).
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+fn one_row<F: Fn(usize, usize, usize, &mut [f32])>(f: &F, (b, z, y): (usize, usize, usize), row: &mut [f32]) {
+    f(b, z, y, row)
 }
 
 /// The input offsets (in pixels, `((b * d + z) * h + y) * w + x`) that output `(b, z, y, x)`

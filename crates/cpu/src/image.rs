@@ -28,9 +28,15 @@ pub(crate) fn resample(x: &[f32], [batch, h, w, c]: [usize; 4], rows: &Taps, col
         }
     };
     if out.len() >= PAR_THRESHOLD {
-        out.par_chunks_mut(nw * c).enumerate().for_each(|(r, dst)| row(r, dst));
+        out.par_chunks_mut(nw * c).enumerate().for_each(|(r, dst)| one_row(&row, r, dst));
     } else {
-        out.chunks_mut(nw * c).enumerate().for_each(|(r, dst)| row(r, dst));
+        out.chunks_mut(nw * c).enumerate().for_each(|(r, dst)| one_row(&row, r, dst));
     }
     out
+}
+
+/// One output row, compiled for AVX2 and AVX-512 too and picked at run time.
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+fn one_row<F: Fn(usize, &mut [f32])>(f: &F, r: usize, dst: &mut [f32]) {
+    f(r, dst)
 }

@@ -270,11 +270,17 @@ pub(crate) fn softmax(x: &HostData, outer: usize, inner: usize) -> Result<HostDa
     };
     if v.len() >= PAR_THRESHOLD && outer > 1 {
         let min = PAR_CHUNK.div_ceil(inner).max(1);
-        out.par_chunks_mut(inner).zip(v.par_chunks(inner)).with_min_len(min).for_each(row);
+        out.par_chunks_mut(inner).zip(v.par_chunks(inner)).with_min_len(min).for_each(|p| softmax_row(&row, p));
     } else {
-        out.chunks_mut(inner).zip(v.chunks(inner)).for_each(row);
+        out.chunks_mut(inner).zip(v.chunks(inner)).for_each(|p| softmax_row(&row, p));
     }
     Ok(HostData::F32(out))
+}
+
+/// One softmax row, compiled for AVX2 and AVX-512 too and picked at run time.
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+fn softmax_row<F: Fn((&mut [f32], &[f32]))>(f: &F, rows: (&mut [f32], &[f32])) {
+    f(rows)
 }
 
 /// Running sums or products along each row of `[outer, len]`, accumulated as tfjs's kernels
