@@ -110,8 +110,11 @@ impl Gauss {
         Gauss { rng: Alea::new(seed), mean, std_dev, truncated, round, next: None }
     }
 
+    /// Within two standard deviations of the mean. The bounds are ordered, so a negative
+    /// standard deviation truncates too (tfjs's bounds cross and its loop never ends).
     fn valid(&self, v: f64) -> bool {
-        !self.truncated || (v <= self.mean + self.std_dev * 2.0 && v >= self.mean - self.std_dev * 2.0)
+        let (a, b) = (self.mean + self.std_dev * 2.0, self.mean - self.std_dev * 2.0);
+        !self.truncated || (v <= a.max(b) && v >= a.min(b))
     }
 
     fn convert(&self, v: f64) -> f64 {

@@ -178,8 +178,8 @@ fn mean_and_std(v: &[f64]) -> (f64, f64) {
 
 fn random_distributions(e: &mut Engine) {
     let uniform = Random::Uniform { min: -1.0, max: 1.0 };
-    let u = e.random(&[500], uniform, DType::Float32, Some(7.0)).unwrap();
-    let u2 = e.random(&[500], uniform, DType::Float32, Some(7.0)).unwrap();
+    let u = e.random(&[500], uniform, DType::Float32, Some("7")).unwrap();
+    let u2 = e.random(&[500], uniform, DType::Float32, Some("7")).unwrap();
     let uv = values(e, u, &[500], DType::Float32);
     assert_eq!(uv, values(e, u2, &[500], DType::Float32), "seeded randoms repeat");
     assert!(uv.iter().all(|&v| (-1.0..1.0).contains(&v)));
@@ -189,25 +189,32 @@ fn random_distributions(e: &mut Engine) {
     let u4 = e.random(&[500], uniform, DType::Float32, None).unwrap();
     assert_ne!(values(e, u3, &[500], DType::Float32), values(e, u4, &[500], DType::Float32), "unseeded differ");
     let normal = Random::Normal { mean: 1.0, std_dev: 2.0 };
-    let n = e.random(&[2, 1000], normal, DType::Float32, Some(3.0)).unwrap();
+    let n = e.random(&[2, 1000], normal, DType::Float32, Some("3")).unwrap();
     let (mean, std) = mean_and_std(&values(e, n, &[2, 1000], DType::Float32));
     assert!((mean - 1.0).abs() < 0.2 && (std - 2.0).abs() < 0.2, "normal mean {mean} std {std}");
     let truncated = Random::TruncatedNormal { mean: 5.0, std_dev: 1.0 };
-    let tn = e.random(&[1000], truncated, DType::Float32, Some(3.0)).unwrap();
+    let tn = e.random(&[1000], truncated, DType::Float32, Some("3")).unwrap();
     let tv = values(e, tn, &[1000], DType::Float32);
     assert!(tv.iter().all(|&v| (3.0..=7.0).contains(&v)), "within two standard deviations");
     assert!(tv.iter().any(|&v| v < 4.0) && tv.iter().any(|&v| v > 6.0));
-    let ints = e.random(&[64], Random::Uniform { min: -5.0, max: 5.0 }, DType::Int32, Some(2.0)).unwrap();
+    let ints = e.random(&[64], Random::Uniform { min: -5.0, max: 5.0 }, DType::Int32, Some("2")).unwrap();
     let iv = values(e, ints, &[64], DType::Int32);
-    assert!(iv.iter().all(|&v| (-5.0..=5.0).contains(&v)), "int32 samples are rounded");
+    assert!(iv.iter().all(|&v| (-5.0..=5.0).contains(&v)), "int32 uniform samples are truncated, as Int32Array stores them");
     assert!(iv.iter().any(|&v| v != iv[0]));
     // Rounded, not truncated: the mean stays where it is (truncation gave 4.5 for 5).
-    let normal_ints = e.random(&[20000], Random::Normal { mean: 5.0, std_dev: 2.0 }, DType::Int32, Some(4.0)).unwrap();
+    let normal_ints = e.random(&[20000], Random::Normal { mean: 5.0, std_dev: 2.0 }, DType::Int32, Some("4")).unwrap();
     let (m, _) = mean_and_std(&values(e, normal_ints, &[20000], DType::Int32));
     assert!((m - 5.0).abs() < 0.1, "int32 normal mean {m}");
     let constant = e.random(&[3], Random::Uniform { min: 2.0, max: 2.0 }, DType::Float32, None).unwrap();
     assert_eq!(values(e, constant, &[3], DType::Float32), vec![2.0; 3]);
-    fails(e, "Unsupported data type bool", |e| e.random(&[3], uniform, DType::Bool, None));
+    fails(e, "Unsupported data type bool", |e| e.random(&[3], normal, DType::Bool, None));
+    // tfjs's generators: the same seed gives tfjs's values (these are @tensorflow/tfjs 4.22's).
+    let tfjs = e.random(&[3], Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, Some("42")).unwrap();
+    assert_eq!(values(e, tfjs, &[3], DType::Float32), vec![0.6848635077476501, 0.5463244915008545, 0.8455933332443237]);
+    let gauss = e.random(&[2], Random::Normal { mean: 1.0, std_dev: 2.0 }, DType::Float32, Some("42")).unwrap();
+    assert_eq!(values(e, gauss, &[2], DType::Float32), vec![4.810618877410889, 1.9548931121826172]);
+    e.dispose(tfjs);
+    e.dispose(gauss);
     // As tfjs: `min + (max - min) * u` whatever the bounds.
     let flipped = e.random(&[16], Random::Uniform { min: 2.0, max: 1.0 }, DType::Float32, None).unwrap();
     assert!(values(e, flipped, &[16], DType::Float32).iter().all(|&v| v > 1.0 && v <= 2.0));
@@ -220,15 +227,15 @@ fn random_distributions(e: &mut Engine) {
 fn random_normals_end_for_infinite_arguments(e: &mut Engine) {
     for (mean, std_dev, want) in [(f64::INFINITY, 1.0, f64::INFINITY), (f64::NEG_INFINITY, 1.0, f64::NEG_INFINITY)] {
         for dist in [Random::Normal { mean, std_dev }, Random::TruncatedNormal { mean, std_dev }] {
-            let t = e.random(&[5], dist, DType::Float32, Some(1.0)).unwrap();
+            let t = e.random(&[5], dist, DType::Float32, Some("1")).unwrap();
             assert_eq!(values(e, t, &[5], DType::Float32), vec![want; 5], "{dist:?}");
         }
     }
     let t = e
-        .random(&[50], Random::TruncatedNormal { mean: 0.0, std_dev: f64::INFINITY }, DType::Float32, Some(2.0))
+        .random(&[50], Random::TruncatedNormal { mean: 0.0, std_dev: f64::INFINITY }, DType::Float32, Some("2"))
         .unwrap();
     assert!(values(e, t, &[50], DType::Float32).iter().all(|v| v.is_infinite() || v.is_nan()));
-    let t = e.random(&[200], Random::TruncatedNormal { mean: 1.0, std_dev: -2.0 }, DType::Float32, Some(3.0)).unwrap();
+    let t = e.random(&[200], Random::TruncatedNormal { mean: 1.0, std_dev: -2.0 }, DType::Float32, Some("3")).unwrap();
     assert!(values(e, t, &[200], DType::Float32).iter().all(|v| (v - 1.0).abs() <= 4.0 + 1e-6));
 }
 

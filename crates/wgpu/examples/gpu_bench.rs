@@ -37,8 +37,8 @@ fn run(e: &mut Engine, gpu: &WgpuBackend, sizes: &[usize], chain_log2: u32) -> R
     );
 
     for &n in sizes {
-        let a = e.random(&[n, n], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some(1.0))?;
-        let b = e.random(&[n, n], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some(2.0))?;
+        let a = e.random(&[n, n], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some("1"))?;
+        let b = e.random(&[n, n], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some("2"))?;
         let reps = (4096.0f64 / n as f64).powi(3).clamp(1.0, 64.0) as usize * 4;
         let secs = time(5, || {
             for _ in 0..reps {
@@ -54,7 +54,7 @@ fn run(e: &mut Engine, gpu: &WgpuBackend, sizes: &[usize], chain_log2: u32) -> R
     }
 
     let len = 1usize << chain_log2;
-    let x = e.random(&[len], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some(3.0))?;
+    let x = e.random(&[len], Random::Normal { mean: 0.0, std_dev: 1.0 }, DType::Float32, Some("3"))?;
     let (two, one) = (e.fill(&[], 2.0, DType::Float32)?, e.fill(&[], 1.0, DType::Float32)?);
     let secs = time(9, || {
         let ids = e.tidy(|e| {
