@@ -662,6 +662,19 @@ export namespace fused {
     strides: Pair; pad: PaddingType; dataFormat?: 'NHWC' | 'NCHW'; dilations?: Pair;
     dimRoundingMode?: Rounding }): T;
 }
+export namespace test_util {
+  const TEST_EPSILON_FLOAT16: number;
+  function testEpsilon(): number;
+  function expectArraysClose(actual: unknown, expected: unknown, epsilon?: number): void;
+  function expectArraysEqual(actual: unknown, expected: unknown): void;
+  function expectNumbersClose(a: number, e: number, epsilon?: number): void;
+  function expectValuesInRange(actual: ArrayLike<number>, low: number, high: number): void;
+  function expectPromiseToFail(fn: () => Promise<unknown>, done: { fail(): void; (): void }): void;
+  function expectArrayBuffersEqual(actual: ArrayBuffer, expected: ArrayBuffer): void;
+  function encodeStrings(a: unknown[]): unknown[];
+  function createVideoElement(source: unknown): Promise<unknown>;
+  function play(video: unknown): Promise<void>;
+}
 export namespace sparse {
   function sparseSegmentSum(data: Tensor | TensorLike, indices: Tensor | TensorLike,
     segmentIds: Tensor | TensorLike): Tensor;

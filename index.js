@@ -57,7 +57,8 @@ Object.assign(tf, {
 // tf.util, tf.tensor_util (tfjs-core's helpers) and tf.metrics (tfjs-layers').
 const { util, tensor_util } = require('./lib/util');
 const { metrics } = require('./lib/ops/metrics');
-Object.assign(tf, { util, tensor_util, metrics });
+const { test_util } = require('./lib/test_util');
+Object.assign(tf, { util, tensor_util, metrics, test_util });
 
 // tfjs's kernel-name constants and its rank-specific aliases (concat1d, pad2d, slice3d ...).
 Object.assign(tf, require('./lib/kernel_names'));

@@ -348,3 +348,22 @@ describe('tensor_util: tidytensor tensors', () => {
       'The dtypes of the first(bool) and second(int32) input must match');
   });
 });
+
+describe('tf.test_util', () => {
+  const { it: t } = require('node:test');
+  const { tt, tfo, assert: a } = require('./helpers/setup');
+  t("asserts as tfjs's test_util asserts, with its texts", () => {
+    const run = (lib) => {
+      const T = lib.test_util;
+      return [() => T.expectArraysClose([1, 2], [1, 2.0005]), () => T.expectArraysClose([1, 2], [1, 2.1]),
+        () => T.expectArraysClose(new Float32Array([1]), [1]), () => T.expectArraysEqual([[1, 2]], [[1, 2]]),
+        () => T.expectArraysClose([[1], [2]], [1, 2]), () => T.expectNumbersClose(1, 1.01),
+        () => T.expectValuesInRange([1, 5], 0, 3), () => T.expectArraysEqual(['a'], 'a'),
+        () => T.expectArraysClose(new Float32Array([1]), new Int32Array([1])), () => T.testEpsilon(),
+        () => T.expectArrayBuffersEqual(new Float32Array([1, 2]).buffer, new Float32Array([1, 3]).buffer),
+        () => JSON.stringify(T.encodeStrings([['a', 'é']])), () => T.TEST_EPSILON_FLOAT16,
+      ].map((f) => { try { return String(f()); } catch (e) { return e.message; } });
+    };
+    a.deepEqual(run(tt), run(tfo));
+  });
+});
