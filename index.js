@@ -62,8 +62,8 @@ Object.assign(tf, { util, tensor_util, metrics, test_util });
 
 // tfjs's kernel-name constants and its rank-specific aliases (concat1d, pad2d, slice3d ...).
 Object.assign(tf, require('./lib/kernel_names'));
+const { withOne } = require('./lib/ops/args');
 for (const r of [1, 2, 3, 4]) {
-  const { withOne } = require('./lib/ops/args');
   const rankOf = (x, op, check) => withOne(x, 'x', op, 'string_or_numeric', (t) => check(t));
   tf[`concat${r}d`] = (tensors, axis) => tf.concat(tensors, axis);
   tf[`pad${r}d`] = (x, paddings, constantValue) => {

@@ -10,9 +10,10 @@ const TEST_EPSILON_FLOAT16 = 1e-1;
 // Both backends compute in float32.
 const testEpsilon = () => TEST_EPSILON_FLOAT32;
 
+// The global isFinite/isNaN, which coerce (null is 0, undefined NaN), as tfjs's.
 function areClose(a, e, epsilon) {
-  if (!Number.isFinite(a) && !Number.isFinite(e)) return true;
-  return !(Number.isNaN(a) || Number.isNaN(e) || Math.abs(a - e) > epsilon);
+  if (!isFinite(a) && !isFinite(e)) return true;
+  return !(isNaN(a) || isNaN(e) || Math.abs(a - e) > epsilon);
 }
 
 // Same kind of container, same shape, then `predicate` element by element.

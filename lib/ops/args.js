@@ -49,6 +49,22 @@ function checkStringUpcast(a, b) {
   }
 }
 
+// Converts several arguments ([value, argName, parseAs] each), runs `run(tensors)`, then
+// disposes the conversions, also when a later conversion or `run` throws.
+function withMany(opName, args, run) {
+  const made = [];
+  try {
+    const tensors = args.map(([v, name, parseAs]) => {
+      const t = convertToTensor(v, name, opName, parseAs);
+      if (t !== v) made.push(t);
+      return t;
+    });
+    return run(tensors);
+  } finally {
+    made.forEach((t) => t.dispose());
+  }
+}
+
 // Converts a list argument; returns [tensors, ids]. On error, disposes what it converted.
 function convertList(list, argName, fnName) {
   if (!Array.isArray(list)) {
@@ -117,5 +133,5 @@ function axisArg(axis, dflt) {
 }
 
 module.exports = {
-  withOne, withTwo, convertList, disposeTemps, num, dtypeArg, listArg, intList, axesArg, axisArg,
+  withOne, withTwo, withMany, convertList, disposeTemps, num, dtypeArg, listArg, intList, axesArg, axisArg,
 };

@@ -12,11 +12,10 @@ const { convertToTensor } = require('../convert');
 const ops = {};
 // tf.movingAverage: v + (x - v)(1 - decay), divided by 1 - decay^step when zero-debiased.
 function movingAverage(v, x, decay, step, zeroDebias = true) {
-  const { convertToTensor } = require('../convert');
-  const conv = [];
-  const take = (a, name) => { const t = convertToTensor(a, name, 'movingAverage'); conv.push([t, a]); return t; };
-  try {
-    const [tv, tx, td] = [take(v, 'v'), take(x, 'x'), take(decay, 'decay')];
+  const { withMany } = require('./args');
+  const args = [[v, 'v'], [x, 'x'], [decay, 'decay']];
+  if (zeroDebias && step != null) args.push([step, 'step']);
+  return withMany('movingAverage', args, ([tv, tx, td, ts]) => {
     if (tv.dtype !== tx.dtype) {
       throw new Error(`The dtypes of the first(${tv.dtype}) and second(${tx.dtype}) input must match`);
     }
@@ -24,16 +23,13 @@ function movingAverage(v, x, decay, step, zeroDebias = true) {
       throw new Error('Shape mismatch in v and x');
     }
     if (zeroDebias && step == null) throw new Error('When using zeroDebias: true, step is required.');
-    const ts = zeroDebias ? take(step, 'step') : null;
     return require('../engine').tidy(() => {
       const one = require('./creation').scalar(1);
       let update = ops.mul(ops.sub(tx, tv), ops.sub(one, td));
       if (zeroDebias) update = ops.div(update, ops.sub(one, ops.pow(td, ts)));
       return ops.add(tv, update);
     });
-  } finally {
-    for (const [t, a] of conv) if (t !== a) t.dispose();
-  }
+  });
 }
 
 const P = Tensor.prototype;

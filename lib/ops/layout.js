@@ -962,33 +962,29 @@ function broadcastArgs(s0, s1) {
 // tf.sparseToDense: defaultValue everywhere but at the indices, which take the values (the
 // last of repeated indices wins), through the native scatter.
 function sparseToDense(sparseIndices, sparseValues, outputShape, defaultValue = 0) {
-  const { convertToTensor, assertShape } = require('../convert');
+  const { assertShape } = require('../convert');
+  const { withMany } = require('./args');
   const shape = listArg(outputShape);
   assertShape(shape);
-  const made = [];
-  const conv = (v, name, dtype) => { const t = convertToTensor(v, name, 'sparseToDense', dtype); if (t !== v) made.push(t); return t; };
-  try {
-    const ti = conv(sparseIndices, 'sparseIndices', 'int32');
-    const tv = conv(sparseValues, 'sparseValues', 'string_or_numeric');
-    const td = conv(defaultValue, 'defaultValue', tv.dtype);
-    if (ti.rank > 2) throw new Error(`sparseIndices should be a scalar, vector, or matrix, but got shape ${ti.shape}.`);
-    const numElems = ti.rank > 0 ? ti.shape[0] : 1;
-    const numDims = ti.rank > 1 ? ti.shape[1] : 1;
-    if (shape.length !== numDims) {
-      throw new Error(`outputShape has incorrect number of elements:, ${shape.length}, should be: ${numDims}.`);
-    }
-    if (!(tv.rank === 0 || (tv.rank === 1 && tv.size === numElems))) {
-      throw new Error(`sparseValues has incorrect shape ${tv.shape}, should be [] or [${numElems}]`);
-    }
-    if (tv.dtype !== td.dtype) throw new Error('sparseValues.dtype must match defaultValues.dtype');
-    return tidy(() => {
-      const base = creation().fill(shape, td.dataSync()[0], td.dtype);
-      const values = tv.rank === 0 ? creation().fill([numElems], tv.dataSync()[0], tv.dtype) : tv;
-      return tensorScatterUpdate(base, reshape(ti, [numElems, numDims]), values);
-    });
-  } finally {
-    made.forEach((t) => t.dispose());
-  }
+  return withMany('sparseToDense', [[sparseIndices, 'sparseIndices', 'int32'],
+    [sparseValues, 'sparseValues', 'string_or_numeric']], ([ti, tv]) =>
+    withMany('sparseToDense', [[defaultValue, 'defaultValue', tv.dtype]], ([td]) => {
+      if (ti.rank > 2) throw new Error(`sparseIndices should be a scalar, vector, or matrix, but got shape ${ti.shape}.`);
+      const numElems = ti.rank > 0 ? ti.shape[0] : 1;
+      const numDims = ti.rank > 1 ? ti.shape[1] : 1;
+      if (shape.length !== numDims) {
+        throw new Error(`outputShape has incorrect number of elements:, ${shape.length}, should be: ${numDims}.`);
+      }
+      if (!(tv.rank === 0 || (tv.rank === 1 && tv.size === numElems))) {
+        throw new Error(`sparseValues has incorrect shape ${tv.shape}, should be [] or [${numElems}]`);
+      }
+      if (tv.dtype !== td.dtype) throw new Error('sparseValues.dtype must match defaultValues.dtype');
+      return tidy(() => {
+        const base = creation().fill(shape, td.dataSync()[0], td.dtype);
+        const values = tv.rank === 0 ? creation().fill([numElems], tv.dataSync()[0], tv.dtype) : tv;
+        return tensorScatterUpdate(base, reshape(ti, [numElems, numDims]), values);
+      });
+    }));
 }
 
 module.exports = {

@@ -263,31 +263,44 @@ function householder(a, m, n) {
 function basicLSTMCell(forgetBias, lstmKernel, lstmBias, data, c, h) {
   const L = require('./layout');
   const E = require('./elementwise');
-  return tidy(() => {
-    const res = E.add(matMul(L.concat([data, h], 1), lstmKernel), lstmBias);
+  const { withMany } = require('./args');
+  const args = [[forgetBias, 'forgetBias'], [lstmKernel, 'lstmKernel'], [lstmBias, 'lstmBias'], [data, 'data'],
+    [c, 'c'], [h, 'h']];
+  return withMany('basicLSTMCell', args, ([tf, tk, tb, td, tc, th]) => tidy(() => {
+    const res = E.add(matMul(L.concat([td, th], 1), tk), tb);
     const [batch, cols] = [res.shape[0], res.shape[1] / 4];
     const part = (k) => L.slice(res, [0, cols * k], [batch, cols]);
     const [i, j, f, o] = [part(0), part(1), part(2), part(3)];
-    const newC = E.add(E.mul(E.sigmoid(i), E.tanh(j)), E.mul(c, E.sigmoid(E.add(forgetBias, f))));
+    const newC = E.add(E.mul(E.sigmoid(i), E.tanh(j)), E.mul(tc, E.sigmoid(E.add(tf, f))));
     const newH = E.mul(E.tanh(newC), E.sigmoid(o));
     return [newC, newH];
-  });
+  }));
 }
 
 // tf.multiRNNCell: the cells in sequence, each fed the previous one's h: [cs, hs].
 function multiRNNCell(lstmCells, data, c, h) {
-  const { withOne } = require('./args');
-  return withOne(data, 'data', 'multiRNNCell', 'numeric', (d) => tidy(() => {
-    let input = d;
-    const [cs, hs] = [[], []];
-    lstmCells.forEach((cell, i) => {
-      const [nc, nh] = cell(input, c[i], h[i]);
-      cs.push(nc);
-      hs.push(nh);
-      input = nh;
-    });
-    return [cs, hs];
-  }));
+  const { withOne, convertList, disposeTemps } = require('./args');
+  return withOne(data, 'data', 'multiRNNCell', 'numeric', (d) => {
+    const [cs0] = convertList(c, 'c', 'multiRNNCell');
+    let hs0;
+    try {
+      [hs0] = convertList(h, 'h', 'multiRNNCell');
+      return tidy(() => {
+        let input = d;
+        const [cs, hs] = [[], []];
+        lstmCells.forEach((cell, i) => {
+          const [nc, nh] = cell(input, cs0[i], hs0[i]);
+          cs.push(nc);
+          hs.push(nh);
+          input = nh;
+        });
+        return [cs, hs];
+      });
+    } finally {
+      disposeTemps(c, cs0, cs0.length);
+      if (hs0) disposeTemps(h, hs0, hs0.length);
+    }
+  });
 }
 
 module.exports = {

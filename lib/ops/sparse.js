@@ -2,25 +2,9 @@
 // tf.sparse: the SparseTensor ops of converted graph models. Their work is index bookkeeping
 // on small int32 tensors, which tfjs does on the host on every backend; so does tidytensor,
 // with tfjs's checks and texts.
-const { convertToTensor } = require('../convert');
+const { withMany: withConverted } = require('./args');
 
 const creation = () => require('./creation');
-
-// Converts the arguments ([value, name, dtype] each), runs `run(tensors)`, disposes what the
-// conversion made, also when a conversion or `run` throws.
-function withConverted(op, args, run) {
-  const made = [];
-  try {
-    const ts = args.map(([v, name, dtype]) => {
-      const t = convertToTensor(v, name, op, typeof dtype === 'function' ? dtype(made) : dtype);
-      if (t !== v) made.push(t);
-      return t;
-    });
-    return run(ts);
-  } finally {
-    made.forEach((t) => t.dispose());
-  }
-}
 
 const shapeText = (t) => `${t.shape}`;
 
@@ -127,9 +111,8 @@ function sparseReshape(inputIndices, inputShape, newShape) {
 // put in row order (stable within a row).
 function sparseFillEmptyRows(indices, values, denseShape, defaultValue) {
   const op = 'sparseFillEmptyRows';
-  let valuesDtype;
   return withConverted(op, [[indices, 'indices', 'int32'], [values, 'values'], [denseShape, 'denseShape', 'int32']],
-    ([idx, val, dsh]) => withConverted(op, [[defaultValue, 'defaultValue', (valuesDtype = val.dtype)]], ([def]) => {
+    ([idx, val, dsh]) => withConverted(op, [[defaultValue, 'defaultValue', val.dtype]], ([def]) => {
       if (idx.rank !== 2) throw new Error(`Indices should be Tensor2D but received shape\n        ${shapeText(idx)}`);
       if (val.rank !== 1) throw new Error(`Values should be Tensor1D but received shape ${shapeText(val)}`);
       if (dsh.rank !== 1) throw new Error(`Dense shape should be Tensor1D but received shape ${shapeText(dsh)}`);
@@ -139,7 +122,7 @@ function sparseFillEmptyRows(indices, values, denseShape, defaultValue) {
       const C = creation();
       const result = (outIdx, outVals, empty, reverse) => ({
         outputIndices: C.tensor(outIdx, [outVals.length, rank], 'int32'),
-        outputValues: C.tensor(outVals, [outVals.length], valuesDtype),
+        outputValues: C.tensor(outVals, [outVals.length], val.dtype),
         emptyRowIndicator: C.tensor(Uint8Array.from(empty, Boolean), [empty.length], 'bool'),
         reverseIndexMap: C.tensor(Int32Array.from(reverse), [reverse.length], 'int32'),
       });

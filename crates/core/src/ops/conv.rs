@@ -5,6 +5,8 @@
 
 use super::require_dtype;
 use crate::backend::{ConvGeom, PoolOp};
+// A number as JavaScript prints it.
+use crate::random::js_number_string as js;
 use crate::{bail, kernels as k, shape, Backend, DType, Engine, Result, Storage, TensorId, View};
 
 /// tfjs's `pad` argument.
@@ -70,14 +72,6 @@ pub enum PoolKind {
     Avg2d,
     Max3d,
     Avg3d,
-}
-
-/// A number as JavaScript prints it.
-fn js(v: f64) -> String {
-    if v.is_infinite() {
-        return if v > 0.0 { "Infinity".into() } else { "-Infinity".into() };
-    }
-    format!("{v}")
 }
 
 /// A list as JavaScript's `${list}` prints it.

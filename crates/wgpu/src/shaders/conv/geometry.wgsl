@@ -29,3 +29,13 @@ fn in_pixel(b: u32, z: u32, y: u32, x: u32) -> u32 {
 fn tap_of(z: u32, y: u32, x: u32) -> u32 {
     return (z * p(13u) + y) * p(14u) + x;
 }
+
+// Filter position (z, y, x) of tap `t`.
+fn tap_zyx(t: u32) -> vec3<u32> {
+    return vec3<u32>(t / (p(14u) * p(13u)), (t / p(14u)) % p(13u), t % p(14u));
+}
+
+// Position (z, y, x) of pixel `m` of one image of spatial size (d, h, w) = (p(b), p(b+1), p(b+2)).
+fn pixel_zyx(m: u32, b: u32) -> vec3<u32> {
+    return vec3<u32>(m / (p(b + 2u) * p(b + 1u)), (m / p(b + 2u)) % p(b + 1u), m % p(b + 2u));
+}

@@ -5,15 +5,11 @@ fn load_a(z: u32, m: u32, k: u32) -> f32 {
     let cin = p(7u);
     let c = k % cin;
     let tap = k / cin;
-    let tx = tap % p(14u);
-    let ty = (tap / p(14u)) % p(13u);
-    let tz = tap / (p(14u) * p(13u));
-    let ox = m % p(10u);
-    let oy = (m / p(10u)) % p(9u);
-    let oz = m / (p(10u) * p(9u));
-    let iz = in_coord(0u, oz, tz);
-    let iy = in_coord(1u, oy, ty);
-    let ix = in_coord(2u, ox, tx);
+    let t = tap_zyx(tap);
+    let o = pixel_zyx(m, 8u);
+    let iz = in_coord(0u, o.x, t.x);
+    let iy = in_coord(1u, o.y, t.y);
+    let ix = in_coord(2u, o.z, t.z);
     if (iz < 0 || iy < 0 || ix < 0) { return 0.0; }
     return X0[in_pixel(z, u32(iz), u32(iy), u32(ix)) * cin + c];
 }
