@@ -1010,3 +1010,307 @@ export namespace metrics {
   function recall(yTrue: Tensor, yPred: Tensor): Tensor;
   function sparseCategoricalAccuracy(yTrue: Tensor, yPred: Tensor): Tensor;
 }
+
+// ------------------------------------------------------------------------------------------
+// tfjs-core's helper namespaces, registries and small helpers (lib/internals.js,
+// lib/registry.js)
+
+export declare const OP_SCOPE_SUFFIX: string;
+/** Wraps `{name: fn}` as an op named `name__op`, run in its own scope. */
+export function op<T extends Function>(f: { [name: string]: T }): T;
+export function rand<R extends Rank>(shape: ShapeMap[R], randFunction: () => number,
+  dtype?: DataType): Tensor<R>;
+export function ensureShape<R extends Rank>(x: Tensor, shape: ShapeMap[R]): Tensor;
+export function cosineWindow(windowLength: number, a: number, b: number): Tensor1D;
+export function bitwiseAnd<R extends Rank>(x: Tensor, y: Tensor): Tensor<R>;
+export function enclosingPowerOfTwo(value: number): number;
+export function nextFrame(): Promise<void>;
+
+/** A kernel's output: a tidytensor Tensor, or values to make one from. */
+export type KernelOutput = Tensor | { values: TensorLike; shape: number[]; dtype?: DataType };
+export type AttributeValue = number | number[] | boolean | boolean[] | string | string[] | NamedAttrMap;
+export interface NamedAttrMap { [name: string]: AttributeValue | RecursiveArray<AttributeValue> }
+export interface NamedTensorInfoMap { [name: string]: Tensor | undefined }
+export type KernelFunc = (params: { inputs: NamedTensorInfoMap; backend: {}; attrs?: NamedAttrMap }) =>
+  KernelOutput | KernelOutput[];
+export interface KernelConfig {
+  kernelName: string;
+  backendName: string;
+  kernelFunc: KernelFunc;
+  setupFunc?: (backend: {}) => void;
+  disposeFunc?: (backend: {}) => void;
+}
+export type GradFunc = (dy: Tensor | Tensor[], saved: Tensor[], attrs: NamedAttrMap) =>
+  { [inputName: string]: () => Tensor };
+export interface GradConfig {
+  kernelName: string;
+  inputsToSave?: string[];
+  saveAllInputs?: boolean;
+  outputsToSave?: boolean[];
+  gradFunc: GradFunc;
+}
+export function registerKernel(config: KernelConfig): void;
+export function unregisterKernel(kernelName: string, backendName: string): void;
+export function getKernel(kernelName: string, backendName: string): KernelConfig | undefined;
+export function getKernelsForBackend(backendName: string): KernelConfig[];
+export function copyRegisteredKernels(registeredBackendName: string, newBackendName: string): void;
+export function registerGradient(config: GradConfig): void;
+export function unregisterGradient(kernelName: string): void;
+export function getGradient(kernelName: string): GradConfig | undefined;
+/** Records a backend factory; tidytensor's setBackend refuses such JavaScript backends. */
+export function registerBackend(name: string, factory: () => KernelBackend | Promise<KernelBackend>,
+  priority?: number): boolean;
+export function removeBackend(name: string): void;
+export function findBackendFactory(name: string): (() => KernelBackend | Promise<KernelBackend> | { name: string } | null) | null;
+
+export interface Engine {
+  /** Runs the kernel registered (registerKernel) for the active backend. */
+  runKernel<T extends Tensor | Tensor[]>(kernelName: string, inputs: NamedTensorInfoMap,
+    attrs?: NamedAttrMap): T;
+}
+
+export declare class KernelBackend {
+  refCount(dataId: object): number;
+  incRef(dataId: object): void;
+  timerAvailable(): boolean;
+  time(f: () => void): Promise<any>;
+  read(dataId: object): Promise<BackendValues>;
+  readSync(dataId: object): BackendValues;
+  readToGPU(dataId: object, options?: {}): any;
+  numDataIds(): number;
+  disposeData(dataId: object, force?: boolean): boolean;
+  write(values: BackendValues, shape: number[], dtype: DataType): object;
+  move(dataId: object, values: BackendValues, shape: number[], dtype: DataType, refCount: number): void;
+  createTensorFromGPUData(values: any, shape: number[], dtype: DataType): Tensor;
+  memory(): { unreliable: boolean; reasons?: string[] };
+  floatPrecision(): 16 | 32;
+  epsilon(): number;
+  dispose(): void;
+}
+export declare class DataStorage<T> {
+  constructor(backend: KernelBackend, dataMover: { moveData(backend: KernelBackend, dataId: object): void });
+  get(dataId: object): T;
+  set(dataId: object, value: T): void;
+  has(dataId: object): boolean;
+  delete(dataId: object): boolean;
+  numDataIds(): number;
+}
+
+/** A `{shape, rank, dtype, size}` view: a Tensor, or any object with those fields. */
+export interface ShapeInfo { shape: number[]; rank?: number; dtype?: DataType; size?: number }
+export type PadInfo = { top: number; left: number; right: number; bottom: number; type: string };
+export type PadInfo3D = PadInfo & { front: number; back: number };
+export type ExplicitPadding = [[number, number], [number, number], [number, number], [number, number]];
+export interface Conv2DInfo {
+  batchSize: number; inHeight: number; inWidth: number; inChannels: number; outHeight: number;
+  outWidth: number; outChannels: number; dataFormat: 'channelsFirst' | 'channelsLast';
+  strideHeight: number; strideWidth: number; dilationHeight: number; dilationWidth: number;
+  filterHeight: number; filterWidth: number; effectiveFilterHeight: number;
+  effectiveFilterWidth: number; padInfo: PadInfo; inShape: number[]; outShape: number[];
+  filterShape: number[];
+}
+export interface Conv3DInfo {
+  batchSize: number; inDepth: number; inHeight: number; inWidth: number; inChannels: number;
+  outDepth: number; outHeight: number; outWidth: number; outChannels: number;
+  dataFormat: 'channelsFirst' | 'channelsLast'; strideDepth: number; strideHeight: number;
+  strideWidth: number; dilationDepth: number; dilationHeight: number; dilationWidth: number;
+  filterDepth: number; filterHeight: number; filterWidth: number; effectiveFilterDepth: number;
+  effectiveFilterHeight: number; effectiveFilterWidth: number; padInfo: PadInfo3D;
+  inShape: number[]; outShape: number[]; filterShape: number[];
+}
+export interface SliceInfo {
+  finalShapeSparse: number[]; finalShape: number[]; isIdentity: boolean; sliceDim0: boolean;
+  isSimpleSlice: boolean; begin: number[]; end: number[]; strides: number[];
+}
+type ConvPad = 'valid' | 'same' | number | ExplicitPadding;
+type DimRounding = 'floor' | 'round' | 'ceil' | null | undefined;
+type ComplexParts = { real: Float32Array; imag: Float32Array };
+type SliceUtilNamespace = typeof slice_util;
+
+export namespace slice_util {
+  function assertParamsValid(input: ShapeInfo, begin: number[], size: number[]): void;
+  function computeFlatOffset(begin: number[], strides: number[]): number;
+  function computeOutShape(begin: number[], end: number[], strides: number[]): number[];
+  function getNormalizedAxes(inputShape: number[], ellipsisAxes: number[], numInterpolatedAxes: number,
+    begin: number[], end: number[], strides: number[], beginMask: number, endMask: number,
+    ellipsisMask: number): { begin: number[]; end: number[]; strides: number[] };
+  function isSliceContinous(shape: number[], begin: number[], size: number[]): boolean;
+  function maskToAxes(mask: number): number[];
+  function parseSliceParams(x: ShapeInfo, begin: number | number[], size?: number | number[]): number[][];
+  function sliceInfo(xShape: number[], begin: number[], end: number[], strides: number[] | null,
+    beginMask: number, endMask: number, ellipsisMask: number, newAxisMask: number,
+    shrinkAxisMask: number): SliceInfo;
+  function startForAxis(beginMask: number, startIndices: number[], strides: number[],
+    inputShape: number[], axis: number, ellipsisMask: number): number;
+  function startIndicesWithElidedDims(beginMask: number, ellipsisInsertionIndex: number,
+    numElidedAxes: number, originalBegin: number[], inputShape: number[]): number[];
+  function stopForAxis(endMask: number, stopIndices: number[], strides: number[],
+    inputShape: number[], axis: number, ellipsisMask: number): number;
+  function stopIndicesWithElidedDims(endMask: number, ellipsisInsertionIndex: number,
+    numElidedAxes: number, originalEnd: number[], inputShape: number[]): number[];
+  function stridesForAxis(strides: number[], axis: number, ellipsisMask: number): number;
+  function stridesWithElidedDims(strides: number[], ellipsisInsertionIndex: number,
+    numElidedAxes: number, inputShape: number[]): number[];
+}
+
+export namespace broadcast_util {
+  function assertAndGetBroadcastShape(shapeA: number[], shapeB: number[]): number[];
+  function getBroadcastDims(inShape: number[], outShape: number[]): number[];
+  function getReductionAxes(inShape: number[], outShape: number[]): number[];
+}
+export namespace gather_util {
+  function prepareAndValidate(tensor: ShapeInfo, indices: ShapeInfo): [number[], number, number, number[]];
+}
+export namespace scatter_util {
+  function calculateShapes(updates: ShapeInfo, indices: ShapeInfo, shape: number[]):
+    { sliceRank: number; numUpdates: number; sliceSize: number; strides: number[]; outputSize: number };
+  function validateInput(updates: ShapeInfo, indices: ShapeInfo, shape: number[]): void;
+  function validateUpdateShape(shape: number[], indices: ShapeInfo, updates: ShapeInfo): void;
+}
+
+export namespace backend_util {
+  const ERF_A1: number; const ERF_A2: number; const ERF_A3: number; const ERF_A4: number;
+  const ERF_A5: number; const ERF_P: number; const PARALLELIZE_THRESHOLD: number;
+  const SELU_SCALE: number; const SELU_SCALEALPHA: number;
+  enum RowPartitionType {
+    FIRST_DIM_SIZE = 0, VALUE_ROWIDS = 1, ROW_LENGTHS = 2, ROW_SPLITS = 3, ROW_LIMITS = 4, ROW_STARTS = 5,
+  }
+  type Activation = 'linear' | 'relu' | 'prelu' | 'elu' | 'relu6' | 'leakyrelu' | 'sigmoid';
+  function applyActivation(x: Tensor, activation: Activation, preluActivationWeights?: Tensor | null,
+    leakyreluAlpha?: number): Tensor;
+  function getFusedDyActivation(dy: Tensor, y: Tensor, activation: Activation): Tensor;
+  function getFusedBiasGradient(bias: Tensor, dyActivation: Tensor): Tensor;
+  function shouldFuse(gradientDepth: number, activation: Activation): boolean;
+  const assertAndGetBroadcastShape: typeof broadcast_util.assertAndGetBroadcastShape;
+  const getBroadcastDims: typeof broadcast_util.getBroadcastDims;
+  const getReductionAxes: typeof broadcast_util.getReductionAxes;
+  function assertAxesAreInnerMostDims(msg: string, axes: number[], rank: number): void;
+  function axesAreInnerMostDims(axes: number[], rank: number): boolean;
+  function combineLocations(outputLoc: number[], reduceLoc: number[], axes: number[]): number[];
+  function computeOutAndReduceShapes(aShape: number[], axes: number[]): [number[], number[]];
+  function expandShapeToKeepDim(shape: number[], axes: number[]): number[];
+  function getAxesPermutation(axes: number[], rank: number): number[] | null;
+  function getUndoAxesPermutation(axes: number[]): number[];
+  function getInnerMostAxes(numAxes: number, rank: number): number[];
+  function assertParamsConsistent(shapes: number[][], axis: number): void;
+  function computeOutShape(shapes: number[][], axis: number): number[];
+  function computeConv2DInfo(inShape: number[], filterShape: number[], strides: number | number[],
+    dilations: number | number[], pad: ConvPad, roundingMode?: DimRounding, depthwise?: boolean | null,
+    dataFormat?: 'channelsFirst' | 'channelsLast'): Conv2DInfo;
+  function computeConv3DInfo(inShape: number[], filterShape: number[], strides: number | number[],
+    dilations: number | number[], pad: 'valid' | 'same' | number, depthwise?: boolean,
+    dataFormat?: 'channelsFirst' | 'channelsLast', roundingMode?: DimRounding): Conv3DInfo;
+  function computePool2DInfo(inShape: number[], filterSize: number | number[], strides: number | number[],
+    dilations: number | number[], pad: ConvPad, roundingMode?: DimRounding,
+    dataFormat?: 'channelsFirst' | 'channelsLast'): Conv2DInfo;
+  function computePool3DInfo(inShape: number[], filterSize: number | number[], strides: number | number[],
+    dilations: number | number[], pad: 'valid' | 'same' | number, roundingMode?: DimRounding,
+    dataFormat?: 'NDHWC' | 'NCDHW'): Conv3DInfo;
+  function computeDilation2DInfo(inputShape: number[], filterShape: number[], strides: number | number[],
+    pad: ConvPad, dataFormat?: 'NHWC' | 'NCHW', dilations?: number | number[]): Conv2DInfo;
+  function computeDefaultPad(inputShape: number[], fieldSize: number, stride: number, dilation?: number): number;
+  function convertConv2DDataFormat(dataFormat: 'NHWC' | 'NCHW'): 'channelsLast' | 'channelsFirst';
+  function checkPadOnDimRoundingMode(opDesc: string, pad: ConvPad, dimRoundingMode?: DimRounding): void;
+  function tupleValuesAreOne(param: number | number[]): boolean;
+  function eitherStridesOrDilationsAreOne(strides: number | number[], dilations: number | number[]): boolean;
+  function stridesOrDilationsArePositive(values: number | number[]): boolean;
+  function combineRaggedTensorToTensorShapes(raggedRank: number, shape: number[] | null,
+    valueShape: number[] | null): number[];
+  function getRowPartitionTypesHelper(rowPartitionTypeStrings: string[]): RowPartitionType[];
+  function getRaggedRank(rowPartitionTypes: RowPartitionType[]): number;
+  function validateDefaultValueShape(defaultValueShape: number[] | null, valueShape: number[] | null): void;
+  function computeOptimalWindowSize(inSize: number): number;
+  function getImageCenter(center: number | [number, number], imageHeight: number, imageWidth: number): [number, number];
+  function getReshaped(inputShape: number[], blockShape: number[], prod: number, batchToSpace?: boolean): number[];
+  function getPermuted(reshapedRank: number, blockShapeRank: number, batchToSpace?: boolean): number[];
+  function getReshapedPermuted(inputShape: number[], blockShape: number[], prod: number,
+    batchToSpace?: boolean): number[];
+  function getSliceBeginCoords(crops: number[][], blockShape: number): number[];
+  function getSliceSize(uncroppedShape: number[], crops: number[][], blockShape: number): number[];
+  const prepareAndValidate: typeof gather_util.prepareAndValidate;
+  const calculateShapes: typeof scatter_util.calculateShapes;
+  const validateInput: typeof scatter_util.validateInput;
+  const validateUpdateShape: typeof scatter_util.validateUpdateShape;
+  function upcastType(typeA: DataType, typeB: DataType): DataType;
+  function warn(...msg: any[]): void;
+  function log(...msg: any[]): void;
+  function mergeRealAndImagArrays(real: ArrayLike<number>, imag: ArrayLike<number>): Float32Array;
+  function splitRealAndImagArrays(complex: ArrayLike<number>): ComplexParts;
+  function complexWithEvenIndex(complex: ArrayLike<number>): ComplexParts;
+  function complexWithOddIndex(complex: ArrayLike<number>): ComplexParts;
+  function getComplexWithIndex(complex: ArrayLike<number>, index: number): { real: number; imag: number };
+  function assignToTypedArray(data: TypedArray, real: number, imag: number, index: number): void;
+  function exponents(n: number, inverse: boolean): ComplexParts;
+  function exponent(k: number, n: number, inverse: boolean): { real: number; imag: number };
+  function decodeEinsumEquation(equation: string, numTensors: number):
+    { allDims: string[]; summedDims: number[]; idDims: number[][] };
+  function getEinsumPermutation(nDims: number, idDims: number[]):
+    { permutationIndices: number[]; expandDims: number[] };
+  function checkEinsumDimSizes(nDims: number, idDims: number[][], tensors: ShapeInfo[]): void;
+  function getEinsumComputePath(summedDims: number[], idDims: number[][]):
+    { path: number[]; steps: number[][] };
+  function isIdentityPermutation(perm: number[]): boolean;
+  function prepareSplitSize(x: ShapeInfo, numOrSizeSplits: number[] | number, axis?: number): number[];
+  function getSparseFillEmptyRowsIndicesDenseShapeMismatch(indicesLength: number): string;
+  function getSparseFillEmptyRowsNegativeIndexErrorMessage(index: number, value: number): string;
+  function getSparseFillEmptyRowsOutOfRangeIndexErrorMessage(index: number, value: number, limit: number): string;
+  function getSparseReshapeMultipleNegativeOneOutputDimErrorMessage(dim1: number, dim2: number): string;
+  function getSparseReshapeNegativeOutputDimErrorMessage(dim: number, value: number): string;
+  function getSparseReshapeEmptyTensorZeroOutputDimErrorMessage(): string;
+  function getSparseReshapeInputOutputMultipleErrorMessage(inputShape: number[], outputShape: number[]): string;
+  function getSparseReshapeInputOutputMismatchErrorMessage(inputShape: number[], outputShape: number[]): string;
+  function getSparseSegmentReductionNegativeSegmentIdsErrorMessage(): string;
+  function getSparseSegmentReductionNonIncreasingSegmentIdsErrorMessage(): string;
+  function getSparseSegmentReductionSegmentIdOutOfRangeErrorMessage(segmentId: number, outputRows: number): string;
+  function getSparseSegmentReductionIndicesOutOfRangeErrorMessage(index: number, indexValue: number,
+    inputRows: number): string;
+  function fromUint8ToStringArray(vals: Uint8Array[]): string[];
+  function fromStringArrayToUint8(strings: string[]): Uint8Array[];
+  namespace segment_util {
+    function segOpComputeOptimalWindowSize(inSize: number, numSegments: number): number;
+    function computeOutShape(aShape: number[], axis: number, numSegments: number): number[];
+    function collectGatherOpShapeInfo(x: ShapeInfo, indices: ShapeInfo, axis: number, batchDims: number):
+      { batchSize: number; sliceSize: number; outerSize: number; dimSize: number; outputShape: number[] };
+  }
+  const slice_util: SliceUtilNamespace;
+}
+
+export namespace serialization {
+  type ConfigDict = { [key: string]: any };
+  type SerializableConstructor<T extends Serializable> = {
+    new (...args: any[]): T; className: string; fromConfig: FromConfigMethod<T>;
+  };
+  type FromConfigMethod<T extends Serializable> =
+    (cls: SerializableConstructor<T>, config: ConfigDict) => T;
+  abstract class Serializable {
+    getClassName(): string;
+    abstract getConfig(): ConfigDict;
+    static fromConfig<T extends Serializable>(cls: SerializableConstructor<T>, config: ConfigDict): T;
+  }
+  class SerializationMap {
+    classNameMap: { [className: string]: [SerializableConstructor<Serializable>, FromConfigMethod<Serializable>] };
+    static getMap(): SerializationMap;
+    static register<T extends Serializable>(cls: SerializableConstructor<T>): void;
+  }
+  function registerClass<T extends Serializable>(cls: SerializableConstructor<T>, pkg?: string,
+    name?: string): SerializableConstructor<T>;
+  function getRegisteredName<T extends Serializable>(cls: SerializableConstructor<T>): string;
+}
+
+export namespace device_util {
+  function isBrowser(): boolean;
+  function isMobile(nav?: any): boolean;
+  function mockIsMobile(value: boolean | undefined): void;
+}
+
+export namespace kernel_impls {
+  function nonMaxSuppressionV3Impl(boxes: ArrayLike<number>, scores: ArrayLike<number>,
+    maxOutputSize: number, iouThreshold: number, scoreThreshold: number): { selectedIndices: number[] };
+  function nonMaxSuppressionV4Impl(boxes: ArrayLike<number>, scores: ArrayLike<number>,
+    maxOutputSize: number, iouThreshold: number, scoreThreshold: number,
+    padToMaxOutputSize: boolean): { selectedIndices: number[]; validOutputs: number };
+  function nonMaxSuppressionV5Impl(boxes: ArrayLike<number>, scores: ArrayLike<number>,
+    maxOutputSize: number, iouThreshold: number, scoreThreshold: number,
+    softNmsSigma: number): { selectedIndices: number[]; selectedScores: number[] };
+  function whereImpl(condShape: number[], condVals: ArrayLike<number | boolean>): Tensor2D;
+}

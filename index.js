@@ -25,7 +25,10 @@ const { image } = require('./lib/ops/image');
 const { signal } = require('./lib/ops/signal');
 const { fused } = require('./lib/ops/fused');
 const { sparse } = require('./lib/ops/sparse');
-Object.assign(tf, { losses, Reduction, image, signal, fused, sparse });
+const { string } = require('./lib/ops/string');
+const { complex, real, imag, fft, ifft, rfft, irfft, spectral } = require('./lib/ops/spectral');
+Object.assign(tf, { losses, Reduction, image, signal, fused, sparse, string, spectral });
+Object.assign(tf, { complex, real, imag, fft, ifft, rfft, irfft });
 
 Object.assign(tf, {
   // engine
@@ -87,5 +90,25 @@ Object.assign(tf, {
   upcastType: (a, b) => require('./lib/util').upcastType(a, b),
   sumOutType: (t) => require('./lib/util').upcastType(t, 'int32'),
 });
+
+// tfjs-core's pure JavaScript helpers (tf.backend_util and the other *_util namespaces,
+// tf.serialization, tf.op, tf.rand ...) and its kernel/gradient/backend registries. The
+// engine object gains runKernel (registered kernels), and setBackend refuses backends
+// registered from JavaScript (see lib/registry.js).
+{
+  const internals = require('./lib/internals');
+  const registry = require('./lib/registry');
+  for (const name of ['backend_util', 'broadcast_util', 'gather_util', 'scatter_util', 'slice_util',
+    'serialization', 'device_util', 'kernel_impls', 'OP_SCOPE_SUFFIX', 'op', 'rand', 'ensureShape',
+    'enclosingPowerOfTwo', 'nextFrame', 'cosineWindow', 'bitwiseAnd']) tf[name] = internals[name];
+  for (const name of ['registerKernel', 'unregisterKernel', 'getKernel', 'getKernelsForBackend',
+    'copyRegisteredKernels', 'registerGradient', 'unregisterGradient', 'getGradient',
+    'registerBackend', 'removeBackend', 'findBackendFactory', 'KernelBackend', 'DataStorage']) {
+    tf[name] = registry[name];
+  }
+  tf.setBackend = registry.guardSetBackend(eng.setBackend);
+  eng.engine().setBackend = tf.setBackend;
+  eng.engine().runKernel = registry.runKernel;
+}
 
 module.exports = tf;

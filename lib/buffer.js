@@ -19,12 +19,8 @@ function assertNonNegativeIntegerDimensions(shape) {
   });
 }
 
-function getArrayFromDType(dtype, size) {
-  if (dtype == null || dtype === 'float32') return new Float32Array(size);
-  if (dtype === 'int32') return new Int32Array(size);
-  if (dtype === 'bool') return new Uint8Array(size);
-  throw new Error(`Unknown data type ${dtype}`);
-}
+// tfjs's util.getArrayFromDType (lib/util.js's; required when called: see above).
+const getArrayFromDType = (dtype, size) => require('./util').util.getArrayFromDType(dtype, size);
 
 class TensorBuffer {
   // `values` is kept as given (not copied), as in tfjs: writing to it writes the buffer.
@@ -44,8 +40,6 @@ class TensorBuffer {
         'a TensorBuffer for the real and imaginary parts separately and ' +
         'call tf.complex(real, imag).');
     }
-    // tfjs allows string buffers; tidytensor has no string tensors to turn them into.
-    if (dtype === 'string') throw new Error(require('./convert').STRING_UNSUPPORTED);
     this.values = values || getArrayFromDType(dtype, this.size);
     this.strides = computeStrides(shape);
   }

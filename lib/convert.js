@@ -7,9 +7,6 @@ const native = require('./native');
 const { Tensor, wrap } = require('./tensor');
 const state = require('./state');
 
-const STRING_UNSUPPORTED =
-  "tidytensor does not support 'string' tensors (only float32, int32 and bool)";
-
 function isTypedArray(a) {
   return a instanceof Float32Array || a instanceof Int32Array || a instanceof Uint8Array ||
     a instanceof Uint8ClampedArray;
@@ -120,8 +117,7 @@ function allocFor(dtype, n) {
 }
 
 function checkDtype(dtype) {
-  if (dtype === 'float32' || dtype === 'int32' || dtype === 'bool') return;
-  if (dtype === 'string') throw new Error(STRING_UNSUPPORTED);
+  if (dtype === 'float32' || dtype === 'int32' || dtype === 'bool' || dtype === 'string') return;
   if (dtype === 'complex64') {
     throw new Error('Cannot construct a complex64 tensor directly. ' +
       'Please use tf.complex(real, imag).');
@@ -189,8 +185,75 @@ function makeTensor(values, shape, inferredShape, dtype) {
     }
   }
   checkDtype(dtype);
+  if (dtype === 'string') {
+    const values1 = flattenStrings(values);
+    if (shape == null) shape = stringShape(values);
+    else if (values1.length !== sizeOf(shape)) {
+      throw new Error(`Based on the provided shape, [${shape}], the tensor should have ` +
+        `${sizeOf(shape)} values but has ${values1.length}`);
+    }
+    return createStrings(values1, shape);
+  }
   const data = toTypedArray(values, inferredShape, dtype);
   return create(data, shape == null ? inferredShape : shape, dtype);
+}
+
+// The shape of nested string values; a Uint8Array is one value (its bytes), as in tfjs.
+function stringShape(val) {
+  const shape = [];
+  while (Array.isArray(val)) {
+    shape.push(val.length);
+    val = val[0];
+  }
+  return shape;
+}
+
+// String values (nested arrays of strings or of Uint8Array bytes) flattened, with the checks
+// and messages of the numeric path.
+function flattenStrings(values) {
+  const shape = stringShape(values);
+  const out = [];
+  const walk = (val, dim, path) => {
+    if (!Array.isArray(val)) {
+      if (dim !== shape.length) {
+        throw inconsistent(path, 'is a primitive, but should be an array/TypedArray of ' +
+          `${shape[dim]} elements`);
+      }
+      out.push(val);
+      return;
+    }
+    if (dim === shape.length) {
+      throw inconsistent(path, `should be a primitive, but is an array of ${val.length} elements`);
+    }
+    if (val.length !== shape[dim]) {
+      throw inconsistent(path, `should have ${shape[dim]} elements, but has ${val.length} elements`);
+    }
+    for (let i = 0; i < val.length; i++) {
+      path.push(i);
+      walk(val[i], dim + 1, path);
+      path.pop();
+    }
+  };
+  walk(values, 0, []);
+  return out;
+}
+
+const utf8 = new TextEncoder();
+
+// A string tensor: strings are stored as their UTF-8 bytes (tfjs's encodeString); a
+// Uint8Array value is taken as bytes, anything else as its String().
+function createStrings(values, shape) {
+  const parts = values.map((v) => (v instanceof Uint8Array ? v : utf8.encode(String(v))));
+  const lengths = new Uint32Array(parts.length);
+  let total = 0;
+  for (let i = 0; i < parts.length; i++) total += (lengths[i] = parts[i].length);
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return wrap(native.makeStrings(bytes, lengths, shape));
 }
 
 function assertDtype(expected, actual, argName, fnName) {
@@ -206,9 +269,7 @@ function assertDtype(expected, actual, argName, fnName) {
 // becomes a NEW tensor, which the caller must dispose after use.
 function convertToTensor(x, argName, fnName, parseAsDtype = 'numeric') {
   if (x instanceof Tensor) {
-    if (parseAsDtype !== 'numeric' && parseAsDtype !== 'string_or_numeric') {
-      assertDtype(parseAsDtype, x.dtype, argName, fnName);
-    }
+    assertDtype(parseAsDtype, x.dtype, argName, fnName);
     return x;
   }
   let dtype = inferDtype(x);
@@ -227,7 +288,7 @@ function convertToTensor(x, argName, fnName, parseAsDtype = 'numeric') {
     throw new Error(`Argument '${argName}' passed to '${fnName}' must be a ` +
       `Tensor or TensorLike, but got '${type}'`);
   }
-  if (dtype === 'string') throw new Error(STRING_UNSUPPORTED);
+  if (dtype === 'string') return createStrings(flattenStrings(x), stringShape(x));
   const shape = inferShape(x);
   const data = toTypedArray(x, shape, dtype);
   return create(data, shape, dtype);
@@ -248,5 +309,5 @@ function create(data, shape, dtype) {
 
 module.exports = {
   makeTensor, convertToTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype,
-  sizeOf, STRING_UNSUPPORTED, isTensorLikeValue,
+  sizeOf, isTensorLikeValue, createStrings,
 };

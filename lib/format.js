@@ -19,9 +19,22 @@ function padRight(s, width) {
   return width > s.length ? s + ' '.repeat(width - s.length) : s;
 }
 
+const fixed = (v) => String(parseFloat(v.toFixed(SIG_DIGITS)));
+
+// One value as tfjs prints it: a complex value is a [real, imaginary] pair, a string quoted.
 function valueText(v, dtype) {
+  if (Array.isArray(v)) return `${fixed(v[0])} + ${fixed(v[1])}j`;
+  if (typeof v === 'string') return `'${v}'`;
   if (dtype === 'bool') return v === 0 ? 'false' : 'true';
-  return String(parseFloat(v.toFixed(SIG_DIGITS)));
+  return fixed(v);
+}
+
+// Values one element each: a complex tensor's pairs become [real, imaginary] arrays.
+function elements(vals, dtype) {
+  if (dtype !== 'complex64') return vals;
+  const out = new Array(vals.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = [vals[2 * i], vals[2 * i + 1]];
+  return out;
 }
 
 function columnWidths(vals, shape, dtype, strides) {
@@ -44,7 +57,8 @@ function rowLines(vals, shape, dtype, strides, widths, isLast) {
   const rank = shape.length;
   const n = shape[0];
   if (rank === 0) {
-    return [dtype === 'bool' ? valueText(vals[0], dtype) : String(vals[0])];
+    // A scalar string prints unquoted, as in tfjs.
+    return [dtype === 'bool' || dtype === 'complex64' ? valueText(vals[0], dtype) : String(vals[0])];
   }
   if (rank === 1) {
     const parts = [];
@@ -62,7 +76,7 @@ function rowLines(vals, shape, dtype, strides, widths, isLast) {
   const stride = strides[0];
   const lines = [];
   const pushRow = (i, last) => {
-    const sub = vals.subarray(i * stride, i * stride + stride);
+    const sub = vals.subarray ? vals.subarray(i * stride, (i + 1) * stride) : vals.slice(i * stride, (i + 1) * stride);
     const subLines = rowLines(sub, subShape, dtype, subStrides, widths, last);
     for (let k = 0; k < subLines.length; k++) lines.push(subLines[k]);
   };
@@ -82,7 +96,8 @@ function rowLines(vals, shape, dtype, strides, widths, isLast) {
   return lines;
 }
 
-function formatTensor(vals, shape, dtype, verbose) {
+function formatTensor(values, shape, dtype, verbose) {
+  const vals = elements(values, dtype);
   const strides = stridesOf(shape);
   const widths = columnWidths(vals, shape, dtype, strides);
   const out = ['Tensor'];

@@ -6,7 +6,7 @@ const state = require('./state');
 const { formatTensor, stridesOf } = require('./format');
 
 const meta = state.meta;
-const DTYPES = ['float32', 'int32', 'bool'];
+const DTYPES = ['float32', 'int32', 'bool', 'string', 'complex64'];
 
 class Tensor {
   constructor(id, shape, dtype, size) {
@@ -24,17 +24,25 @@ class Tensor {
 
   throwIfDisposed() { native.throwIfDisposed(this.id); }
 
-  dataSync() { return native.dataSync(this.id); }
+  // The values: a typed array (a complex tensor's as (real, imaginary) pairs), or for a
+  // string tensor its strings, decoded from UTF-8 as tfjs does.
+  dataSync() {
+    return this.dtype === 'string' ? decodeStrings(readStrings(this.id)) : native.dataSync(this.id);
+  }
 
   // The values are read when data() is called, so a read started before dispose() resolves.
-  async data() { return native.dataAsync(this.id); }
+  async data() {
+    return this.dtype === 'string' ? decodeStrings(readStrings(this.id)) : native.dataAsync(this.id);
+  }
 
-  arraySync() { return toNested(this.shape, native.dataSync(this.id)); }
+  arraySync() { return toNested(this.shape, this.dataSync(), this.dtype === 'complex64'); }
 
-  async array() { return toNested(this.shape, await native.dataAsync(this.id)); }
+  async array() { return toNested(this.shape, await this.data(), this.dtype === 'complex64'); }
 
-  // The bytes of the values (float32 and int32 little-endian, bool one byte each).
+  // The bytes of the values (float32 and int32 little-endian, bool one byte each); for a
+  // string tensor, each value's bytes.
   async bytes() {
+    if (this.dtype === 'string') return readStrings(this.id);
     const d = await native.dataAsync(this.id);
     return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
   }
@@ -44,7 +52,7 @@ class Tensor {
   }
 
   toString(verbose = false) {
-    return formatTensor(native.dataSync(this.id), this.shape, this.dtype, verbose);
+    return formatTensor(this.dataSync(), this.shape, this.dtype, verbose);
   }
 
   print(verbose = false) {
@@ -126,11 +134,29 @@ function nest(vals, shape, dim, offset, blockSize) {
   return out;
 }
 
-// Nested JS arrays in the tensor's shape (numbers; bool values as 0/1, as tfjs does).
-function toNested(shape, vals) {
+// Nested JS arrays in the tensor's shape (numbers; bool values as 0/1, as tfjs does). A
+// complex tensor's innermost arrays hold its (real, imaginary) pairs one after another, and a
+// complex scalar is its real part (tfjs's toNestedArray).
+function toNested(shape, vals, isComplex = false) {
   if (shape.length === 0) return vals[0];
   if (vals.length === 0) return [];
-  return nest(vals, shape, 0, 0, vals.length);
+  const s = isComplex ? [...shape.slice(0, -1), 2 * shape[shape.length - 1]] : shape;
+  return nest(vals, s, 0, 0, vals.length);
 }
 
-module.exports = { Tensor, Variable, wrap, variableOf, DTYPES, toNested, wrapId };
+// A string tensor's values as one Uint8Array each.
+function readStrings(id) {
+  const { bytes, lengths } = native.readStrings(id);
+  const out = new Array(lengths.length);
+  let at = 0;
+  for (let i = 0; i < lengths.length; i++) {
+    out[i] = bytes.slice(at, at + lengths[i]);
+    at += lengths[i];
+  }
+  return out;
+}
+
+const utf8 = new TextDecoder();
+const decodeStrings = (list) => list.map((b) => utf8.decode(b));
+
+module.exports = { Tensor, Variable, wrap, variableOf, DTYPES, toNested, wrapId, readStrings };

@@ -21,7 +21,7 @@ thread_local! {
 const META_LEN: usize = 2 + tidytensor_core::shape::MAX_RANK;
 
 /// The shared out-parameter buffer: after each call that returns a new tensor id,
-/// `[dtype code (0 float32, 1 int32, 2 bool), rank, ...dims]`.
+/// `[dtype code (0 float32, 1 int32, 2 bool, 3 string, 4 complex64), rank, ...dims]`.
 #[napi]
 pub fn meta_buffer() -> Float64Array {
     let ptr = META.with(|m| *m);
@@ -46,6 +46,8 @@ fn dtype_code(d: DType) -> f64 {
         DType::Float32 => 0.0,
         DType::Int32 => 1.0,
         DType::Bool => 2.0,
+        DType::String => 3.0,
+        DType::Complex64 => 4.0,
     }
 }
 

@@ -146,3 +146,39 @@ pub fn make_bool(values: &[u8]) -> Result<f64> {
         e.tensor(HostData::Bool(v.into_iter().map(|b| (b != 0) as u8).collect()), &dims)
     })
 }
+
+/// A string tensor: the values' bytes one after another, and each value's length.
+#[napi]
+pub fn make_strings(bytes: &[u8], lengths: &[u32], shape: Vec<i64>) -> Result<f64> {
+    make(|e| {
+        let shape = dims(&shape)?;
+        let total: u64 = lengths.iter().map(|&n| n as u64).sum();
+        if total != bytes.len() as u64 {
+            bail!("makeStrings: the lengths add up to {total} bytes, but {} were given", bytes.len());
+        }
+        let mut at = 0;
+        let values = lengths
+            .iter()
+            .map(|&n| {
+                let v = bytes[at..at + n as usize].to_vec();
+                at += n as usize;
+                v
+            })
+            .collect();
+        e.strings(values, &shape)
+    })
+}
+
+/// A string tensor's values, as [`make_strings`] takes them.
+#[napi(object)]
+pub struct StringValues {
+    pub bytes: Uint8Array,
+    pub lengths: Uint32Array,
+}
+
+#[napi]
+pub fn read_strings(x: f64) -> Result<StringValues> {
+    let values = engine(|e| e.read_strings(id(x)))?;
+    let lengths = values.iter().map(|v| v.len() as u32).collect::<Vec<_>>();
+    Ok(StringValues { bytes: Uint8Array::new(values.concat()), lengths: Uint32Array::new(lengths) })
+}

@@ -12,7 +12,7 @@ const { convertToTensor, inferDtype, isTensorLikeValue } = require('../convert')
 function withOne(x, argName, opName, parseAs, run) {
   if (x instanceof Tensor) {
     // A tensor is used as it is, after tfjs's dtype check where the op names one.
-    if (parseAs !== 'numeric' && parseAs !== 'string_or_numeric') convertToTensor(x, argName, opName, parseAs);
+    if (parseAs !== 'string_or_numeric') convertToTensor(x, argName, opName, parseAs);
     return run(x);
   }
   const t = convertToTensor(x, argName, opName, parseAs);

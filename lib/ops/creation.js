@@ -3,7 +3,7 @@
 // range, linspace, eye, oneHot, randomNormal, randomUniform, truncatedNormal, buffer.
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
-const { makeTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype } =
+const { makeTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype, createStrings } =
   require('../convert');
 const { buffer, installBufferMethods } = require('../buffer');
 const { withOne, num, dtypeArg, listArg } = require('./args');
@@ -85,6 +85,9 @@ function fill(shape, value, dtype) {
   const dims = shapeArg(shape);
   dtype = dtype || inferDtype(value);
   checkDtype(dtype);
+  if (dtype === 'string') {
+    return createStrings(new Array(dims.reduce((a, b) => a * b, 1)).fill(value), dims);
+  }
   return wrap(native.fill(dims, num(value), dtype));
 }
 

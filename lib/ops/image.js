@@ -520,4 +520,4 @@ const image = {
   nonMaxSuppressionPadded, nonMaxSuppressionPaddedAsync,
 };
 
-module.exports = { image };
+module.exports = { image, selectBoxes };

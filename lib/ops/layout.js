@@ -121,6 +121,10 @@ const gather = (x, indices, axis = 0, batchDims = 0) =>
   withTwo('gather', x, 'x', 'numeric', indices, 'indices', 'int32',
     (tx, ti) => wrap(native.gather(tx.id, ti.id, axisArg(axis, 0), axisArg(batchDims, 0))));
 
+// The gather of ops that take strings too (gatherND, unique, stridedSlice): tfjs's `gather`
+// refuses string tensors, its kernel does not.
+const gatherAny = (t, ti, axis) => wrap(native.gather(t.id, ti.id, axis, 0));
+
 function clone(x) {
   if (x instanceof Tensor) return wrap(native.clone(x.id));
   // Converting a TensorLike already makes a fresh tensor of its own.
@@ -173,7 +177,7 @@ function splitSizes(dim, numOrSizeSplits) {
 }
 
 function split(x, numOrSizeSplits, axis = 0) {
-  return withOne(x, 'x', 'split', SON, (t) => {
+  return withOne(x, 'x', 'split', 'numeric', (t) => {
     const rank = t.shape.length;
     const a = axesArg(axis)[0];
     if (!(a >= -rank && a < rank)) {
@@ -421,7 +425,7 @@ function gatherND(x, indices) {
       const R = require('./reduce');
       const flatIdx = R.sum(E.mul(ti, creation().tensor(Int32Array.from(strides), [k], 'int32')), -1);
       const rows = reshape(tx, [tx.size / sliceSize, sliceSize]);
-      return reshape(gather(rows, reshape(flatIdx, [-1]), 0), outShape);
+      return reshape(gatherAny(rows, reshape(flatIdx, [-1]), 0), outShape);
     });
   } finally {
     if (ti !== indices) ti.dispose();
@@ -537,7 +541,7 @@ function unique(x, axis = 0) {
       }
       idx[i] = seen.get(key);
     }
-    const values = tidy(() => gather(t, creation().tensor(Int32Array.from(firsts), [firsts.length], 'int32'), ax));
+    const values = tidy(() => gatherAny(t, creation().tensor(Int32Array.from(firsts), [firsts.length], 'int32'), ax));
     return { values, indices: creation().tensor(idx, [n], 'int32') };
   });
 }
@@ -657,7 +661,7 @@ function stridedSlice(x, begin, end, strides, beginMask = 0, endMask = 0, ellips
           y = slice(y, y.shape.map((_, k) => (k === i ? b : 0)), y.shape.map((dim, k) => (k === i ? len : dim)));
         } else {
           const idx = Int32Array.from({ length: len }, (_, k) => b + k * s);
-          y = gather(y, creation().tensor(idx, [len], 'int32'), i);
+          y = gatherAny(y, creation().tensor(idx, [len], 'int32'), i);
         }
       });
       return reshape(y, info.finalShape);

@@ -39,6 +39,16 @@ function frame(signal, frameLength, frameStep, padEnd = false, padValue = 0) {
   });
 }
 
-const signal = { hannWindow, hammingWindow, frame };
+// The short-time Fourier transform: rfft of each windowed frame (fftLength defaults to the
+// smallest power of two >= frameLength).
+function stft(signal, frameLength, frameStep, fftLength, windowFn = hannWindow) {
+  if (fftLength == null) fftLength = Math.floor(Math.pow(2, Math.ceil(Math.log(frameLength) / Math.log(2.0))));
+  return require('../engine').tidy(() => {
+    const windowed = require('./elementwise').mul(frame(signal, frameLength, frameStep), windowFn(frameLength));
+    return require('./spectral').rfft(windowed, fftLength);
+  });
+}
 
-module.exports = { signal };
+const signal = { hannWindow, hammingWindow, frame, stft };
+
+module.exports = { signal, cosineWindow };

@@ -1,6 +1,7 @@
 //! Ops, one module per family (the same families as the core's front-ends and the JS ops):
 //! each exported function is a thin call into the engine's front-end.
 
+mod complex;
 mod conv;
 mod creation;
 mod elementwise;

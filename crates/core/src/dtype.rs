@@ -1,11 +1,16 @@
 use crate::{bail, Result};
 
-/// The element types tidytensor stores. `string` is not supported (yet); asking for it is an error.
+/// The element types tidytensor stores. Numeric dtypes live on the backends. `string` tensors
+/// live in host memory on every backend (as in tfjs's GPU backends): layout ops move them
+/// through integer codes (see `ops::strings`). A `complex64` tensor is a float32 buffer of
+/// (real, imaginary) pairs that only the complex ops read (see `ops::complex`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {
     Float32,
     Int32,
     Bool,
+    String,
+    Complex64,
 }
 
 impl DType {
@@ -14,8 +19,8 @@ impl DType {
             "float32" => DType::Float32,
             "int32" => DType::Int32,
             "bool" => DType::Bool,
-            "string" => bail!("The 'string' dtype is not supported by tidytensor yet"),
-            "complex64" => bail!("The 'complex64' dtype is not supported by tidytensor yet"),
+            "string" => DType::String,
+            "complex64" => DType::Complex64,
             other => bail!("Unknown data type {other}"),
         })
     }
@@ -25,26 +30,48 @@ impl DType {
             DType::Float32 => "float32",
             DType::Int32 => "int32",
             DType::Bool => "bool",
+            DType::String => "string",
+            DType::Complex64 => "complex64",
         }
     }
 
-    /// Bytes per element, as tfjs counts them (bool is one byte).
+    /// Bytes per element, as tfjs counts them (bool is one byte; a complex value is its two
+    /// float32 parts). Strings have no fixed size: their UTF-8 bytes are counted per tensor.
     pub fn size_of(self) -> usize {
         match self {
             DType::Float32 | DType::Int32 => 4,
             DType::Bool => 1,
+            DType::String => 0,
+            DType::Complex64 => 8,
         }
     }
 
-    /// tfjs `upcastType`: float32 > int32 > bool.
+    /// Whether backends hold and compute on this dtype directly (strings and complex values
+    /// reach kernels only through the conversions of their op families).
+    pub fn is_numeric(self) -> bool {
+        matches!(self, DType::Float32 | DType::Int32 | DType::Bool)
+    }
+
+    /// tfjs `upcastType`: complex64 > float32 > int32 > bool; strings only with strings
+    /// (front-ends refuse the mix before asking).
     pub fn upcast(a: DType, b: DType) -> DType {
         use DType::*;
         match (a, b) {
+            (String, _) | (_, String) => String,
+            (Complex64, _) | (_, Complex64) => Complex64,
             (Float32, _) | (_, Float32) => Float32,
             (Int32, _) | (_, Int32) => Int32,
             _ => Bool,
         }
     }
+}
+
+/// The arm of a backend's exhaustive match on a kernel's dtype for strings and complex
+/// values: the engine refuses or converts those before any kernel runs, so it is never
+/// reached (and were it reached, the binding turns the panic into a JS error).
+#[cold]
+pub fn numeric_only(d: DType) -> ! {
+    panic!("kernels see numeric dtypes only, but got {}", d.name())
 }
 
 /// JavaScript `ToInt32`, which is how tfjs stores a number into an int32 tensor (an
@@ -100,7 +127,7 @@ impl HostData {
     pub fn from_f64(dtype: DType, values: impl IntoIterator<Item = f64>) -> HostData {
         let it = values.into_iter();
         match dtype {
-            DType::Float32 => HostData::F32(it.map(|v| v as f32).collect()),
+            DType::Float32 | DType::String | DType::Complex64 => HostData::F32(it.map(|v| v as f32).collect()),
             DType::Int32 => HostData::I32(it.map(js_to_int32).collect()),
             DType::Bool => HostData::Bool(it.map(|v| (v != 0.0) as u8).collect()),
         }

@@ -195,8 +195,10 @@ impl Engine {
         let info = self.tensors.get(&id).ok_or_else(|| self.missing(id))?;
         let (shape, dtype) = (shape::Dims::from_slice(&info.shape), info.dtype);
         let mut data = info.data.clone();
-        if data.backend.name() != backend.name() {
-            let view = View { storage: &*data.storage, shape: &shape, dtype };
+        // Strings live on the host, which every backend reads.
+        if data.backend.name() != backend.name() && dtype != DType::String {
+            let (stored_shape, stored_dtype) = stored_as(&shape, dtype);
+            let view = View { storage: &*data.storage, shape: &stored_shape, dtype: stored_dtype };
             let host = data.backend.read(view)?;
             let moved = Arc::new(Buffer { id: data.id, backend: backend.clone(), storage: backend.upload(host)? });
             for t in self.tensors.values_mut() {
@@ -230,7 +232,7 @@ impl Engine {
 
     fn track(&mut self, data: Arc<Buffer>, shape: Vec<usize>, dtype: DType, variable: Option<Variable>) -> TensorId {
         let id = self.ids.next();
-        self.num_bytes += shape::size(&shape) * dtype.size_of();
+        self.num_bytes += tensor_bytes(&data, &shape, dtype);
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
         // Variables are never tracked by scopes; a running kernel's tensors belong to it until
         // it returns them.
@@ -253,7 +255,7 @@ impl Engine {
     /// Disposes a tensor; disposing twice (or an unknown id) does nothing.
     pub fn dispose(&mut self, id: TensorId) {
         let Some(t) = self.tensors.remove(&id) else { return };
-        self.num_bytes -= shape::size(&t.shape) * t.dtype.size_of();
+        self.num_bytes -= tensor_bytes(&t.data, &t.shape, t.dtype);
         self.release(t.data.id);
         if let Some(v) = t.variable {
             self.variables.remove(&v.name);
@@ -305,16 +307,44 @@ impl Engine {
     /// scope. Tensors the body makes and does not return are freed, on error too. At depth 0
     /// the call is recorded in the profile and, while a gradient is taken, on the tape; kernels
     /// a kernel runs to do its work are part of it, as a backend's helpers are in tfjs.
+    /// Inputs must have a numeric dtype: string and complex tensors reach kernels only through
+    /// [`Engine::run_kernel_any`], in the front-ends that convert them.
     pub fn run_kernel<O: KernelOutputs>(
         &mut self,
         name: &'static str,
         inputs: &[TensorId],
         body: impl FnOnce(&mut Engine, &Arc<dyn Backend>, &[Input]) -> Result<O>,
     ) -> Result<O> {
+        self.run_kernel_on(name, inputs, false, body)
+    }
+
+    /// [`Engine::run_kernel`] for kernels that take string and complex inputs too: those that
+    /// share a buffer (reshape, clone) and the string and complex front-ends.
+    pub fn run_kernel_any<O: KernelOutputs>(
+        &mut self,
+        name: &'static str,
+        inputs: &[TensorId],
+        body: impl FnOnce(&mut Engine, &Arc<dyn Backend>, &[Input]) -> Result<O>,
+    ) -> Result<O> {
+        self.run_kernel_on(name, inputs, true, body)
+    }
+
+    fn run_kernel_on<O: KernelOutputs>(
+        &mut self,
+        name: &'static str,
+        inputs: &[TensorId],
+        any_dtype: bool,
+        body: impl FnOnce(&mut Engine, &Arc<dyn Backend>, &[Input]) -> Result<O>,
+    ) -> Result<O> {
         let backend = self.backend()?;
         let mut resolved = Vec::with_capacity(inputs.len());
         for &id in inputs {
-            resolved.push(self.input_on(&backend, id)?);
+            let input = self.input_on(&backend, id)?;
+            if !any_dtype && !input.dtype.is_numeric() {
+                let dtype = input.dtype.name();
+                bail!("{name} does not support {dtype} tensors in the {} backend.", backend.name().to_uppercase());
+            }
+            resolved.push(input);
         }
         let top = self.kernel_depth == 0;
         let profiling = top && self.profile.is_some();
@@ -497,7 +527,11 @@ impl Engine {
     pub fn read(&self, id: TensorId) -> Result<HostData> {
         let t = self.info(id)?;
         check_host_copy(t)?;
-        t.data.backend.read(View { storage: &*t.data.storage, shape: &t.shape, dtype: t.dtype })
+        let (shape, dtype) = stored_as(&t.shape, t.dtype);
+        if dtype == DType::String {
+            bail!("The values of a string tensor are read with read_strings");
+        }
+        t.data.backend.read(View { storage: &*t.data.storage, shape: &shape, dtype })
     }
 
     /// Starts reading a tensor's values; `done` runs when they are on the host (maybe on another
@@ -505,7 +539,11 @@ impl Engine {
     pub fn read_async(&self, id: TensorId, done: crate::ReadDone) -> Result<()> {
         let t = self.info(id)?;
         check_host_copy(t)?;
-        t.data.backend.read_async(View { storage: &*t.data.storage, shape: &t.shape, dtype: t.dtype }, done);
+        let (shape, dtype) = stored_as(&t.shape, t.dtype);
+        if dtype == DType::String {
+            bail!("The values of a string tensor are read with read_strings");
+        }
+        t.data.backend.read_async(View { storage: &*t.data.storage, shape: &shape, dtype }, done);
         Ok(())
     }
 
@@ -541,6 +579,9 @@ impl Engine {
             bail!("Variable with name {name} was already registered");
         }
         let dtype = dtype.unwrap_or(from);
+        if dtype != from && !(dtype.is_numeric() && from.is_numeric()) {
+            bail!("Cannot cast a {} tensor to {}", from.name(), dtype.name());
+        }
         let data = if dtype == from {
             self.info(init)?.data.clone()
         } else {
@@ -656,8 +697,28 @@ impl TensorIds {
 }
 
 /// A read copies a tensor's values to host memory: a large copy must fit there.
+/// The shape and dtype of what a tensor's buffer holds: a complex64 tensor's buffer is float32
+/// (real, imaginary) pairs.
+pub(crate) fn stored_as(shape: &[usize], dtype: DType) -> (shape::Dims, DType) {
+    let mut dims = shape::Dims::from_slice(shape);
+    if dtype == DType::Complex64 {
+        dims.push(2);
+        return (dims, DType::Float32);
+    }
+    (dims, dtype)
+}
+
+/// The bytes `tf.memory()` counts for one tensor (per tensor, as tfjs counts them): a string
+/// tensor's are the UTF-8 bytes of its values.
+fn tensor_bytes(data: &Buffer, shape: &[usize], dtype: DType) -> usize {
+    match dtype {
+        DType::String => crate::ops::strings_in(&*data.storage).map_or(0, |v| v.iter().map(Vec::len).sum()),
+        _ => shape::size(shape) * dtype.size_of(),
+    }
+}
+
 fn check_host_copy(t: &TensorInfo) -> Result<()> {
-    let bytes = shape::size(&t.shape) * t.dtype.size_of();
+    let bytes = tensor_bytes(&t.data, &t.shape, t.dtype);
     if bytes >= crate::host_memory::CHECKED_FROM {
         if let Some(available) = crate::host_memory::available().filter(|&a| bytes > a) {
             bail!("Out of memory: reading the {bytes} bytes of a tensor's values needs more than the {available} bytes available");

@@ -56,6 +56,13 @@ kernel_names! {
     MAX_POOL = "MaxPool",
     MAX_POOL_3D = "MaxPool3D",
     MAX_POOL_WITH_ARGMAX = "MaxPoolWithArgmax",
+    // complex
+    COMPLEX = "Complex",
+    COMPLEX_ABS = "ComplexAbs",
+    FFT = "FFT",
+    IFFT = "IFFT",
+    IMAG = "Imag",
+    REAL = "Real",
     // image
     RESIZE_BILINEAR = "ResizeBilinear",
     RESIZE_NEAREST_NEIGHBOR = "ResizeNearestNeighbor",

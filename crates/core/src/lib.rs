@@ -13,7 +13,7 @@ pub mod random;
 pub mod shape;
 
 pub use backend::{ArgOp, Backend, BackendMemory, ConvGeom, CumOp, PoolOp, Taps, Buffer, DataId, ReadDone, ReduceOp, Storage, View};
-pub use dtype::{js_to_int32, DType, HostData};
+pub use dtype::{js_to_int32, numeric_only, DType, HostData};
 pub use engine::{
     with_engine, Engine, Input, KernelOutputs, KernelRecord, Memory, ScopeId, TapeNode, TensorId, TensorInfo,
 };

@@ -134,6 +134,7 @@ macro_rules! with_out {
                 type $O = u8;
                 <$O as $crate::convert::OutElem>::wrap($body)
             }
+            d => tidytensor_core::numeric_only(d),
         }
     };
 }

@@ -9,6 +9,7 @@ pub(crate) fn fill(len: usize, value: f64, dtype: DType) -> HostData {
         DType::Float32 => HostData::F32(vec![value as f32; len]),
         DType::Int32 => HostData::I32(vec![js_to_int32(value); len]),
         DType::Bool => HostData::Bool(vec![(value != 0.0) as u8; len]),
+        d => tidytensor_core::numeric_only(d),
     }
 }
 
@@ -29,5 +30,6 @@ pub(crate) fn one_hot(indices: &HostData, depth: usize, on: f64, off: f64, dtype
         DType::Float32 => HostData::F32(build(idx, depth, on as f32, off as f32)),
         DType::Int32 => HostData::I32(build(idx, depth, js_to_int32(on), js_to_int32(off))),
         DType::Bool => HostData::Bool(build(idx, depth, (on != 0.0) as u8, (off != 0.0) as u8)),
+        d => tidytensor_core::numeric_only(d),
     })
 }

@@ -167,6 +167,7 @@ pub(crate) fn concat(inputs: &[&HostData], outer: usize) -> Result<HostData> {
         DType::Float32 => cat!(F32),
         DType::Int32 => cat!(I32),
         DType::Bool => cat!(Bool),
+        d => tidytensor_core::numeric_only(d),
     })
 }
 

@@ -413,6 +413,7 @@ fn host_data(dtype: DType, bytes: &[u8]) -> HostData {
             let w: Vec<u32> = bytemuck::pod_collect_to_vec(bytes);
             HostData::Bool(w.iter().map(|&b| (b != 0) as u8).collect())
         }
+        d @ (DType::String | DType::Complex64) => tidytensor_core::numeric_only(d),
     }
 }
 

@@ -41,6 +41,15 @@ impl Engine {
             // tfjs stores the value in a Uint8Array (ToUint8): NaN, ±Infinity, 0.5 and 256 are
             // false.
             DType::Bool => uint8_truthy(value),
+            DType::String => bail!("A string tensor cannot be filled with the number {value}"),
+            DType::Complex64 => {
+                // (value, 0) pairs, as tfjs's onesLike and zerosLike of a complex tensor.
+                return self.run_kernel_any(k::COMPLEX, &[], |e, _, _| {
+                    let re = e.filled(shape, value, DType::Float32)?;
+                    let im = e.filled(shape, 0.0, DType::Float32)?;
+                    e.complex(re, im)
+                });
+            }
         };
         if shape.len() > shape::MAX_RANK {
             bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
@@ -53,7 +62,11 @@ impl Engine {
     /// `tf.zerosLike` / `tf.onesLike`: `value` in `x`'s shape and dtype.
     pub fn fill_like(&mut self, x: TensorId, value: f64) -> Result<TensorId> {
         let kernel = if value == 0.0 { k::ZEROS_LIKE } else { k::ONES_LIKE };
-        self.run_kernel(kernel, &[x], |e, _, ins| e.filled(&ins[0].shape, value, ins[0].dtype))
+        if self.dtype(x)? == DType::String {
+            let op = if value == 0.0 { "zerosLike" } else { "onesLike" };
+            bail!("{op} is not supported for string tensors");
+        }
+        self.run_kernel_any(kernel, &[x], |e, _, ins| e.filled(&ins[0].shape, value, ins[0].dtype))
     }
 
     /// `tf.range(start, stop, step, dtype)`, including tfjs's handling of empty ranges.

@@ -10,6 +10,11 @@ impl Engine {
     /// Elementwise unary op with the dtype rule of its table line.
     pub fn unary(&mut self, op: UnaryOp, x: TensorId) -> Result<TensorId> {
         let dtype = self.dtype(x)?;
+        match dtype {
+            DType::Complex64 if op == UnaryOp::Abs => return self.complex_abs(x),
+            DType::String => bail!("Argument 'x' passed to '{}' must be numeric tensor, but got string tensor", op.js_name()),
+            _ => {}
+        }
         let convert = match (op.dtype_rule(), dtype) {
             (DtypeRule::Float, _) => {
                 super::require_dtype(op.js_name(), "x", DType::Float32, dtype)?;
@@ -42,6 +47,12 @@ impl Engine {
     /// int32 is floor division, as in tfjs.
     pub fn binary(&mut self, op: BinaryOp, a: TensorId, b: TensorId) -> Result<TensorId> {
         let (da, db) = (self.dtype(a)?, self.dtype(b)?);
+        if da == DType::String || db == DType::String {
+            return self.compare_strings(op, a, b);
+        }
+        if da == DType::Complex64 || db == DType::Complex64 {
+            return self.complex_binary(op, a, b);
+        }
         if op.rule() == BinaryRule::Logical {
             let (an, bn) = op.arg_names();
             super::require_dtype(op.js_name(), an, DType::Bool, da)?;
@@ -88,8 +99,15 @@ impl Engine {
 
     /// `tf.cast`; casting to the same dtype makes a tensor sharing the buffer, like tfjs.
     pub fn cast(&mut self, x: TensorId, dtype: DType) -> Result<TensorId> {
+        let from = self.dtype(x)?;
+        if from != dtype && (from == DType::String || dtype == DType::String) {
+            bail!("Cannot cast a {} tensor to {}", from.name(), dtype.name());
+        }
+        if from != dtype && (from == DType::Complex64 || dtype == DType::Complex64) {
+            return self.complex_cast(x, dtype);
+        }
         self.check_size(self.shape(x)?, dtype)?;
-        self.run_kernel(k::CAST, &[x], |e, backend, ins| {
+        self.run_kernel_any(k::CAST, &[x], |e, backend, ins| {
             let x = &ins[0];
             if x.dtype == dtype {
                 return Ok(e.share(x.data.clone(), x.shape.to_vec(), dtype));

@@ -4,7 +4,7 @@ use crate::{bail, kernels as k, shape, DType, Engine, Input, Result, TensorId, V
 impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
     pub fn clone_tensor(&mut self, x: TensorId) -> Result<TensorId> {
-        self.run_kernel(k::IDENTITY, &[x], |e, _, ins| {
+        self.run_kernel_any(k::IDENTITY, &[x], |e, _, ins| {
             Ok(e.share(ins[0].data.clone(), ins[0].shape.to_vec(), ins[0].dtype))
         })
     }
@@ -49,7 +49,7 @@ impl Engine {
                 shape::join_i64(new_shape)
             );
         }
-        self.run_kernel(k::RESHAPE, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), out, ins[0].dtype)))
+        self.run_kernel_any(k::RESHAPE, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), out, ins[0].dtype)))
     }
 
     fn reshape_to(&mut self, x: TensorId, shape: Vec<usize>) -> Result<TensorId> {
@@ -69,7 +69,7 @@ impl Engine {
         }
         let axis = if axis < 0 { rank + axis + 1 } else { axis } as usize;
         s.insert(axis, 1);
-        self.run_kernel(k::EXPAND_DIMS, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), s, ins[0].dtype)))
+        self.run_kernel_any(k::EXPAND_DIMS, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), s, ins[0].dtype)))
     }
 
     /// `tf.squeeze`: drops the given dimensions of size 1 (all of them when `axes` is `None`).
@@ -119,6 +119,14 @@ impl Engine {
         if rank <= 1 {
             return self.clone_tensor(x);
         }
+        match self.dtype(x)? {
+            DType::String => {
+                let p: Vec<i64> = perm.iter().map(|&a| a as i64).collect();
+                return self.via_codes(k::TRANSPOSE, &[x], true, |e, c| e.transpose(c[0], Some(&p)));
+            }
+            DType::Complex64 => return self.complex_transpose(x, &perm),
+            _ => {}
+        }
         self.run_kernel(k::TRANSPOSE, &[x], |e, backend, ins| {
             let storage = backend.transpose(ins[0].view(), &perm)?;
             e.output(storage, perm.iter().map(|&p| s[p]).collect(), ins[0].dtype)
@@ -152,8 +160,17 @@ impl Engine {
                 }
             }
         }
-        let dtype = xs.iter().map(|&t| self.dtype(t)).collect::<Result<Vec<_>>>()?.into_iter().reduce(DType::upcast);
-        let dtype = dtype.unwrap_or(DType::Float32);
+        let dtypes = xs.iter().map(|&t| self.dtype(t)).collect::<Result<Vec<_>>>()?;
+        let dtype = dtypes.iter().copied().reduce(DType::upcast).unwrap_or(DType::Float32);
+        match dtype {
+            DType::String if dtypes.iter().any(|&d| d != DType::String) => {
+                let other = dtypes.iter().find(|&&d| d != DType::String).map_or("", |d| d.name());
+                bail!("Can not upcast string with {other}");
+            }
+            DType::String => return self.via_codes(k::CONCAT, xs, true, |e, c| e.concat(c, axis as i64)),
+            DType::Complex64 => return self.complex_concat(xs, axis),
+            _ => {}
+        }
         let mut out_shape = s0.clone();
         out_shape[axis] = shapes.iter().map(|s| s[axis]).sum();
         self.check_size(&out_shape, dtype)?;
@@ -197,7 +214,7 @@ impl Engine {
             bail!("Axis must be in the interval [{}, {rank}]", -(rank + 1));
         }
         let axis = if axis < 0 { axis + rank + 1 } else { axis };
-        self.run_kernel(k::PACK, xs, |e, _, _| {
+        self.run_kernel_any(k::PACK, xs, |e, _, _| {
             let expanded = xs.iter().map(|&t| e.expand_dims(t, axis)).collect::<Result<Vec<_>>>()?;
             if let [one] = expanded[..] {
                 return Ok(one);
@@ -240,6 +257,9 @@ impl Engine {
             b.push(bi);
             z.push(zi);
         }
+        if self.dtype(x)? == DType::String {
+            return self.via_codes(k::SLICE, &[x], true, |e, c| e.slice(c[0], begin, size));
+        }
         self.run_kernel(k::SLICE, &[x], |e, backend, ins| {
             let storage = backend.slice(ins[0].view(), &b, &z)?;
             e.output(storage, z, ins[0].dtype)
@@ -276,6 +296,9 @@ impl Engine {
         // x as [batch, outer, axis, inner], indices as [batch, n]; no index is read here, so a
         // gather on the GPU needs no round trip to the host.
         let dims = [shape::size(&xs[..b]), shape::size(&xs[b..axis]), xs[axis], shape::size(&xs[axis + 1..])];
+        if dtype == DType::String {
+            return self.via_codes(k::GATHER_V2, &[x, indices], true, |e, c| e.gather(c[0], c[1], axis as i64, b as i64));
+        }
         self.run_kernel(k::GATHER_V2, &[x, indices], |e, backend, ins| {
             if shape::size(&out_shape) == 0 {
                 return e.filled(&out_shape, 0.0, dtype);

@@ -2,6 +2,7 @@
 //! 4.22 rules and error texts), then one kernel call through the engine's funnel
 //! ([`crate::Engine::run_kernel`]). A kernel never sees invalid input.
 
+mod complex;
 mod conv;
 mod creation;
 mod image;
@@ -9,10 +10,13 @@ mod elementwise;
 mod layout;
 mod matmul;
 mod reduce;
+mod strings;
 
 pub use conv::{ConvKind, Padding, PoolKind, Rounding, Window};
 pub use creation::Random;
 pub use image::Resize;
+pub use strings::Strings;
+pub(crate) use strings::strings_in;
 
 use crate::engine::Input;
 use crate::{bail, Backend, DType, Result, Storage, View};

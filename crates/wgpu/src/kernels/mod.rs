@@ -41,6 +41,7 @@ pub(crate) fn sty(d: DType) -> &'static str {
         DType::Float32 => "f32",
         DType::Int32 => "i32",
         DType::Bool => "u32",
+        d @ (DType::String | DType::Complex64) => tidytensor_core::numeric_only(d),
     }
 }
 
@@ -99,6 +100,7 @@ pub(crate) fn conv_fn_with(from: Dom, to: DType, cast: bool) -> String {
         (Dom::F, DType::Bool) => "f2b_store(v)",
         (Dom::I, DType::Float32) => "f32(v)",
         (Dom::I, DType::Bool) => "i2b(v)",
+        (_, d @ (DType::String | DType::Complex64)) => tidytensor_core::numeric_only(d),
     };
     format!("fn conv(v: {}) -> {} {{ return {e}; }}\n", from.ty(), sty(to))
 }
@@ -113,6 +115,7 @@ pub(crate) fn value_bits(value: f64, dtype: DType) -> u32 {
         DType::Float32 => (value as f32).to_bits(),
         DType::Int32 => js_to_int32(value) as u32,
         DType::Bool => (value != 0.0) as u32,
+        d @ (DType::String | DType::Complex64) => tidytensor_core::numeric_only(d),
     }
 }
 

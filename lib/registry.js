@@ -1,0 +1,244 @@
+'use strict';
+// tfjs's kernel, gradient and backend registries, in JavaScript.
+//
+// tidytensor's kernels are native and need no registration, so these registries start empty:
+// they hold what a program registers. A kernel registered for the active backend ('cpu' or
+// 'wgpu') runs through tf.engine().runKernel (below). A backend registered with
+// tf.registerBackend is recorded (findBackendFactory and removeBackend see it), but tidytensor
+// cannot run tensors on a JavaScript backend, so tf.setBackend refuses it with an error saying
+// so, before calling its factory.
+const native = require('./native');
+const { Tensor } = require('./tensor');
+const { env } = require('./env');
+const { warn } = require('./internals');
+
+// ---------------------------------------------------------------------------------------------
+// Kernels and gradients
+
+// Keyed `${backendName}_${kernelName}` as in tfjs (getKernelsForBackend reads the backend back
+// as the text before the first '_', so a backend name with '_' finds none, as in tfjs).
+const kernelRegistry = new Map();
+const gradRegistry = new Map();
+const keyOf = (kernelName, backendName) => `${backendName}_${kernelName}`;
+
+function getKernel(kernelName, backendName) {
+  return kernelRegistry.get(keyOf(kernelName, backendName));
+}
+
+function getGradient(kernelName) {
+  return gradRegistry.get(kernelName);
+}
+
+function getKernelsForBackend(backendName) {
+  const out = [];
+  for (const [key, config] of kernelRegistry) {
+    if (key.split('_')[0] === backendName) out.push(config);
+  }
+  return out;
+}
+
+// A second registration replaces the first, with a warning.
+function registerKernel(config) {
+  const { kernelName, backendName } = config;
+  const key = keyOf(kernelName, backendName);
+  if (kernelRegistry.has(key)) {
+    warn(`The kernel '${kernelName}' for backend '${backendName}' is already registered`);
+  }
+  kernelRegistry.set(key, config);
+}
+
+// Replacing a gradient warns only in debug mode (tfjs's libraries override some on purpose).
+function registerGradient(config) {
+  const { kernelName } = config;
+  if (gradRegistry.has(kernelName) && env().getBool('DEBUG')) {
+    warn(`Overriding the gradient for '${kernelName}'`);
+  }
+  gradRegistry.set(kernelName, config);
+}
+
+function unregisterKernel(kernelName, backendName) {
+  const key = keyOf(kernelName, backendName);
+  if (!kernelRegistry.has(key)) {
+    throw new Error(`The kernel '${kernelName}' for backend '${backendName}' is not registered`);
+  }
+  kernelRegistry.delete(key);
+}
+
+function unregisterGradient(kernelName) {
+  if (!gradRegistry.has(kernelName)) {
+    throw new Error(`The gradient '${kernelName}' for backend is not registered`);
+  }
+  gradRegistry.delete(kernelName);
+}
+
+// Registers each kernel of one backend for another too (a copy of the config, renamed).
+function copyRegisteredKernels(registeredBackendName, newBackendName) {
+  for (const config of getKernelsForBackend(registeredBackendName)) {
+    registerKernel(Object.assign({}, config, { backendName: newBackendName }));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// engine().runKernel: runs a registered kernel for the active backend.
+
+// The kernel gets ({inputs, attrs, backend}) as in tfjs and must return a tidytensor Tensor, a
+// {values, shape, dtype} record (made into a tensor here) or an array of them; tfjs's
+// TensorInfo (a backend dataId) has no meaning for the native backends. The kernel runs in a
+// scope, so tensors it makes and does not return are freed.
+function runKernel(kernelName, inputs, attrs) {
+  const backendName = native.getBackend();
+  const config = getKernel(kernelName, backendName);
+  if (config == null) {
+    throw new Error(`Kernel '${kernelName}' not registered for backend '${backendName}'`);
+  }
+  const { backend } = require('./engine');
+  native.startScope();
+  let out;
+  let outputs;
+  try {
+    out = config.kernelFunc({ inputs, attrs, backend: backend() });
+    outputs = (Array.isArray(out) ? out : [out]).map((o) => asTensor(kernelName, o));
+  } catch (e) {
+    native.endScope([]);
+    throw e;
+  }
+  native.endScope(outputs.map((t) => t.id));
+  return Array.isArray(out) ? outputs : outputs[0];
+}
+
+function asTensor(kernelName, o) {
+  if (o instanceof Tensor) return o;
+  if (o != null && o.values != null && o.shape != null) {
+    return require('./ops/creation').tensor(o.values, o.shape, o.dtype);
+  }
+  throw new Error(`Kernel '${kernelName}' returned ${o === null ? 'null' : typeof o}: a kernel run ` +
+    'by tidytensor must return tidytensor Tensors or {values, shape, dtype} records');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backends
+
+// name -> { factory, priority }, for the backends registered from JavaScript.
+const registryFactory = new Map();
+const nativeNames = () => native.backendNames();
+
+// tfjs's registry is keyed by property name, so names are compared as strings.
+const nameKey = (name) => (typeof name === 'symbol' ? name : `${name}`);
+
+// Records a backend factory: true when new, false (with tfjs's warning) when the name is taken,
+// including by a native backend.
+function registerBackend(name, factory, priority = 1) {
+  const key = nameKey(name);
+  if (registryFactory.has(key) || nativeNames().includes(key)) {
+    warn(`${name} backend was already registered. Reusing existing backend factory.`);
+    return false;
+  }
+  registryFactory.set(key, { factory, priority });
+  return true;
+}
+
+// The registered factory; for a native backend, a factory giving that backend's description
+// (tf.findBackend's answer).
+function findBackendFactory(name) {
+  const key = nameKey(name);
+  if (registryFactory.has(key)) return registryFactory.get(key).factory;
+  if (nativeNames().includes(key)) return () => require('./engine').findBackend(key);
+  return null;
+}
+
+// Forgets a backend registered from JavaScript; native backends cannot be removed.
+function removeBackend(name) {
+  const key = nameKey(name);
+  if (registryFactory.has(key)) {
+    registryFactory.delete(key);
+    return;
+  }
+  if (nativeNames().includes(key)) {
+    throw new Error(`The ${name} backend is native to tidytensor and cannot be removed`);
+  }
+  throw new Error(`${name} backend not found in registry`);
+}
+
+// Wraps tf.setBackend: a backend registered from JavaScript is refused (the Promise rejects)
+// without running its factory; the others go to the native engine.
+function guardSetBackend(setBackend) {
+  return async function setBackendChecked(backendName) {
+    const key = nameKey(backendName);
+    if (registryFactory.has(key) && !nativeNames().includes(key)) {
+      throw new Error(`Backend '${backendName}' was registered with tf.registerBackend, but ` +
+        `tidytensor runs tensors only on its native backends (${nativeNames().join(', ')})`);
+    }
+    return setBackend(backendName);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The base classes tfjs's backends extend, for code that subclasses or type-checks them.
+
+function notYetImplemented(kernelName) {
+  throw new Error(`'${kernelName}' not yet implemented or not found in the registry. ` +
+    'This kernel may not be supported by the tfjs backend you have chosen');
+}
+
+const EPSILON_FLOAT32 = 1e-7;
+const EPSILON_FLOAT16 = 1e-4;
+
+// Every method throws until a subclass provides it (timerAvailable and epsilon excepted).
+class KernelBackend {
+  refCount() { return notYetImplemented('refCount'); }
+  incRef() { return notYetImplemented('incRef'); }
+  timerAvailable() { return true; }
+  time() { return notYetImplemented('time'); }
+  read() { return notYetImplemented('read'); }
+  readSync() { return notYetImplemented('readSync'); }
+  readToGPU() { return notYetImplemented('readToGPU'); }
+  numDataIds() { return notYetImplemented('numDataIds'); }
+  disposeData() { return notYetImplemented('disposeData'); }
+  write() { return notYetImplemented('write'); }
+  move() { return notYetImplemented('move'); }
+  createTensorFromGPUData() { return notYetImplemented('createTensorFromGPUData'); }
+  memory() { return notYetImplemented('memory'); }
+  floatPrecision() { return notYetImplemented('floatPrecision'); }
+  epsilon() { return this.floatPrecision() === 32 ? EPSILON_FLOAT32 : EPSILON_FLOAT16; }
+  dispose() { return notYetImplemented('dispose'); }
+}
+
+// A backend's per-dataId storage: a WeakMap with a count; reading an id it lacks first asks
+// the data mover to move that data to this backend.
+class DataStorage {
+  constructor(backend, dataMover) {
+    this.backend = backend;
+    this.dataMover = dataMover;
+    this.data = new WeakMap();
+    this.dataIdsCount = 0;
+  }
+
+  get(dataId) {
+    if (!this.data.has(dataId)) this.dataMover.moveData(this.backend, dataId);
+    return this.data.get(dataId);
+  }
+
+  set(dataId, value) {
+    this.dataIdsCount++;
+    this.data.set(dataId, value);
+  }
+
+  has(dataId) {
+    return this.data.has(dataId);
+  }
+
+  delete(dataId) {
+    this.dataIdsCount--;
+    return this.data.delete(dataId);
+  }
+
+  numDataIds() {
+    return this.dataIdsCount;
+  }
+}
+
+module.exports = {
+  registerKernel, unregisterKernel, getKernel, getKernelsForBackend, copyRegisteredKernels,
+  registerGradient, unregisterGradient, getGradient, registerBackend, removeBackend,
+  findBackendFactory, KernelBackend, DataStorage, runKernel, guardSetBackend,
+};
