@@ -725,6 +725,33 @@ export namespace signal {
   function hammingWindow(windowLength: number): Tensor;
   function frame(signal: Tensor, frameLength: number, frameStep: number, padEnd?: boolean,
     padValue?: number): Tensor;
+  function stft(signal: Tensor, frameLength: number, frameStep: number, fftLength?: number,
+    windowFn?: (length: number) => Tensor): Tensor;
+}
+// complex64 tensors and the spectral ops.
+export function complex<T extends Tensor>(real: T | TensorLike, imag: T | TensorLike): T;
+export function real<T extends Tensor>(input: T | TensorLike): T;
+export function imag<T extends Tensor>(input: T | TensorLike): T;
+export function fft(input: Tensor): Tensor;
+export function ifft(input: Tensor): Tensor;
+export function rfft(input: Tensor, fftLength?: number): Tensor;
+export function irfft(input: Tensor): Tensor;
+export namespace spectral {
+  function fft(input: Tensor): Tensor;
+  function ifft(input: Tensor): Tensor;
+  function rfft(input: Tensor, fftLength?: number): Tensor;
+  function irfft(input: Tensor): Tensor;
+}
+// String tensors.
+export namespace string {
+  function stringNGrams(data: Tensor | TensorLike, dataSplits: Tensor | TensorLike, separator: string,
+    nGramWidths: number[], leftPad: string, rightPad: string, padWidth: number,
+    preserveShortSequences: boolean): { nGrams: Tensor; nGramsSplits: Tensor };
+  function stringSplit(input: Tensor | TensorLike, delimiter: Tensor | TensorLike, skipEmpty?: boolean):
+    { indices: Tensor; values: Tensor; shape: Tensor };
+  function stringToHashBucketFast(input: Tensor | TensorLike, numBuckets: number): Tensor;
+  function staticRegexReplace(input: Tensor | TensorLike, pattern: string, rewrite: string,
+    replaceGlobal?: boolean): Tensor;
 }
 export namespace math {
   function confusionMatrix(labels: Tensor | TensorLike, predictions: Tensor | TensorLike,
@@ -1314,3 +1341,12 @@ export namespace kernel_impls {
     softNmsSigma: number): { selectedIndices: number[]; selectedScores: number[] };
   function whereImpl(condShape: number[], condVals: ArrayLike<number | boolean>): Tensor2D;
 }
+
+// Ragged tensors (flat values plus int32 row partitions), as converted graph models use them.
+export function raggedGather(paramsNestedSplits: Array<Tensor | TensorLike>, paramsDenseValues: Tensor | TensorLike,
+  indices: Tensor | TensorLike, outputRaggedRank: number): { outputNestedSplits: Tensor[]; outputDenseValues: Tensor };
+export function raggedRange(starts: Tensor | TensorLike, limits: Tensor | TensorLike,
+  deltas: Tensor | TensorLike): { rtNestedSplits: Tensor; rtDenseValues: Tensor };
+export function raggedTensorToTensor(shape: Tensor | TensorLike, values: Tensor | TensorLike,
+  defaultValue: Tensor | TensorLike, rowPartitionTensors: Array<Tensor | TensorLike>,
+  rowPartitionTypes: string[]): Tensor;

@@ -25,6 +25,7 @@ const { image } = require('./lib/ops/image');
 const { signal } = require('./lib/ops/signal');
 const { fused } = require('./lib/ops/fused');
 const { sparse } = require('./lib/ops/sparse');
+Object.assign(tf, require('./lib/ops/ragged'));
 const { string } = require('./lib/ops/string');
 const { complex, real, imag, fft, ifft, rfft, irfft, spectral } = require('./lib/ops/spectral');
 Object.assign(tf, { losses, Reduction, image, signal, fused, sparse, string, spectral });
@@ -92,9 +93,8 @@ Object.assign(tf, {
 });
 
 // tfjs-core's pure JavaScript helpers (tf.backend_util and the other *_util namespaces,
-// tf.serialization, tf.op, tf.rand ...) and its kernel/gradient/backend registries. The
-// engine object gains runKernel (registered kernels), and setBackend refuses backends
-// registered from JavaScript (see lib/registry.js).
+// tf.serialization, tf.op, tf.rand ...) and its kernel/gradient/backend registries (see
+// lib/registry.js).
 {
   const internals = require('./lib/internals');
   const registry = require('./lib/registry');
@@ -106,9 +106,6 @@ Object.assign(tf, {
     'registerBackend', 'removeBackend', 'findBackendFactory', 'KernelBackend', 'DataStorage']) {
     tf[name] = registry[name];
   }
-  tf.setBackend = registry.guardSetBackend(eng.setBackend);
-  eng.engine().setBackend = tf.setBackend;
-  eng.engine().runKernel = registry.runKernel;
 }
 
 module.exports = tf;

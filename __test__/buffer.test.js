@@ -6,7 +6,6 @@ const { tt, tfo, assert, same, throwsMsg, counts } = require('./helpers/setup');
 const { Tensor } = require('../lib/tensor');
 const B = require('../lib/buffer');
 const { installCastMethods } = require('../lib/casts');
-const { STRING_UNSUPPORTED } = require('../lib/convert');
 
 // index.js does not install these yet; the tests do.
 B.installBufferMethods(Tensor);
@@ -78,9 +77,13 @@ describe('tf.buffer and TensorBuffer (lib/buffer.js)', () => {
     for (const [shape, dtype, msg] of cases) {
       assert.equal(sameBoth((lib) => bufferOf(lib)(shape, dtype)).error, msg);
     }
-    // tfjs allows string buffers; tidytensor has no string tensors.
-    throwsMsg(() => B.buffer([2, 2], 'string'), STRING_UNSUPPORTED);
-    throwsMsg(() => new B.TensorBuffer([2], 'string'), STRING_UNSUPPORTED);
+    // String buffers hold strings, and become string tensors.
+    const sb = B.buffer([2], 'string');
+    sb.set('x', 0);
+    sb.set('yz', 1);
+    const st = sb.toTensor();
+    assert.deepEqual([st.dtype, st.dataSync()], ['string', ['x', 'yz']]);
+    st.dispose();
   });
 
   it('set/get by coordinates (tfjs-core buffer_test float32, int32, bool)', () => {

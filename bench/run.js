@@ -128,6 +128,45 @@ function buildTable(columns, ttColumns, peerColumns) {
   return { header, rows };
 }
 
+// The op-breadth issue's targets for the cpu backend, against tfjs-node in the same run: a
+// speedup over tfjs-node, capped for the GEMM workloads at a share of the machine's FMA peak
+// (a rate no implementation can beat by much).
+const TARGETS = {
+  matmul256: { speedup: 1.2, peakShare: 0.9 },
+  matmul512: { speedup: 1.2, peakShare: 0.9 },
+  matmul1024: { speedup: 1.2, peakShare: 0.9 },
+  batchedmatmul: { speedup: 1.5 },
+  conv2d: { speedup: 1.2, peakShare: 0.85 },
+  depthwise: { speedup: 2 },
+  maxpool: { speedup: 2 },
+  resizebilinear: { speedup: 2 },
+  softmax: { speedup: 2 },
+  logsumexp: { speedup: 2 },
+};
+
+function targetLines(columns, peak) {
+  const tt = columns.find((c) => c.isTt && !c.error && (c.backend === 'cpu' || c.backend == null));
+  const node = columns.find((c) => c.title === 'tfjs-node' && !c.error);
+  if (!tt || !node) return [];
+  const value = (c, id) => { const r = c.results.find((x) => x.id === id); return r && !r.error ? r.value : null; };
+  const lines = [`Targets of the cpu backend against tfjs-node${peak ? ` (FMA peak ${fmt(peak)} GFLOP/s on all cores)` : ''}:`];
+  for (const w of workloads) {
+    const t = TARGETS[w.id];
+    const [ours, theirs] = [value(tt, w.id), value(node, w.id)];
+    if (!t || ours == null || theirs == null) continue;
+    const s = speedup(w, ours, theirs);
+    let goal = t.speedup;
+    let why = `${t.speedup}× tfjs-node`;
+    if (t.peakShare && peak && w.higherIsBetter) {
+      const capped = (t.peakShare * peak) / theirs;
+      if (capped < goal) { goal = capped; why = `${Math.round(t.peakShare * 100)}% of the FMA peak`; }
+    }
+    const share = w.unit === 'GFLOP/s' && peak ? `, ${Math.round((100 * ours) / peak)}% of peak` : '';
+    lines.push(`  ${w.label}: ${fmt(s)}× tfjs-node${share}; target ${fmt(goal)}× (${why}): ${s >= goal ? 'met' : 'NOT met'}`);
+  }
+  return lines;
+}
+
 function printText(out, { header, rows }) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
@@ -159,7 +198,16 @@ async function main() {
     platform: `${os.platform()} ${os.arch()}`,
   };
   const log = (m) => process.stderr.write(m + '\n');
-  if (!opts.from) log(`tidytensor benchmarks — ${started.toISOString()} — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+  if (!opts.from) {
+    log(`tidytensor benchmarks — ${started.toISOString()} — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+    // The FMA peak, measured before any implementation runs (the GEMM targets are shares of it).
+    try {
+      machine.fmaPeak = require('../lib/native').fmaPeakGflops(500);
+      log(`FMA peak: ${fmt(machine.fmaPeak)} GFLOP/s on all cores`);
+    } catch (e) {
+      log(`FMA peak not measured: ${e.message}`);
+    }
+  }
 
   // The columns, in order: tidytensor (one per backend asked for), then the peers.
   const want = opts.impls || Object.keys(impls);
@@ -211,6 +259,7 @@ async function main() {
   }
   notes.push(...skipped);
 
+  const targets = targetLines(columns, machine.fmaPeak);
   const ttColumns = columns.filter((c) => c.isTt && !c.error);
   const peerColumns = columns.filter((c) => !c.isTt && !c.error);
   const table = buildTable(columns, ttColumns, peerColumns);
@@ -222,11 +271,13 @@ async function main() {
     printMarkdown(out, table);
     out.push('');
     for (const n of notes) out.push(`- ${n}`);
+    if (targets.length) out.push('', ...targets);
   } else {
     out.push('', head, '');
     printText(out, table);
     out.push('', 'Medians of ≥ 5 samples after warm-up. "vs X": how many times faster tidytensor is than X (> 1: faster).');
     for (const n of notes) out.push(`  ${n}`);
+    if (targets.length) out.push('', ...targets);
   }
   process.stdout.write(out.join('\n') + '\n');
   if (!opts.from) log(`total ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`);

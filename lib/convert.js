@@ -43,12 +43,14 @@ function sizeOf(shape) {
   return n;
 }
 
-function inferShape(val) {
-  if (isTypedArray(val)) return [val.length];
+// For dtype 'string', a Uint8Array is one value (its bytes), as in tfjs.
+function inferShape(val, dtype) {
+  const bytes = dtype === 'string';
+  if (isTypedArray(val)) return bytes ? [] : [val.length];
   if (!Array.isArray(val)) return [];
   const shape = [];
   let first = val;
-  while (Array.isArray(first) || isTypedArray(first)) {
+  while (Array.isArray(first) || (isTypedArray(first) && !bytes)) {
     shape.push(first.length);
     first = first[0];
   }

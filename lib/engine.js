@@ -152,7 +152,7 @@ function variable(initialValue, trainable = true, name, dtype) {
   if (!(initialValue instanceof Tensor)) {
     throw new Error('The initial value of a variable must be a Tensor');
   }
-  if (dtype != null) checkDtype(dtype);
+  if (dtype != null && dtype !== 'complex64') checkDtype(dtype);
   const id = native.variable(initialValue.id, trainable !== false,
     name == null || name === '' ? null : String(name), dtype == null ? null : dtype);
   return variableOf(id);
@@ -188,6 +188,7 @@ const KNOWN_BACKENDS = ['cpu', 'wgpu'];
 async function setBackend(backendName) {
   // tfjs looks the name up as a property key, which converts it to a string.
   if (typeof backendName !== 'string') backendName = String(backendName);
+  require('./registry').refuseJsBackend(backendName);
   try {
     native.setBackend(backendName);
   } catch (e) {
@@ -247,6 +248,8 @@ const engineObject = {
   get backendNames() { return native.backendNames(); },
   setBackend,
   ready,
+  // Kernels registered from JavaScript (tf.registerKernel), by name.
+  runKernel: (kernelName, inputs, attrs) => require('./registry').runKernel(kernelName, inputs, attrs),
 };
 
 function engine() {

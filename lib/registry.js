@@ -161,15 +161,13 @@ function removeBackend(name) {
 
 // Wraps tf.setBackend: a backend registered from JavaScript is refused (the Promise rejects)
 // without running its factory; the others go to the native engine.
-function guardSetBackend(setBackend) {
-  return async function setBackendChecked(backendName) {
-    const key = nameKey(backendName);
-    if (registryFactory.has(key) && !nativeNames().includes(key)) {
-      throw new Error(`Backend '${backendName}' was registered with tf.registerBackend, but ` +
-        `tidytensor runs tensors only on its native backends (${nativeNames().join(', ')})`);
-    }
-    return setBackend(backendName);
-  };
+// setBackend's check: a backend registered from JavaScript cannot hold tidytensor's tensors.
+function refuseJsBackend(backendName) {
+  const key = nameKey(backendName);
+  if (registryFactory.has(key) && !nativeNames().includes(key)) {
+    throw new Error(`Backend '${backendName}' was registered with tf.registerBackend, but ` +
+      `tidytensor runs tensors only on its native backends (${nativeNames().join(', ')})`);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,5 +238,5 @@ class DataStorage {
 module.exports = {
   registerKernel, unregisterKernel, getKernel, getKernelsForBackend, copyRegisteredKernels,
   registerGradient, unregisterGradient, getGradient, registerBackend, removeBackend,
-  findBackendFactory, KernelBackend, DataStorage, runKernel, guardSetBackend,
+  findBackendFactory, KernelBackend, DataStorage, runKernel, refuseJsBackend,
 };

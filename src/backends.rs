@@ -74,3 +74,10 @@ pub fn backend_info() -> Result<BackendInfo> {
 pub fn release_pool() -> Result<()> {
     engine(|e| e.release_pools())
 }
+
+/// The cpu's single-precision FMA peak in GFLOP/s on all threads, measured for `ms`
+/// milliseconds (the benchmarks print their targets against it; not part of the tfjs API).
+#[napi]
+pub fn fma_peak_gflops(ms: u32) -> f64 {
+    tidytensor_backends::fma_peak_gflops(std::time::Duration::from_millis(ms as u64))
+}

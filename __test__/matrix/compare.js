@@ -114,7 +114,7 @@ function diff(got, want, path = 'result') {
       return `${path}.values: tfjs ${want.values.length} values, tidytensor ${got.values.length}`;
     }
     const bool = want.dtype === 'bool';
-    const exact = want.dtype !== 'float32';
+    const exact = want.dtype !== 'float32' && want.dtype !== 'complex64';
     for (let i = 0; i < want.values.length; i++) {
       let w = want.values[i];
       let g = got.values[i];

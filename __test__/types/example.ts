@@ -28,6 +28,10 @@ async function main(): Promise<void> {
   const bs = a.bufferSync().get(0, 1);
   console.log(rs.shape, sd.dtype, fromBuf.size, flags, bytes.length, bs);
   tf.dispose([rs, sd, fromBuf]);
+  const spectrum: tf.Tensor = tf.spectral.rfft(tf.tensor1d([1, 2, 3, 4]));
+  const words = tf.string.stringSplit(tf.tensor1d(['a b', 'c']), tf.scalar(' '));
+  const names: string[] = tf.tensor1d(['x', 'y']).dataSync<'string'>();
+  console.log(tf.real(spectrum).shape, words.values.shape, names.length);
   const m: tf.Tensor = tf.mean(y, [0, 1]);
   const mx = a.max(-1, false);
   const am: tf.Tensor = tf.argMax(a, 1);

@@ -39,7 +39,7 @@ function withTwo(opName, a, aName, aDtype, b, bName, bDtype, run) {
 }
 
 // tfjs makes a string tensor of a string argument, then cannot upcast the other argument to
-// it: its error comes before ours ("tidytensor does not support 'string' tensors").
+// it: its error comes first.
 function checkStringUpcast(a, b) {
   const dtypeOf = (x) => (x instanceof Tensor ? x.dtype :
     (x != null && isTensorLikeValue(x) ? inferDtype(x) : null));

@@ -9,7 +9,7 @@ const { buffer, installBufferMethods } = require('../buffer');
 const { withOne, num, dtypeArg, listArg } = require('./args');
 
 function tensor(values, shape, dtype) {
-  return makeTensor(values, shape, inferShape(values), dtype);
+  return makeTensor(values, shape, inferShape(values, dtype), dtype);
 }
 
 function scalar(value, dtype) {
@@ -29,7 +29,7 @@ function assertNonNull(values) {
 
 function tensor1d(values, dtype) {
   assertNonNull(values);
-  const inferred = inferShape(values);
+  const inferred = inferShape(values, dtype);
   if (inferred.length !== 1) throw new Error('tensor1d() requires values to be a flat/TypedArray');
   return makeTensor(values, null, inferred, dtype);
 }
@@ -41,7 +41,7 @@ function tensorNd(rank, values, shape, dtype) {
   if (shape != null && shape.length !== rank) {
     throw new Error(`tensor${rank}d() requires shape to have ${RANK_WORDS[rank]} numbers`);
   }
-  const inferred = inferShape(values);
+  const inferred = inferShape(values, dtype);
   if (inferred.length !== rank && inferred.length !== 1) {
     throw new Error(`tensor${rank}d() requires values to be ` +
       `number${'[]'.repeat(rank)} or flat/TypedArray`);
@@ -69,15 +69,16 @@ function shapeArg(shape) {
   return list;
 }
 
+// complex64 zeros and ones are (0, 0) and (1, 0) pairs, as in tfjs.
 function zeros(shape, dtype) {
   dtype = dtypeArg(dtype, 'float32');
-  checkDtype(dtype);
+  if (dtype !== 'complex64') checkDtype(dtype);
   return wrap(native.filled(shapeArg(shape), 0, dtype));
 }
 
 function ones(shape, dtype) {
   dtype = dtypeArg(dtype, 'float32');
-  checkDtype(dtype);
+  if (dtype !== 'complex64') checkDtype(dtype);
   return wrap(native.filled(shapeArg(shape), 1, dtype));
 }
 

@@ -122,12 +122,13 @@ impl HostData {
         self.len() * self.dtype().size_of()
     }
 
-    /// Values of any dtype from f64s, converted the way tfjs stores them
+    /// Values of a numeric dtype from f64s, converted the way tfjs stores them
     /// (int32 is [`js_to_int32`], bool is `x != 0`).
     pub fn from_f64(dtype: DType, values: impl IntoIterator<Item = f64>) -> HostData {
         let it = values.into_iter();
         match dtype {
-            DType::Float32 | DType::String | DType::Complex64 => HostData::F32(it.map(|v| v as f32).collect()),
+            DType::Float32 => HostData::F32(it.map(|v| v as f32).collect()),
+            d @ (DType::String | DType::Complex64) => numeric_only(d),
             DType::Int32 => HostData::I32(it.map(js_to_int32).collect()),
             DType::Bool => HostData::Bool(it.map(|v| (v != 0.0) as u8).collect()),
         }

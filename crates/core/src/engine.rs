@@ -579,17 +579,14 @@ impl Engine {
             bail!("Variable with name {name} was already registered");
         }
         let dtype = dtype.unwrap_or(from);
-        if dtype != from && !(dtype.is_numeric() && from.is_numeric()) {
-            bail!("Cannot cast a {} tensor to {}", from.name(), dtype.name());
-        }
         let data = if dtype == from {
             self.info(init)?.data.clone()
         } else {
-            let x = self.input(init)?;
-            let backend = self.backend()?;
-            let storage = backend.cast(x.view(), dtype)?;
-            self.next_data += 1;
-            Arc::new(Buffer { id: self.next_data, backend, storage })
+            // A cast copy (tfjs casts the initial value), which only the variable keeps.
+            let cast = self.cast(init, dtype)?;
+            let data = self.info(cast)?.data.clone();
+            self.dispose(cast);
+            data
         };
         let id = self.track(data, shape, dtype, Some(Variable { name: name.clone(), trainable }));
         self.variables.insert(name, id);

@@ -7,16 +7,25 @@
 /// than such an allocation, and a process that runs out this way has bigger problems.
 pub const CHECKED_FROM: usize = 64 << 20;
 
-/// Bytes the process may still allocate: the smaller of the system's available memory and
-/// what the process's cgroup (a container's memory limit) leaves; `None` where the OS does not
-/// tell. A margin of one eighth is kept back for everything else the process needs.
+/// Bytes the process may still allocate: the smallest of the system's available memory, what
+/// the process's cgroup (a container's memory limit) leaves and what its address-space limit
+/// (`ulimit -v`) leaves; `None` where the OS does not tell. A margin of one eighth is kept
+/// back for everything else the process needs.
 pub fn available() -> Option<usize> {
-    let system = mem_available()?;
-    let avail = match cgroup_left() {
-        Some(left) => system.min(left),
-        None => system,
-    };
+    let avail = [cgroup_left(), address_space_left()].into_iter().flatten().fold(mem_available()?, usize::min);
     Some(avail - avail / 8)
+}
+
+/// The soft address-space limit (`Max address space` of /proc/self/limits) less the
+/// process's virtual size (`VmSize` of /proc/self/status), where there is a limit: past it an
+/// allocation fails, which aborts a Rust program.
+fn address_space_left() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let soft = limits.lines().find_map(|l| l.strip_prefix("Max address space"))?.split_whitespace().next()?;
+    let limit: usize = soft.parse().ok()?; // "unlimited" does not parse: no limit
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: usize = status.lines().find_map(|l| l.strip_prefix("VmSize:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(limit.saturating_sub(kib.checked_mul(1024)?))
 }
 
 /// `MemAvailable` of /proc/meminfo (Linux), in bytes.

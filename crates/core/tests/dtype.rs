@@ -38,10 +38,15 @@ fn host_data_stores_as_tfjs() {
 #[test]
 fn dtypes_parse_and_upcast() {
     assert_eq!(DType::parse("int32").unwrap(), DType::Int32);
-    assert_eq!(DType::parse("string").unwrap_err().0, "The 'string' dtype is not supported by tidytensor yet");
+    assert_eq!(DType::parse("string").unwrap(), DType::String);
+    assert_eq!(DType::parse("complex64").unwrap(), DType::Complex64);
     assert_eq!(DType::parse("float64").unwrap_err().0, "Unknown data type float64");
     assert_eq!(DType::upcast(DType::Bool, DType::Int32), DType::Int32);
     assert_eq!(DType::upcast(DType::Int32, DType::Float32), DType::Float32);
     assert_eq!(DType::upcast(DType::Bool, DType::Bool), DType::Bool);
+    assert_eq!(DType::upcast(DType::Float32, DType::Complex64), DType::Complex64);
+    assert_eq!(DType::upcast(DType::String, DType::String), DType::String);
     assert_eq!([DType::Float32, DType::Int32, DType::Bool].map(DType::size_of), [4, 4, 1]);
+    assert_eq!(DType::Complex64.size_of(), 8, "a complex value is two float32s");
+    assert!(!DType::String.is_numeric() && !DType::Complex64.is_numeric());
 }

@@ -4,11 +4,19 @@ use tidytensor_core::{bail, js_to_int32, DType, Result};
 
 use crate::HostData;
 
+/// `len` copies of `value`. Every element is written, zeros too: `vec![0; n]` would take
+/// zeroed pages the OS grants lazily, which the free-memory check of the next large tensor
+/// cannot see (two such tensors could each pass it, and the process die filling them).
 pub(crate) fn fill(len: usize, value: f64, dtype: DType) -> HostData {
+    fn filled<T: Copy>(len: usize, v: T) -> Vec<T> {
+        let mut out = Vec::with_capacity(len);
+        out.resize(len, v);
+        out
+    }
     match dtype {
-        DType::Float32 => HostData::F32(vec![value as f32; len]),
-        DType::Int32 => HostData::I32(vec![js_to_int32(value); len]),
-        DType::Bool => HostData::Bool(vec![(value != 0.0) as u8; len]),
+        DType::Float32 => HostData::F32(filled(len, value as f32)),
+        DType::Int32 => HostData::I32(filled(len, js_to_int32(value))),
+        DType::Bool => HostData::Bool(filled(len, (value != 0.0) as u8)),
         d => tidytensor_core::numeric_only(d),
     }
 }

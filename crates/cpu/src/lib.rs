@@ -12,8 +12,11 @@ mod image;
 mod elementwise;
 mod layout;
 mod matmul;
+mod peak;
 mod pool;
 mod reduce;
+
+pub use peak::fma_peak_gflops;
 
 use std::any::Any;
 use std::cell::Cell;

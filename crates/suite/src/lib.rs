@@ -163,6 +163,7 @@ pub fn store(dtype: DType, v: f64) -> f64 {
         DType::Float32 => v as f32 as f64,
         DType::Int32 => js_to_int32(v) as f64,
         DType::Bool => (v.is_finite() && v.trunc().rem_euclid(256.0) != 0.0) as u8 as f64,
+        d => tidytensor_core::numeric_only(d),
     }
 }
 
@@ -175,6 +176,7 @@ pub fn random_tensor(e: &mut Engine, dtype: DType, shape: &[usize], seed: u64) -
         DType::Float32 => raw.iter().map(|&x| x as f32 as f64).collect(),
         DType::Int32 => raw.iter().map(|&x| (x * 100.0).round()).collect(),
         DType::Bool => raw.iter().map(|&x| (x > 0.0) as u8 as f64).collect(),
+        d => tidytensor_core::numeric_only(d),
     };
     (of(e, dtype, &v, shape), v)
 }

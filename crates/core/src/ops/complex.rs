@@ -163,6 +163,8 @@ impl Engine {
         let s = self.shape(x)?.to_vec();
         let Some(&n) = s.last() else { bail!("The input of tf.spectral.fft() must have rank 1 or more") };
         let kernel = if inverse { k::IFFT } else { k::FFT };
+        // The DFT matrix has (2n)² values: refuse before building it when it cannot fit.
+        self.check_size(&[2 * n, 2 * n], DType::Float32)?;
         self.run_kernel_any(kernel, &[x], |e, _, ins| {
             let rows = shape::size(&s) / n.max(1);
             let p = e.pairs(&ins[0]);

@@ -26,6 +26,15 @@ pub enum Random {
     },
 }
 
+/// Ops that compute numbers refuse the string and complex64 dtypes (tfjs makes a string
+/// tensor it cannot read, or throws "Unknown data type").
+fn numeric(op: &str, dtype: DType) -> Result<()> {
+    if !dtype.is_numeric() {
+        bail!("{op} makes numbers: dtype {} is not supported (use float32, int32 or bool)", dtype.name());
+    }
+    Ok(())
+}
+
 impl Engine {
     /// `tf.fill`: the Fill kernel over [`Engine::filled`].
     pub fn fill(&mut self, shape: &[usize], value: f64, dtype: DType) -> Result<TensorId> {
@@ -71,6 +80,7 @@ impl Engine {
 
     /// `tf.range(start, stop, step, dtype)`, including tfjs's handling of empty ranges.
     pub fn range(&mut self, start: f64, stop: f64, step: f64, dtype: DType) -> Result<TensorId> {
+        numeric("range", dtype)?;
         if step == 0.0 {
             bail!("Cannot have a step of zero");
         }
@@ -123,6 +133,7 @@ impl Engine {
 
     /// `tf.eye(numRows, numColumns, batchShape, dtype)`.
     pub fn eye(&mut self, rows: i64, cols: Option<i64>, batch: &[i64], dtype: DType) -> Result<TensorId> {
+        numeric("eye", dtype)?;
         let cols = cols.unwrap_or(rows);
         let mut dims = batch.to_vec();
         dims.extend([rows, cols]);
@@ -143,6 +154,7 @@ impl Engine {
 
     /// `tf.oneHot(indices, depth, onValue, offValue, dtype)`; indices must be int32.
     pub fn one_hot(&mut self, indices: TensorId, depth: f64, on: f64, off: f64, dtype: DType) -> Result<TensorId> {
+        numeric("oneHot", dtype)?;
         if depth < 2.0 || depth.fract() != 0.0 {
             bail!("Error in oneHot: depth must be >=2, but it is {depth}");
         }
@@ -161,6 +173,7 @@ impl Engine {
     /// values are stored as tfjs's typed arrays store them (int32 truncates, bool is the
     /// byte's truthiness); the others round for int32, and refuse bool.
     pub fn random(&mut self, shape: &[usize], dist: Random, dtype: DType, seed: Option<&str>) -> Result<TensorId> {
+        numeric("random", dtype)?;
         if dtype == DType::Bool && !matches!(dist, Random::Uniform { .. }) {
             bail!("Unsupported data type bool");
         }
