@@ -28,21 +28,46 @@ pub fn make_tensor(values: Either3<&[f32], &[i32], &[u8]>, shape: Vec<i64>, dtyp
     })
 }
 
-type Values = Either3<Float32Array, Int32Array, Uint8Array>;
+/// A tensor's values on their way to JavaScript: a Float32Array, Int32Array or Uint8Array
+/// (bool) whose memory V8 owns. The garbage collector frees such an array as soon as it is
+/// unreachable, and the allocator hands the memory to the next read (see `tune_allocator`),
+/// so a loop of reads maps no fresh pages, which costs more than the read itself (an
+/// external array's memory comes back only through a finalizer that Node runs after the
+/// loop yields). The host copy goes back to the backends' pool at once.
+pub struct Values(HostData);
 
-/// Host values as the typed array tfjs uses for the dtype (bool as Uint8Array).
-fn typed_array(data: HostData) -> Values {
-    match data {
-        HostData::F32(v) => Either3::A(Float32Array::new(v)),
-        HostData::I32(v) => Either3::B(Int32Array::new(v)),
-        HostData::Bool(v) => Either3::C(Uint8Array::new(v)),
+impl TypeName for Values {
+    fn type_name() -> &'static str {
+        "TypedArray"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for Values {
+    unsafe fn to_napi_value(env: sys::napi_env, v: Self) -> Result<sys::napi_value> {
+        use sys::TypedarrayType as T;
+        let (kind, len, bytes): (_, usize, &[u8]) = match &v.0 {
+            HostData::F32(x) => (T::float32_array, x.len(), std::slice::from_raw_parts(x.as_ptr().cast(), x.len() * 4)),
+            HostData::I32(x) => (T::int32_array, x.len(), std::slice::from_raw_parts(x.as_ptr().cast(), x.len() * 4)),
+            HostData::Bool(x) => (T::uint8_array, x.len(), x.as_slice()),
+        };
+        let (mut data, mut buffer, mut array) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+        check_status!(sys::napi_create_arraybuffer(env, bytes.len(), &mut data, &mut buffer), "Failed to create an ArrayBuffer")?;
+        if !bytes.is_empty() {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len());
+        }
+        check_status!(sys::napi_create_typedarray(env, kind, len, buffer, 0, &mut array), "Failed to create a typed array")?;
+        tidytensor_backends::recycle(v.0);
+        Ok(array)
     }
 }
 
 /// A fresh copy of the tensor's values: Float32Array, Int32Array or Uint8Array (bool).
 #[napi]
 pub fn data_sync(x: f64) -> Result<Values> {
-    engine(|e| e.read(id(x))).map(typed_array)
+    engine(|e| e.read(id(x))).map(Values)
 }
 
 type Resolve = Box<dyn FnOnce(Env) -> Result<Values>>;
@@ -80,7 +105,7 @@ impl Settle {
             if let Some(Hook(h)) = hook {
                 let _ = env.remove_env_cleanup_hook(h);
             }
-            r.map(typed_array).map_err(|e| Error::from_reason(e.0))
+            r.map(Values).map_err(|e| Error::from_reason(e.0))
         }));
     }
 }

@@ -22,28 +22,23 @@ fn gemm_par(work: usize) -> gemm::Parallelism {
 }
 
 /// Output rows (`[batch, od, oh]`, each `ow * channels` long) of `out`, in parallel when the
-/// output is large; `f(b, z, y, row)`.
+/// output is large; `f(b, z, y, row)`. The kernels that call it are compiled for AVX2 and
+/// AVX-512 too (picked at run time), and `f`, a closure defined in them, with them, so the
+/// channel loops vectorise as wide as the CPU allows.
 fn for_rows(out: &mut [f32], g: &ConvGeom, row_len: usize, f: impl Fn(usize, usize, usize, &mut [f32]) + Sync) {
     let [od, oh, _] = g.out_size;
     let split = |r: usize| (r / (od * oh), (r / oh) % od, r % oh);
     if out.len() >= PAR_THRESHOLD {
         out.par_chunks_mut(row_len).enumerate().for_each(|(r, row)| {
             let (b, z, y) = split(r);
-            one_row(&f, (b, z, y), row)
+            f(b, z, y, row)
         });
     } else {
         out.chunks_mut(row_len).enumerate().for_each(|(r, row)| {
             let (b, z, y) = split(r);
-            one_row(&f, (b, z, y), row)
+            f(b, z, y, row)
         });
     }
-}
-
-/// One output row, compiled for AVX2 and AVX-512 too and picked at run time (the row's body
-/// is inlined into each version, so the channel loops vectorise as wide as the CPU allows).
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
-fn one_row<F: Fn(usize, usize, usize, &mut [f32])>(f: &F, (b, z, y): (usize, usize, usize), row: &mut [f32]) {
-    f(b, z, y, row)
 }
 
 /// The input offsets (in pixels, `((b * d + z) * h + y) * w + x`) that output `(b, z, y, x)`
@@ -162,6 +157,7 @@ pub(crate) fn conv_input_grad(dy: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     dx
 }
 
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
 pub(crate) fn depthwise_conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     let (cin, cout) = (g.in_channels, g.out_channels);
     let mult = cout / cin.max(1);
@@ -197,6 +193,7 @@ pub(crate) fn depthwise_conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
 
 /// The max of `x + filter` over each window (tfjs starts from -2^53, `Number.MIN_SAFE_INTEGER`
 /// stored as float32).
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
 pub(crate) fn dilation(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     let c = g.in_channels;
     let mut out = pool::take::<f32>(g.batch * g.out_spatial() * c);
@@ -218,6 +215,7 @@ pub(crate) fn dilation(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     out
 }
 
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
 pub(crate) fn pool(op: PoolOp, x: &[f32], g: &ConvGeom) -> Vec<f32> {
     let c = g.in_channels;
     let mut out = pool::take::<f32>(g.batch * g.out_spatial() * c);

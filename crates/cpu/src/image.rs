@@ -6,7 +6,10 @@ use tidytensor_core::Taps;
 
 use crate::{pool, PAR_THRESHOLD};
 
-pub(crate) fn resample(x: &[f32], [batch, h, w, c]: [usize; 4], rows: &Taps, cols: &Taps) -> Vec<f32> {
+/// Compiled for AVX2 and AVX-512 too and picked at run time (the row closure with it).
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+pub(crate) fn resample(x: &[f32], shape: [usize; 4], rows: &Taps, cols: &Taps) -> Vec<f32> {
+    let [batch, h, w, c] = shape;
     let (nh, nw) = (rows.lo.len(), cols.lo.len());
     let mut out = pool::take::<f32>(batch * nh * nw * c);
     if out.is_empty() {
@@ -28,15 +31,9 @@ pub(crate) fn resample(x: &[f32], [batch, h, w, c]: [usize; 4], rows: &Taps, col
         }
     };
     if out.len() >= PAR_THRESHOLD {
-        out.par_chunks_mut(nw * c).enumerate().for_each(|(r, dst)| one_row(&row, r, dst));
+        out.par_chunks_mut(nw * c).enumerate().for_each(|(r, dst)| row(r, dst));
     } else {
-        out.chunks_mut(nw * c).enumerate().for_each(|(r, dst)| one_row(&row, r, dst));
+        out.chunks_mut(nw * c).enumerate().for_each(|(r, dst)| row(r, dst));
     }
     out
-}
-
-/// One output row, compiled for AVX2 and AVX-512 too and picked at run time.
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
-fn one_row<F: Fn(usize, &mut [f32])>(f: &F, r: usize, dst: &mut [f32]) {
-    f(r, dst)
 }

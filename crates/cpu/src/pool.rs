@@ -151,6 +151,31 @@ pub(crate) fn give<T: Pooled>(v: Vec<T>) {
     }
 }
 
+/// A copy of `v` in a pooled buffer (whose pages are already mapped, when one is waiting).
+pub(crate) fn copy_of<T: Pooled>(v: &[T]) -> Vec<T> {
+    if v.len() >= MIN_LEN {
+        let mut p = pool();
+        if let Some(mut out) = T::free(&mut p).0.get_mut(&v.len()).and_then(Vec::pop) {
+            p.bytes -= v.len() * size_of::<T>();
+            drop(p);
+            out.copy_from_slice(v);
+            return out;
+        }
+    }
+    v.to_vec()
+}
+
+/// Takes back the values of a read once their reader is done with them (JavaScript drops a
+/// typed array): values read in a loop then reuse the same memory instead of faulting fresh
+/// pages in every time.
+pub fn recycle(data: crate::HostData) {
+    match data {
+        crate::HostData::F32(v) => give(v),
+        crate::HostData::I32(v) => give(v),
+        crate::HostData::Bool(v) => give(v),
+    }
+}
+
 /// Bytes waiting in the pool.
 pub fn pooled_bytes() -> usize {
     pool().bytes

@@ -33,7 +33,7 @@ fn sum_f32(row: &[f32]) -> f64 {
 }
 
 /// Max with NaN propagation (tfjs: `if (isNaN(v) || v > max)`); -Infinity when empty.
-#[inline]
+#[inline(always)]
 fn max_f32(row: &[f32]) -> f32 {
     let mut m = f32::NEG_INFINITY;
     let mut nan = false;
@@ -249,38 +249,37 @@ pub(crate) fn softmax(x: &HostData, outer: usize, inner: usize) -> Result<HostDa
     if v.is_empty() {
         return Ok(HostData::F32(out));
     }
-    let row = |(y, x): (&mut [f32], &[f32])| {
-        // tfjs: exp(x - max(x)) / sum(exp(x - max(x))); the exponentials vectorise, and the
-        // sum is taken in f64 in blocks of 8 lanes.
-        let m = max_f32(x);
-        for (o, &xi) in y.iter_mut().zip(x) {
-            *o = crate::elementwise::exp_f32(xi - m);
-        }
-        let mut lanes = [0f64; 8];
-        let mut chunks = y.chunks_exact(8);
-        for c in &mut chunks {
-            for (l, &e) in lanes.iter_mut().zip(c) {
-                *l += e as f64;
-            }
-        }
-        let s = (lanes.iter().sum::<f64>() + chunks.remainder().iter().map(|&e| e as f64).sum::<f64>()) as f32;
-        for o in y.iter_mut() {
-            *o /= s;
-        }
-    };
     if v.len() >= PAR_THRESHOLD && outer > 1 {
         let min = PAR_CHUNK.div_ceil(inner).max(1);
-        out.par_chunks_mut(inner).zip(v.par_chunks(inner)).with_min_len(min).for_each(|p| softmax_row(&row, p));
+        out.par_chunks_mut(inner).zip(v.par_chunks(inner)).with_min_len(min).for_each(|(y, x)| softmax_row(y, x));
     } else {
-        out.chunks_mut(inner).zip(v.chunks(inner)).for_each(|p| softmax_row(&row, p));
+        out.chunks_mut(inner).zip(v.chunks(inner)).for_each(|(y, x)| softmax_row(y, x));
     }
     Ok(HostData::F32(out))
 }
 
-/// One softmax row, compiled for AVX2 and AVX-512 too and picked at run time.
+/// One softmax row, as tfjs computes it: exp(x - max(x)) / sum(exp(x - max(x))). Compiled for
+/// AVX2 and AVX-512 too and picked at run time; the body is here (not in a closure) so that
+/// every clone vectorises the exponentials with its own instruction set. The sum runs in f64
+/// over 16 lanes.
 #[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
-fn softmax_row<F: Fn((&mut [f32], &[f32]))>(f: &F, rows: (&mut [f32], &[f32])) {
-    f(rows)
+fn softmax_row(y: &mut [f32], x: &[f32]) {
+    let m = max_f32(x);
+    for (o, &xi) in y.iter_mut().zip(x) {
+        *o = crate::elementwise::exp_f32(xi - m);
+    }
+    let mut lanes = [0f64; 16];
+    let mut chunks = y.chunks_exact(16);
+    for c in &mut chunks {
+        for (l, &e) in lanes.iter_mut().zip(c) {
+            *l += e as f64;
+        }
+    }
+    let s = (lanes.iter().sum::<f64>() + chunks.remainder().iter().map(|&e| e as f64).sum::<f64>()) as f32;
+    // A division per value, as tfjs divides (a product with 1/s can differ in the last bit).
+    for o in y.iter_mut() {
+        *o /= s;
+    }
 }
 
 /// Running sums or products along each row of `[outer, len]`, accumulated as tfjs's kernels
