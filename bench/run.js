@@ -271,7 +271,7 @@ async function main() {
     printMarkdown(out, table);
     out.push('');
     for (const n of notes) out.push(`- ${n}`);
-    if (targets.length) out.push('', ...targets);
+    if (targets.length) out.push('', targets[0], '', ...targets.slice(1).map((l) => `- ${l.trim()}`));
   } else {
     out.push('', head, '');
     printText(out, table);
