@@ -47,27 +47,64 @@ impl TypeName for Values {
 
 impl ToNapiValue for Values {
     unsafe fn to_napi_value(env: sys::napi_env, v: Self) -> Result<sys::napi_value> {
-        use sys::TypedarrayType as T;
-        let (kind, len, bytes): (_, usize, &[u8]) = match &v.0 {
-            HostData::F32(x) => (T::float32_array, x.len(), std::slice::from_raw_parts(x.as_ptr().cast(), x.len() * 4)),
-            HostData::I32(x) => (T::int32_array, x.len(), std::slice::from_raw_parts(x.as_ptr().cast(), x.len() * 4)),
-            HostData::Bool(x) => (T::uint8_array, x.len(), x.as_slice()),
-        };
-        let (mut data, mut buffer, mut array) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
-        check_status!(sys::napi_create_arraybuffer(env, bytes.len(), &mut data, &mut buffer), "Failed to create an ArrayBuffer")?;
-        if !bytes.is_empty() {
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len());
-        }
-        check_status!(sys::napi_create_typedarray(env, kind, len, buffer, 0, &mut array), "Failed to create a typed array")?;
+        let array = js_typed_array(env, &v.0);
         tidytensor_backends::recycle(v.0);
-        Ok(array)
+        array
+    }
+}
+
+/// A typed array of V8's own holding a copy of `data`.
+///
+/// # Safety
+/// `env` must be the current JavaScript environment, on its thread.
+unsafe fn js_typed_array(env: sys::napi_env, data: &HostData) -> Result<sys::napi_value> {
+    use sys::TypedarrayType as T;
+    let (kind, len, bytes): (_, usize, &[u8]) = match data {
+        HostData::F32(x) => (T::float32_array, x.len(), std::slice::from_raw_parts(x.as_ptr().cast(), x.len() * 4)),
+        HostData::I32(x) => (T::int32_array, x.len(), std::slice::from_raw_parts(x.as_ptr().cast(), x.len() * 4)),
+        HostData::Bool(x) => (T::uint8_array, x.len(), x.as_slice()),
+    };
+    let (mut data, mut buffer, mut array) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+    check_status!(
+        sys::napi_create_arraybuffer(env, bytes.len(), &mut data, &mut buffer),
+        "Failed to create an ArrayBuffer"
+    )?;
+    if !bytes.is_empty() {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len());
+    }
+    check_status!(
+        sys::napi_create_typedarray(env, kind, len, buffer, 0, &mut array),
+        "Failed to create a typed array"
+    )?;
+    Ok(array)
+}
+
+/// A napi value made already (returned as it is).
+pub struct Made(sys::napi_value);
+
+impl TypeName for Made {
+    fn type_name() -> &'static str {
+        "TypedArray"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for Made {
+    unsafe fn to_napi_value(_: sys::napi_env, v: Self) -> Result<sys::napi_value> {
+        Ok(v.0)
     }
 }
 
 /// A fresh copy of the tensor's values: Float32Array, Int32Array or Uint8Array (bool).
 #[napi]
-pub fn data_sync(x: f64) -> Result<Values> {
-    engine(|e| e.read(id(x))).map(Values)
+pub fn data_sync(env: &Env, x: f64) -> Result<Made> {
+    let env = env.raw();
+    // Copied straight from host memory into JavaScript's array where the backend allows.
+    // SAFETY: `env` is this call's environment, on its thread.
+    let made = engine(|e| e.read_with(id(x), |values| unsafe { js_typed_array(env, values) }))?;
+    made.map(Made)
 }
 
 type Resolve = Box<dyn FnOnce(Env) -> Result<Values>>;

@@ -140,6 +140,11 @@ pub trait Backend: Send + Sync {
     fn upload(&self, data: HostData) -> Result<Box<dyn Storage>>;
     /// Copies a tensor's values back to the host.
     fn read(&self, x: View) -> Result<HostData>;
+    /// The values themselves, where the backend keeps them in host memory (no copy); `None`
+    /// otherwise, and then callers [`Backend::read`].
+    fn host_values<'a>(&self, _x: View<'a>) -> Option<&'a HostData> {
+        None
+    }
     /// Starts a read that does not block the calling thread; `done` gets the values later, on
     /// any thread. Whatever the read needs from `x` must be taken before this returns. The
     /// default reads synchronously (right for memory the host can see).

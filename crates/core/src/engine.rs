@@ -534,6 +534,23 @@ impl Engine {
         t.data.backend.read(View { storage: &*t.data.storage, shape: &shape, dtype })
     }
 
+    /// Runs `f` on a tensor's values: borrowed where its backend keeps them in host memory (so
+    /// a reader that copies them on, as the binding does into JavaScript, copies once), read
+    /// otherwise.
+    pub fn read_with<R>(&self, id: TensorId, f: impl FnOnce(&HostData) -> R) -> Result<R> {
+        let t = self.info(id)?;
+        check_host_copy(t)?;
+        let (shape, dtype) = stored_as(&t.shape, t.dtype);
+        if dtype == DType::String {
+            bail!("The values of a string tensor are read with read_strings");
+        }
+        let view = View { storage: &*t.data.storage, shape: &shape, dtype };
+        if let Some(values) = t.data.backend.host_values(view) {
+            return Ok(f(values));
+        }
+        Ok(f(&self.read(id)?))
+    }
+
     /// Starts reading a tensor's values; `done` runs when they are on the host (maybe on another
     /// thread). The read holds its own reference to the data, so it survives `dispose`.
     pub fn read_async(&self, id: TensorId, done: crate::ReadDone) -> Result<()> {

@@ -14,9 +14,16 @@ pub(crate) fn reduce(op: ReduceOp, x: &HostData, outer: usize, inner: usize, out
     })
 }
 
-/// Sum in f64 (as tfjs sums in JavaScript numbers), 8 independent lanes so it vectorises.
-#[inline]
+/// Sum in f64 (as tfjs sums in JavaScript numbers); compiled for AVX2 and AVX-512 too and
+/// picked at run time (as are `max_row`, `min_row`).
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
 fn sum_f32(row: &[f32]) -> f64 {
+    sum_lanes(row)
+}
+
+/// The sum of [`sum_f32`], over 8 independent lanes so that it vectorises.
+#[inline(always)]
+fn sum_lanes(row: &[f32]) -> f64 {
     let mut acc = [0f64; 8];
     let chunks = row.chunks_exact(8);
     let rest = chunks.remainder();
@@ -35,32 +42,52 @@ fn sum_f32(row: &[f32]) -> f64 {
 /// Max with NaN propagation (tfjs: `if (isNaN(v) || v > max)`); -Infinity when empty.
 #[inline(always)]
 fn max_f32(row: &[f32]) -> f32 {
-    let mut m = f32::NEG_INFINITY;
-    let mut nan = false;
-    for &v in row {
-        m = if v > m { v } else { m };
-        nan |= v.is_nan();
+    extreme(row, f32::NEG_INFINITY, |v, m| v > m)
+}
+
+/// Min with NaN propagation; Infinity when empty.
+#[inline(always)]
+fn min_f32(row: &[f32]) -> f32 {
+    extreme(row, f32::INFINITY, |v, m| v < m)
+}
+
+/// The value that `better` prefers over all others (NaN if any is NaN), over 16 independent
+/// lanes: a single running extreme is a reduction LLVM will not reorder (its result with NaNs
+/// would depend on the order), 16 lanes are elementwise and vectorise.
+#[inline(always)]
+fn extreme(row: &[f32], start: f32, better: impl Fn(f32, f32) -> bool) -> f32 {
+    const L: usize = 16;
+    let mut lanes = [start; L];
+    let mut nan = [false; L];
+    let chunks = row.chunks_exact(L);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..L {
+            lanes[k] = if better(c[k], lanes[k]) { c[k] } else { lanes[k] };
+            nan[k] |= c[k].is_nan();
+        }
     }
-    if nan {
+    let mut m = start;
+    for &v in lanes.iter().chain(rest) {
+        m = if better(v, m) { v } else { m };
+    }
+    if nan.iter().any(|&n| n) || rest.iter().any(|v| v.is_nan()) {
         f32::NAN
     } else {
         m
     }
 }
 
-#[inline]
-fn min_f32(row: &[f32]) -> f32 {
-    let mut m = f32::INFINITY;
-    let mut nan = false;
-    for &v in row {
-        m = if v < m { v } else { m };
-        nan |= v.is_nan();
-    }
-    if nan {
-        f32::NAN
-    } else {
-        m
-    }
+/// [`max_f32`] compiled for AVX2 and AVX-512 too (the reductions call it once per row).
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+fn max_row(row: &[f32]) -> f32 {
+    max_f32(row)
+}
+
+/// [`min_f32`] compiled for AVX2 and AVX-512 too.
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+fn min_row(row: &[f32]) -> f32 {
+    min_f32(row)
 }
 
 /// `f` over each row of `[outer, inner]`, rows in parallel when the tensor is large.
@@ -85,8 +112,8 @@ fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -
         let r: f64 = match op {
             ReduceOp::Sum => parts.map(sum_f32).sum(),
             ReduceOp::Mean => parts.map(sum_f32).sum::<f64>() / inner as f64,
-            ReduceOp::Max => max_f32(&parts.map(max_f32).collect::<Vec<_>>()) as f64,
-            ReduceOp::Min => min_f32(&parts.map(min_f32).collect::<Vec<_>>()) as f64,
+            ReduceOp::Max => max_f32(&parts.map(max_row).collect::<Vec<_>>()) as f64,
+            ReduceOp::Min => min_f32(&parts.map(min_row).collect::<Vec<_>>()) as f64,
             ReduceOp::Prod => parts.map(prod::<f32>).product(),
             // The engine gives all/any bool tensors only; for floats they would test != 0.
             ReduceOp::All => v.par_iter().all(|&x| x != 0.0) as u8 as f64,
@@ -103,8 +130,8 @@ fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -
         ReduceOp::Mean => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r| {
             sum_f32(r) / inner as f64
         })),
-        ReduceOp::Max => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, max_f32)),
-        ReduceOp::Min => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, min_f32)),
+        ReduceOp::Max => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, max_row)),
+        ReduceOp::Min => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, min_row)),
         ReduceOp::Prod => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, prod::<f32>)),
         ReduceOp::All => with_out!(out, O => per_row::<_, _, O>(v, outer, inner, |r: &[f32]| {
             r.iter().all(|&x| x != 0.0) as u8
@@ -261,21 +288,14 @@ pub(crate) fn softmax(x: &HostData, outer: usize, inner: usize) -> Result<HostDa
 /// One softmax row, as tfjs computes it: exp(x - max(x)) / sum(exp(x - max(x))). Compiled for
 /// AVX2 and AVX-512 too and picked at run time; the body is here (not in a closure) so that
 /// every clone vectorises the exponentials with its own instruction set. The sum runs in f64
-/// over 16 lanes.
+/// (as tfjs sums), in a pass of its own (in the exponentials' pass it slowed them down).
 #[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
 fn softmax_row(y: &mut [f32], x: &[f32]) {
     let m = max_f32(x);
     for (o, &xi) in y.iter_mut().zip(x) {
         *o = crate::elementwise::exp_f32(xi - m);
     }
-    let mut lanes = [0f64; 16];
-    let mut chunks = y.chunks_exact(16);
-    for c in &mut chunks {
-        for (l, &e) in lanes.iter_mut().zip(c) {
-            *l += e as f64;
-        }
-    }
-    let s = (lanes.iter().sum::<f64>() + chunks.remainder().iter().map(|&e| e as f64).sum::<f64>()) as f32;
+    let s = sum_lanes(y) as f32;
     // A division per value, as tfjs divides (a product with 1/s can differ in the last bit).
     for o in y.iter_mut() {
         *o /= s;
