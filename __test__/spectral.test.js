@@ -50,3 +50,9 @@ cases('tf.spectral', [
   ['stft', (tf) => tf.signal.stft(signal(16)(tf), 8, 4), o],
   ['stft fftLength', (tf) => tf.signal.stft(signal(12)(tf), 5, 3, 8, tf.signal.hammingWindow), o],
 ]);
+
+cases('complex64, tfjs-core cases', [
+  ['abs without underflow', (tf) => tf.abs(tf.complex([1e-30, 1e-30, 0, 3e30], [1e-30, 0, 1e-30, 4e30])), o],
+  ['conjugate transpose', (tf) => [tf.transpose(C(tf), [1, 0], true), C(tf).transpose(undefined, true)], o],
+  ['chained fft, ifft, rfft, irfft', (tf) => [C(tf).fft(), C(tf).ifft(), tf.tensor1d([1, 2, 3, 4]).rfft(), tf.complex([1, 2, 3], [0, 1, 0]).irfft()], o],
+]);

@@ -89,3 +89,9 @@ it('string tensors: bytes() gives each value\'s bytes, dataSync the decoded stri
   assert.deepEqual(await x.data(), ['\ufffda', 'é']);
   x.dispose();
 });
+
+cases('string tensors, tfjs-core cases', [
+  ['unique rows with commas', (tf) => tf.unique(tf.tensor2d([['a', 'b,c', 'd'], ['a', 'b', 'c,d']]), 0), o],
+  ['sparseToDense of strings', (tf) => tf.sparseToDense([[0, 1], [2, 0]], ['x', 'y'], [3, 2], 'z'), o],
+  ['sparseToDense scalar string', (tf) => tf.sparseToDense([1, 3], 'x', [4], ''), o],
+]);

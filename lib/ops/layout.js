@@ -38,8 +38,13 @@ function permArg(perm, rank) {
   return p;
 }
 
-const transpose = (x, perm) => withOne(x, 'x', 'transpose', 'numeric',
-  (t) => wrap(native.transpose(t.id, permArg(perm, t.shape.length))));
+// With `conjugate`, a complex tensor's imaginary parts change sign (tfjs's conjugate transpose).
+const transpose = (x, perm, conjugate) => withOne(x, 'x', 'transpose', 'numeric', (t) => {
+  const y = wrap(native.transpose(t.id, permArg(perm, t.shape.length)));
+  if (!conjugate || t.dtype !== 'complex64') return y;
+  const spectral = require('./spectral');
+  return tidy(() => spectral.complex(spectral.real(y), require('./elementwise').neg(spectral.imag(y))));
+});
 
 function concat(tensors, axis = 0) {
   if (tensors == null || !(tensors.length >= 1)) {
@@ -534,7 +539,7 @@ function unique(x, axis = 0) {
       for (let o = 0; o < outer; o++) {
         for (let k = 0; k < inner; k++) parts.push(vals[(o * n + i) * inner + k]);
       }
-      const key = parts.join(',');
+      const key = t.dtype === 'string' ? JSON.stringify(parts) : parts.join(',');
       if (!seen.has(key)) {
         seen.set(key, seen.size);
         firsts.push(i);
@@ -986,7 +991,8 @@ function sparseToDense(sparseIndices, sparseValues, outputShape, defaultValue = 
       return tidy(() => {
         const base = creation().fill(shape, td.dataSync()[0], td.dtype);
         const values = tv.rank === 0 ? creation().fill([numElems], tv.dataSync()[0], tv.dtype) : tv;
-        return tensorScatterUpdate(base, reshape(ti, [numElems, numDims]), values);
+        // Straight to the scatter: tensorScatterUpdate refuses strings, sparseToDense does not.
+        return scatterRows(base, reshape(ti, [numElems, numDims]), values, shape, numDims);
       });
     }));
 }

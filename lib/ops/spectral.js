@@ -89,4 +89,11 @@ function irfft(input) {
 
 const spectral = { fft, ifft, rfft, irfft };
 
+Object.assign(Tensor.prototype, {
+  fft() { return fft(this); },
+  ifft() { return ifft(this); },
+  rfft() { return rfft(this); },
+  irfft() { return irfft(this); },
+});
+
 module.exports = { complex, real, imag, fft, ifft, rfft, irfft, spectral };

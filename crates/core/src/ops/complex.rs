@@ -67,13 +67,21 @@ impl Engine {
         })
     }
 
-    /// `tf.abs` of a complex tensor: the magnitudes, float32.
+    /// `tf.abs` of a complex tensor: the magnitudes, float32, computed as hypot does it
+    /// (`big * sqrt(1 + (small / big)²)`), so tiny and huge parts neither underflow nor
+    /// overflow when squared.
     pub fn complex_abs(&mut self, x: TensorId) -> Result<TensorId> {
+        use crate::UnaryOp::{Abs, Sqrt, Square};
         self.run_kernel_any(k::COMPLEX_ABS, &[x], |e, _, ins| {
             let (re, im) = (e.part(&ins[0], 0)?, e.part(&ins[0], 1)?);
-            let (re2, im2) = (e.binary(BinaryOp::Mul, re, re)?, e.binary(BinaryOp::Mul, im, im)?);
-            let sum = e.binary(BinaryOp::Add, re2, im2)?;
-            e.unary(crate::UnaryOp::Sqrt, sum)
+            let (re, im) = (e.unary(Abs, re)?, e.unary(Abs, im)?);
+            let (big, small) = (e.binary(BinaryOp::Maximum, re, im)?, e.binary(BinaryOp::Minimum, re, im)?);
+            let ratio = e.binary(BinaryOp::DivNoNan, small, big)?;
+            let one = e.fill_like(ratio, 1.0)?;
+            let r2 = e.unary(Square, ratio)?;
+            let sum = e.binary(BinaryOp::Add, one, r2)?;
+            let root = e.unary(Sqrt, sum)?;
+            e.binary(BinaryOp::Mul, big, root)
         })
     }
 

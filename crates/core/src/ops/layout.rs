@@ -321,6 +321,14 @@ impl Engine {
             bail!("scatter: one row index per update, got [{}] for {m} updates", shape::fmt(self.shape(rows)?));
         }
         let out_shape = vec![num_rows, slice];
+        if dtype == DType::String {
+            // Strings scatter as codes (see `ops::strings`); the base shares the codes.
+            let (kernel, inputs) = match base {
+                None => (k::SCATTER_ND, vec![rows, updates]),
+                Some(b) => (k::TENSOR_SCATTER_UPDATE, vec![rows, updates, b]),
+            };
+            return self.via_codes(kernel, &inputs, true, |e, c| e.scatter_rows(c.get(2).copied(), c[0], c[1], num_rows));
+        }
         if let Some(b) = base {
             if self.shape(b)? != out_shape.as_slice() || self.dtype(b)? != dtype {
                 bail!("scatter: the base must be a {} [{num_rows}, {slice}] tensor", dtype.name());
