@@ -166,6 +166,38 @@ pub(crate) fn depthwise_conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     if out.is_empty() {
         return out;
     }
+    if mult == 1 {
+        // Tap by tap over the whole output row: for each tap, the outputs whose input column
+        // falls inside the image form one range, read with no per-pixel bounds checks.
+        let [fd, fh, fw] = g.filter;
+        let [d, h, w_in] = g.in_size;
+        for_rows(&mut out, g, ow * cout, |b, z, y, row| {
+            row.fill(0.0);
+            for tz in 0..fd {
+                let Some(iz) = g.input_coord(0, z, tz) else { continue };
+                for ty in 0..fh {
+                    let Some(iy) = g.input_coord(1, y, ty) else { continue };
+                    let line = ((b * d + iz) * h + iy) * w_in;
+                    for tx in 0..fw {
+                        let tap = (tz * fh + ty) * fw + tx;
+                        let wt = &w[tap * cout..(tap + 1) * cout];
+                        let (lo, hi) = column_range(g, tx, ow);
+                        if lo == hi {
+                            continue;
+                        }
+                        let ix = (lo * g.strides[2] + tx * g.dilations[2]) as isize - g.pad[2];
+                        let pixels = x[(line + ix as usize) * cin..].chunks_exact(cin).step_by(g.strides[2]);
+                        for (acc, xin) in row[lo * cout..hi * cout].chunks_exact_mut(cout).zip(pixels) {
+                            for ((a, &xv), &wv) in acc.iter_mut().zip(xin).zip(wt) {
+                                *a += xv * wv;
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        return out;
+    }
     for_rows(&mut out, g, ow * cout, |b, z, y, row| {
         row.fill(0.0);
         for (xo, acc) in row.chunks_mut(cout).enumerate() {
@@ -189,6 +221,17 @@ pub(crate) fn depthwise_conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
         }
     });
     out
+}
+
+/// The outputs `lo..hi` of a row whose input column at width tap `tx` lies inside the input.
+fn column_range(g: &ConvGeom, tx: usize, ow: usize) -> (usize, usize) {
+    let (s, first) = (g.strides[2] as isize, (tx * g.dilations[2]) as isize - g.pad[2]);
+    let w = g.in_size[2] as isize;
+    // ix = xo * s + first must satisfy 0 <= ix < w.
+    let lo = if first >= 0 { 0 } else { (-first + s - 1) / s };
+    let hi = if w - first <= 0 { 0 } else { (w - first + s - 1) / s };
+    let (lo, hi) = (lo.max(0) as usize, (hi.max(0) as usize).min(ow));
+    (lo.min(hi), hi)
 }
 
 /// The max of `x + filter` over each window (tfjs starts from -2^53, `Number.MIN_SAFE_INTEGER`
