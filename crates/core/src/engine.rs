@@ -710,7 +710,6 @@ impl TensorIds {
     }
 }
 
-/// A read copies a tensor's values to host memory: a large copy must fit there.
 /// The shape and dtype of what a tensor's buffer holds: a complex64 tensor's buffer is float32
 /// (real, imaginary) pairs.
 pub(crate) fn stored_as(shape: &[usize], dtype: DType) -> (shape::Dims, DType) {
@@ -731,6 +730,7 @@ fn tensor_bytes(data: &Buffer, shape: &[usize], dtype: DType) -> usize {
     }
 }
 
+/// A read copies a tensor's values to host memory: a large copy must fit there.
 fn check_host_copy(t: &TensorInfo) -> Result<()> {
     let bytes = tensor_bytes(&t.data, &t.shape, t.dtype);
     if bytes >= crate::host_memory::CHECKED_FROM {
