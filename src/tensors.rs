@@ -64,16 +64,28 @@ unsafe fn js_typed_array(env: sys::napi_env, data: &HostData) -> Result<sys::nap
         HostData::I32(x) => (T::int32_array, x.len(), std::slice::from_raw_parts(x.as_ptr().cast(), x.len() * 4)),
         HostData::Bool(x) => (T::uint8_array, x.len(), x.as_slice()),
     };
-    let (mut data, mut buffer, mut array) = (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
-    check_status!(
-        sys::napi_create_arraybuffer(env, bytes.len(), &mut data, &mut buffer),
-        "Failed to create an ArrayBuffer"
-    )?;
+    // A Node Buffer's memory is not zero-filled first (an ArrayBuffer's is), and it is freed by
+    // the garbage collector like an ArrayBuffer's; the typed array views its ArrayBuffer.
+    let (mut data, mut node_buffer) = (std::ptr::null_mut(), std::ptr::null_mut());
+    check_status!(sys::napi_create_buffer(env, bytes.len(), &mut data, &mut node_buffer), "Failed to create a Buffer")?;
     if !bytes.is_empty() {
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len());
     }
+    let (mut buffer, mut offset, mut array) = (std::ptr::null_mut(), 0usize, std::ptr::null_mut());
     check_status!(
-        sys::napi_create_typedarray(env, kind, len, buffer, 0, &mut array),
+        sys::napi_get_typedarray_info(
+            env,
+            node_buffer,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut buffer,
+            &mut offset
+        ),
+        "Failed to read a Buffer"
+    )?;
+    check_status!(
+        sys::napi_create_typedarray(env, kind, len, buffer, offset, &mut array),
         "Failed to create a typed array"
     )?;
     Ok(array)
