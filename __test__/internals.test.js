@@ -5,19 +5,7 @@
 // result or the same error text; ops that make tensors leave nothing behind.
 const { describe, it } = require('node:test');
 const { tt, tfo, assert, same, throwsMsg } = require('./helpers/setup');
-const { cases, I } = require('./helpers/ops');
-
-// A fresh copy of arguments for each library (some helpers mutate theirs).
-function fresh(x) {
-  if (Array.isArray(x)) return x.map(fresh);
-  if (ArrayBuffer.isView(x)) return x.slice();
-  if (x != null && typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype) {
-    const o = {};
-    for (const k of Object.keys(x)) o[k] = fresh(x[k]);
-    return o;
-  }
-  return x;
-}
+const { cases, I, fresh } = require('./helpers/ops');
 
 function call(lib, fn, args) {
   const a = fresh(args);

@@ -4,7 +4,7 @@
 // for what they promise (a permutation, a range).
 const { describe, it } = require('node:test');
 const { tt, tfo, assert, throwsMsg } = require('./helpers/setup');
-const { cases } = require('./helpers/ops');
+const { cases, fresh } = require('./helpers/ops');
 
 // Plain data for deepStrictEqual: a 64-bit Long (from `long` in tfjs, tidytensor's own here)
 // becomes its fields and decimal text; arrays and plain objects are converted recursively.
@@ -16,18 +16,6 @@ function plain(x) {
   if (x != null && typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype) {
     const o = {};
     for (const k of Object.keys(x)) o[k] = plain(x[k]);
-    return o;
-  }
-  return x;
-}
-
-// A fresh copy of arguments for each library (some functions mutate or keep them).
-function fresh(x) {
-  if (Array.isArray(x)) return x.map(fresh);
-  if (ArrayBuffer.isView(x)) return x.slice();
-  if (x != null && typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype) {
-    const o = {};
-    for (const k of Object.keys(x)) o[k] = fresh(x[k]);
     return o;
   }
   return x;

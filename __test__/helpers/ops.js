@@ -10,6 +10,18 @@ const Bo = (tf) => tf.tensor2d([[true, false, true], [false, false, true]]);
 const POS = (tf) => tf.tensor1d([0.5, 1, 4, 9]);
 const makers = { float32: F, int32: I, bool: Bo };
 
+// A fresh copy of arguments for each library (some functions mutate or keep them).
+function fresh(x) {
+  if (Array.isArray(x)) return x.map(fresh);
+  if (ArrayBuffer.isView(x)) return x.slice();
+  if (x != null && typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype) {
+    const o = {};
+    for (const k of Object.keys(x)) o[k] = fresh(x[k]);
+    return o;
+  }
+  return x;
+}
+
 function cases(title, list) {
   describe(title, () => {
     for (const [name, program, opts] of list) {
@@ -18,4 +30,4 @@ function cases(title, list) {
   });
 }
 
-module.exports = { F, I, Bo, POS, makers, cases };
+module.exports = { F, I, Bo, POS, makers, cases, fresh };

@@ -674,42 +674,11 @@ function stridedSlice(x, begin, end, strides, beginMask = 0, endMask = 0, ellips
   });
 }
 
-// tfjs's scatter_nd_util.validateInput.
+// tfjs's scatter_nd_util.validateInput (tf.scatter_util's, in lib/internals.js); returns the
+// slice dimension (the last dimension of `indices`).
 function validateScatter(updates, indices, shape) {
-  if (indices.rank < 1) {
-    throw new Error(`tf.scatterND() expects the indices to be rank 1 or higher, but the rank was ${indices.rank}.`);
-  }
-  if (updates.rank < 1) {
-    throw new Error(`tf.scatterND() expects the updates to be rank 1 or higher, but the rank was ${updates.rank}.`);
-  }
-  if (indices.dtype !== 'int32') {
-    throw new Error(`The dtype of 'indices' should be int32, but got dtype: ${indices.dtype}`);
-  }
-  if (shape.length < 1) throw new Error(`Output rank must be greater or equal to 1, but got shape: ${shape}`);
-  const sliceDim = indices.rank > 1 ? indices.shape[indices.rank - 1] : 1;
-  const batchDim = indices.rank > 1 ? indices.rank - 1 : 1;
-  const err = 'Must have updates.shape = indices.shape[:batchDim] + shape[sliceDim:], got ' +
-    `updates.shape: ${updates.shape}, indices.shape: ${indices.shape}, shape: ${shape}, ` +
-    `sliceDim: ${sliceDim}, and batchDim: ${batchDim}.`;
-  if (updates.rank < batchDim) throw new Error(`${err} update.rank < ${batchDim}. `);
-  if (shape.length < sliceDim + (updates.rank - batchDim)) {
-    throw new Error(`${err} Output shape length < ${sliceDim + (updates.rank - batchDim)}`);
-  }
-  if (updates.rank !== batchDim + shape.length - sliceDim) {
-    throw new Error(`${err} update.rank != ${batchDim + shape.length - sliceDim}`);
-  }
-  for (let d = 0; d < batchDim; ++d) {
-    if (updates.shape[d] !== indices.shape[d]) {
-      throw new Error(`${err} updates.shape[${d}] (${updates.shape[d]}) != indices.shape[${d}] (${indices.shape[d]}).`);
-    }
-  }
-  for (let d = 0; d < updates.rank - batchDim; ++d) {
-    if (updates.shape[d + batchDim] !== shape[d + sliceDim]) {
-      throw new Error(`${err} updates.shape[${d + batchDim}] (${updates.shape[d + batchDim]}) != ` +
-        `shape[${d + batchDim}] (${shape[d + batchDim]})`);
-    }
-  }
-  return sliceDim;
+  require('../internals').scatter_util.validateInput(updates, indices, shape);
+  return indices.rank > 1 ? indices.shape[indices.rank - 1] : 1;
 }
 
 // Index tuples to output rows (as gatherND), then the native row scatter.

@@ -507,17 +507,7 @@ impl Engine {
 
     /// Creates a tensor from host values.
     pub fn tensor(&mut self, data: HostData, shape: &[usize]) -> Result<TensorId> {
-        let n = shape::size(shape);
-        if data.len() != n {
-            bail!(
-                "Based on the provided shape, [{}], the tensor should have {n} values but has {}",
-                shape::fmt(shape).replace(',', ", "),
-                data.len()
-            );
-        }
-        if shape.len() > shape::MAX_RANK {
-            bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
-        }
+        check_values(data.len(), shape)?;
         let dtype = data.dtype();
         let storage = self.backend()?.upload(data)?;
         self.output(storage, shape.to_vec(), dtype)
@@ -708,6 +698,21 @@ impl TensorIds {
     fn issued(&self, id: TensorId) -> bool {
         id >= 1 && id < self.next && self.blocks.binary_search(&((id - 1) / ID_BLOCK)).is_ok()
     }
+}
+
+/// That `len` values fill a tensor of `shape`, of a rank tidytensor holds.
+pub(crate) fn check_values(len: usize, shape: &[usize]) -> Result<()> {
+    let n = shape::size(shape);
+    if len != n {
+        bail!(
+            "Based on the provided shape, [{}], the tensor should have {n} values but has {len}",
+            shape::fmt(shape).replace(',', ", ")
+        );
+    }
+    if shape.len() > shape::MAX_RANK {
+        bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
+    }
+    Ok(())
 }
 
 /// The shape and dtype of what a tensor's buffer holds: a complex64 tensor's buffer is float32

@@ -6,7 +6,7 @@
 //! order, so the usual kernels slice, concat, gather, transpose and compare the codes with
 //! all their checks and broadcasting, and the layout results are turned back into strings.
 
-use crate::{bail, shape, BinaryOp, BinaryRule, DType, Engine, HostData, Result, Storage, TensorId};
+use crate::{bail, BinaryOp, BinaryRule, DType, Engine, HostData, Result, Storage, TensorId};
 use rustc_hash::FxHashMap;
 use std::any::Any;
 
@@ -33,17 +33,7 @@ fn js_order(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
 impl Engine {
     /// A string tensor of `values` (row-major) in `shape`.
     pub fn strings(&mut self, values: Vec<Vec<u8>>, shape: &[usize]) -> Result<TensorId> {
-        let n = shape::size(shape);
-        if values.len() != n {
-            bail!(
-                "Based on the provided shape, [{}], the tensor should have {n} values but has {}",
-                shape::fmt(shape).replace(',', ", "),
-                values.len()
-            );
-        }
-        if shape.len() > shape::MAX_RANK {
-            bail!("tidytensor supports tensors up to rank {}, but got rank {}", shape::MAX_RANK, shape.len());
-        }
+        crate::engine::check_values(values.len(), shape)?;
         self.output(Box::new(Strings(values)), shape.to_vec(), DType::String)
     }
 
