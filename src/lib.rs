@@ -73,6 +73,20 @@ fn tune_allocator() {
     }
 }
 
+/// Lets Node's main thread work in the cpu backend's thread pool
+/// (`tidytensor_cpu::adopt_calling_thread`). Only the main thread lives as long as the process;
+/// on Linux it is the thread whose id is the process id. Elsewhere the pool keeps its own
+/// threads only.
+fn adopt_main_thread() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: getpid and gettid only read the caller's ids.
+        if unsafe { libc::gettid() == libc::getpid() } {
+            tidytensor_backends::adopt_calling_thread();
+        }
+    }
+}
+
 /// Runs `f` on this thread's engine (registering the backends on first use), turning engine
 /// errors and any panic into JS errors.
 pub(crate) fn engine<R>(f: impl FnOnce(&mut Engine) -> tidytensor_core::Result<R>) -> Result<R> {
@@ -80,6 +94,7 @@ pub(crate) fn engine<R>(f: impl FnOnce(&mut Engine) -> tidytensor_core::Result<R
         with_engine(|e| {
             if !READY.get() {
                 tune_allocator();
+                adopt_main_thread();
                 tidytensor_backends::init(e)?;
                 READY.set(true);
             }

@@ -44,6 +44,20 @@ pub fn thread_live_bytes() -> isize {
     THREAD_LIVE_BYTES.try_with(|c| c.get()).unwrap_or(0)
 }
 
+/// Makes the calling thread one of the threads of the global rayon pool, once, before anything
+/// else uses the pool: a parallel kernel then runs part of its work on its caller while the
+/// other threads steal the rest, instead of queueing it all to them and sleeping until they
+/// are done. On virtual machines waking a sleeping thread costs 10-30 µs, which this takes
+/// out of the critical path (measured on a 2-vCPU VM: 40,000 values, 38 -> 8 µs;
+/// 200,000, 104 -> 63 µs). Call it only from a thread that lives as long as the process
+/// (Node's main thread): the pool would lose a worker with it. Returns whether it did.
+pub fn adopt_calling_thread() -> bool {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // With one thread the pool would be the caller alone, and jobs queued by other threads
+    // would wait until the caller next runs a parallel kernel.
+    threads >= 2 && rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok()
+}
+
 fn count_bytes(delta: isize) {
     // During thread teardown the thread-local may already be gone, and with it the count.
     let _ = THREAD_LIVE_BYTES.try_with(|c| c.set(c.get() + delta));
