@@ -157,7 +157,7 @@ pub(crate) fn conv_input_grad(dy: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     dx
 }
 
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 pub(crate) fn depthwise_conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     let (cin, cout) = (g.in_channels, g.out_channels);
     let mult = cout / cin.max(1);
@@ -167,35 +167,7 @@ pub(crate) fn depthwise_conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
         return out;
     }
     if mult == 1 {
-        // Tap by tap over the whole output row: for each tap, the outputs whose input column
-        // falls inside the image form one range, read with no per-pixel bounds checks.
-        let [fd, fh, fw] = g.filter;
-        let [d, h, w_in] = g.in_size;
-        for_rows(&mut out, g, ow * cout, |b, z, y, row| {
-            row.fill(0.0);
-            for tz in 0..fd {
-                let Some(iz) = g.input_coord(0, z, tz) else { continue };
-                for ty in 0..fh {
-                    let Some(iy) = g.input_coord(1, y, ty) else { continue };
-                    let line = ((b * d + iz) * h + iy) * w_in;
-                    for tx in 0..fw {
-                        let tap = (tz * fh + ty) * fw + tx;
-                        let wt = &w[tap * cout..(tap + 1) * cout];
-                        let (lo, hi) = column_range(g, tx, ow);
-                        if lo == hi {
-                            continue;
-                        }
-                        let ix = (lo * g.strides[2] + tx * g.dilations[2]) as isize - g.pad[2];
-                        let pixels = x[(line + ix as usize) * cin..].chunks_exact(cin).step_by(g.strides[2]);
-                        for (acc, xin) in row[lo * cout..hi * cout].chunks_exact_mut(cout).zip(pixels) {
-                            for ((a, &xv), &wv) in acc.iter_mut().zip(xin).zip(wt) {
-                                *a += xv * wv;
-                            }
-                        }
-                    }
-                }
-            }
-        });
+        depthwise_rows(x, w, g, &mut out);
         return out;
     }
     for_rows(&mut out, g, ow * cout, |b, z, y, row| {
@@ -223,6 +195,121 @@ pub(crate) fn depthwise_conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     out
 }
 
+/// Depthwise convolution with one output channel per input channel, row by row.
+fn depthwise_rows(x: &[f32], w: &[f32], g: &ConvGeom, out: &mut [f32]) {
+    let ow = g.out_size[2];
+    assert!(x.len() >= g.batch * g.in_spatial() * g.in_channels && w.len() >= g.taps() * g.in_channels);
+    // Output columns whose every width tap lies inside the input.
+    let (mut inner_lo, mut inner_hi) = (0, ow);
+    for tx in 0..g.filter[2] {
+        let (lo, hi) = column_range(g, tx, ow);
+        (inner_lo, inner_hi) = (inner_lo.max(lo), inner_hi.min(hi));
+    }
+    for_rows(out, g, ow * g.in_channels, |b, z, y, row| depthwise_row(x, w, g, [b, z, y], row, inner_lo..inner_hi));
+}
+
+/// One output row of [`depthwise_rows`]. Each output value sums its taps in tfjs's order (so
+/// the sums are tfjs's), in registers: blocks of 16 channels, and, where whole windows lie
+/// within the input's width (`inner`), 4 pixels at a time, whose 4 independent sums keep the
+/// adder busy (one sum alone waits on each addition) and share each load of the weights.
+/// Compiled for AVX2 and AVX-512 too and picked at run time.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
+fn depthwise_row(x: &[f32], w: &[f32], g: &ConvGeom, [b, z, y]: [usize; 3], row: &mut [f32], inner: std::ops::Range<usize>) {
+    const L: usize = 16;
+    const P: usize = 4;
+    let c = g.in_channels;
+    let [fd, fh, fw] = g.filter;
+    let [d, h, w_in] = g.in_size;
+    let (sx, dx, px0) = (g.strides[2] as isize, g.dilations[2] as isize, -g.pad[2]);
+    // The input rows this output row reads: where each starts, and its first tap.
+    let mut lines = Vec::with_capacity(fd * fh);
+    for tz in 0..fd {
+        let Some(iz) = g.input_coord(0, z, tz) else { continue };
+        for ty in 0..fh {
+            let Some(iy) = g.input_coord(1, y, ty) else { continue };
+            lines.push((((b * d + iz) * h + iy) * w_in * c, (tz * fh + ty) * fw));
+        }
+    }
+    // Where output column `xo` reads at width tap `tx`, if inside the input.
+    let column = |xo: usize, tx: usize| {
+        let ix = xo as isize * sx + px0 + tx as isize * dx;
+        (ix >= 0 && ix < w_in as isize).then_some(ix as usize)
+    };
+    let full = c - c % L;
+    // Channels `from..` of one pixel, checking every tap.
+    let one_pixel = |xo: usize, from: usize, pixel: &mut [f32]| {
+        for cb in (from..full).step_by(L) {
+            let mut acc = [0f32; L];
+            for &(line, tap0) in &lines {
+                for tx in 0..fw {
+                    let Some(ix) = column(xo, tx) else { continue };
+                    let xv: &[f32; L] = x[line + ix * c + cb..][..L].try_into().unwrap();
+                    let wv: &[f32; L] = w[(tap0 + tx) * c + cb..][..L].try_into().unwrap();
+                    for k in 0..L {
+                        acc[k] += xv[k] * wv[k];
+                    }
+                }
+            }
+            pixel[cb..cb + L].copy_from_slice(&acc);
+        }
+        let rest = &mut pixel[full.max(from)..];
+        rest.fill(0.0);
+        for &(line, tap0) in &lines {
+            for tx in 0..fw {
+                let Some(ix) = column(xo, tx) else { continue };
+                let (xs, ws) = (line + ix * c + full, (tap0 + tx) * c + full);
+                for ((a, &xv), &wv) in rest.iter_mut().zip(&x[xs..xs + c - full]).zip(&w[ws..ws + c - full]) {
+                    *a += xv * wv;
+                }
+            }
+        }
+    };
+    let mut xo = 0;
+    while xo < row.len() / c.max(1) {
+        if !(inner.contains(&xo) && xo + P <= inner.end) {
+            one_pixel(xo, 0, &mut row[xo * c..(xo + 1) * c]);
+            xo += 1;
+            continue;
+        }
+        for cb in (0..full).step_by(L) {
+            // Four accumulators by name (as an array, LLVM vectorises across them with gathers).
+            let (mut a0, mut a1, mut a2, mut a3) = ([0f32; L], [0f32; L], [0f32; L], [0f32; L]);
+            let step = sx as usize * c;
+            for &(line, tap0) in &lines {
+                for tx in 0..fw {
+                    let wv: &[f32; L] = w[(tap0 + tx) * c + cb..][..L].try_into().unwrap();
+                    let at = line + (xo as isize * sx + px0 + tx as isize * dx) as usize * c + cb;
+                    // Pixels of `inner` read inside the input's row (`depthwise_rows` checked
+                    // that `x` holds the input), so only the last of the four needs checking.
+                    let pixels = &x[at..at + 3 * step + L];
+                    let xv = |p: usize| -> &[f32; L] { pixels[p * step..p * step + L].try_into().unwrap() };
+                    madd(&mut a0, xv(0), wv);
+                    madd(&mut a1, xv(1), wv);
+                    madd(&mut a2, xv(2), wv);
+                    madd(&mut a3, xv(3), wv);
+                }
+            }
+            for (p, acc) in [a0, a1, a2, a3].iter().enumerate() {
+                row[(xo + p) * c + cb..][..L].copy_from_slice(acc);
+            }
+        }
+        if full < c {
+            for p in 0..P {
+                one_pixel(xo + p, full, &mut row[(xo + p) * c..(xo + p + 1) * c]);
+            }
+        }
+        xo += P;
+    }
+}
+
+/// `acc += x * w`, value by value.
+#[inline(always)]
+fn madd<const L: usize>(acc: &mut [f32; L], x: &[f32; L], w: &[f32; L]) {
+    for k in 0..L {
+        acc[k] += x[k] * w[k];
+    }
+}
+
 /// The outputs `lo..hi` of a row whose input column at width tap `tx` lies inside the input.
 fn column_range(g: &ConvGeom, tx: usize, ow: usize) -> (usize, usize) {
     let (s, first) = (g.strides[2] as isize, (tx * g.dilations[2]) as isize - g.pad[2]);
@@ -236,7 +323,7 @@ fn column_range(g: &ConvGeom, tx: usize, ow: usize) -> (usize, usize) {
 
 /// The max of `x + filter` over each window (tfjs starts from -2^53, `Number.MIN_SAFE_INTEGER`
 /// stored as float32).
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 pub(crate) fn dilation(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     let c = g.in_channels;
     let mut out = pool::take::<f32>(g.batch * g.out_spatial() * c);
@@ -258,7 +345,7 @@ pub(crate) fn dilation(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     out
 }
 
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 pub(crate) fn pool(op: PoolOp, x: &[f32], g: &ConvGeom) -> Vec<f32> {
     let c = g.in_channels;
     let mut out = pool::take::<f32>(g.batch * g.out_spatial() * c);

@@ -24,7 +24,7 @@ pub(crate) fn map1<T: Copy + Sync, O: Pooled>(x: &[T], f: impl Fn(T) -> O + Sync
 /// `#[inline(always)]` fn, not a closure, when the body is more than a few instructions: a
 /// closure is compiled apart, without the version's features, and a large one is called
 /// per element instead of inlined (`exp` ran 10 times slower than `neg` that way).
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 fn apply<T: Copy, O, F: Fn(T) -> O>(out: &mut [O], x: &[T], f: &F) {
     for (o, &v) in out.iter_mut().zip(x) {
         *o = f(v);

@@ -38,7 +38,7 @@ impl ColumnTable {
 }
 
 /// Compiled for AVX2 and AVX-512 too and picked at run time (the row closure with it).
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 pub(crate) fn resample(x: &[f32], shape: [usize; 4], rows: &Taps, cols: &Taps) -> Vec<f32> {
     let [batch, h, w, c] = shape;
     let (nh, nw) = (rows.lo.len(), cols.lo.len());

@@ -27,6 +27,9 @@ use tidytensor_core::{
     Storage, Taps, UnaryOp, View,
 };
 
+// Hot loops are compiled for AVX-512 and AVX2 too with `multiversion`, which takes the first
+// listed target the CPU has: AVX-512 comes first in every list.
+
 /// Element count above which kernels split their work across rayon threads. Below it a kernel
 /// runs inline on the calling thread: small tensors pay no scheduling cost.
 pub(crate) const PAR_THRESHOLD: usize = 1 << 16;
@@ -52,7 +55,12 @@ pub fn thread_live_bytes() -> isize {
 /// 200,000, 104 -> 63 µs). Call it only from a thread that lives as long as the process
 /// (Node's main thread): the pool would lose a worker with it. Returns whether it did.
 pub fn adopt_calling_thread() -> bool {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // rayon's own default: RAYON_NUM_THREADS, else one thread per CPU.
+    let threads = std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     // With one thread the pool would be the caller alone, and jobs queued by other threads
     // would wait until the caller next runs a parallel kernel.
     threads >= 2 && rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok()

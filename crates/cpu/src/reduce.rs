@@ -16,7 +16,7 @@ pub(crate) fn reduce(op: ReduceOp, x: &HostData, outer: usize, inner: usize, out
 
 /// Sum in f64 (as tfjs sums in JavaScript numbers); compiled for AVX2 and AVX-512 too and
 /// picked at run time (as are `max_row`, `min_row`).
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 fn sum_f32(row: &[f32]) -> f64 {
     sum_lanes(row)
 }
@@ -79,13 +79,13 @@ fn extreme(row: &[f32], start: f32, better: impl Fn(f32, f32) -> bool) -> f32 {
 }
 
 /// [`max_f32`] compiled for AVX2 and AVX-512 too (the reductions call it once per row).
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 fn max_row(row: &[f32]) -> f32 {
     max_f32(row)
 }
 
 /// [`min_f32`] compiled for AVX2 and AVX-512 too.
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 fn min_row(row: &[f32]) -> f32 {
     min_f32(row)
 }
@@ -289,7 +289,7 @@ pub(crate) fn softmax(x: &HostData, outer: usize, inner: usize) -> Result<HostDa
 /// AVX2 and AVX-512 too and picked at run time; the body is here (not in a closure) so that
 /// every clone vectorises the exponentials with its own instruction set. The sum runs in f64
 /// (as tfjs sums), in a pass of its own (in the exponentials' pass it slowed them down).
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512bw+avx512dq+avx512vl"))]
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
 fn softmax_row(y: &mut [f32], x: &[f32]) {
     let m = max_f32(x);
     for (o, &xi) in y.iter_mut().zip(x) {
