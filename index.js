@@ -58,6 +58,17 @@ Object.assign(tf, {
   setPlatform: envm.setPlatform,
 });
 
+// Gradients (the tape is in the native engine).
+const gradientsm = require('./lib/gradients');
+Object.assign(tf, {
+  grad: gradientsm.grad,
+  grads: gradientsm.grads,
+  valueAndGrad: gradientsm.valueAndGrad,
+  valueAndGrads: gradientsm.valueAndGrads,
+  variableGrads: gradientsm.variableGrads,
+  customGrad: gradientsm.customGrad,
+});
+
 // tf.util, tf.tensor_util (tfjs-core's helpers) and tf.metrics (tfjs-layers').
 const { util, tensor_util } = require('./lib/util');
 const { metrics } = require('./lib/ops/metrics');

@@ -248,6 +248,10 @@ const engineObject = {
   get backendNames() { return native.backendNames(); },
   setBackend,
   ready,
+  // Whether a kernel run now is recorded for a gradient.
+  isTapeOn: () => native.isTapeOn(),
+  // tfjs's engine.gradients(f, xs, dy, allowNoGradients): {value, grads}.
+  gradients: (f, xs, dy, allowNoGradients) => require('./gradients').gradients(f, xs, dy, allowNoGradients),
   // Kernels registered from JavaScript (tf.registerKernel), by name.
   runKernel: (kernelName, inputs, attrs) => require('./registry').runKernel(kernelName, inputs, attrs),
 };

@@ -4,6 +4,7 @@
 
 mod backends;
 mod engine;
+mod grad;
 mod ops;
 mod tensors;
 

@@ -9,6 +9,9 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod grad;
+pub use grad::{BackwardStep, GradArgs, GradFn, Gradient, TapeNode};
+
 pub type TensorId = u64;
 pub type ScopeId = u64;
 
@@ -52,14 +55,6 @@ pub struct KernelRecord {
     pub input_shapes: Vec<Vec<usize>>,
     pub output_shapes: Vec<Vec<usize>>,
     pub kernel_time_ms: f64,
-}
-
-/// One kernel call recorded while a gradient is taken: the node the backward pass walks.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TapeNode {
-    pub kernel: &'static str,
-    pub inputs: Vec<TensorId>,
-    pub outputs: Vec<TensorId>,
 }
 
 /// What a kernel returns: one tensor or several.
@@ -112,8 +107,14 @@ pub struct Engine {
     kernel_made: Vec<TensorId>,
     /// Records of depth-0 kernels while `tf.profile` runs.
     profile: Option<Vec<KernelRecord>>,
-    /// Nodes of depth-0 kernels while a gradient is taken.
+    /// Nodes of depth-0 kernels while a gradient is taken (see `grad`).
     tape: Option<Vec<TapeNode>>,
+    /// Gradients being taken now, nested (tfjs's `gradientDepth`).
+    gradient_depth: usize,
+    /// Custom-gradient forward functions running now: their kernels are not recorded.
+    tape_paused: usize,
+    /// Backward passes in progress, nested.
+    backward: Vec<grad::Backward>,
 }
 
 thread_local! {
@@ -392,9 +393,13 @@ impl Engine {
                 p.push(record);
             }
         }
-        if top {
+        if top && self.taping() {
+            let input_meta = resolved.iter().map(|i| (i.shape.to_vec(), i.dtype)).collect();
+            let output_meta = self.meta_of(out.ids())?;
             if let Some(tape) = self.tape.as_mut() {
-                tape.push(TapeNode { kernel: name, inputs: inputs.to_vec(), outputs: out.ids().to_vec() });
+                let (inputs, outputs) = (inputs.to_vec(), out.ids().to_vec());
+                let (gradient, saved) = (None, Vec::new());
+                tape.push(TapeNode { kernel: name, inputs, outputs, input_meta, output_meta, gradient, saved });
             }
         }
         Ok(out)
@@ -430,16 +435,6 @@ impl Engine {
             self.profile = None;
         }
         records
-    }
-
-    /// Starts recording the tape (the gradient API of the next issue drives it).
-    pub fn start_tape(&mut self) {
-        self.tape.get_or_insert_with(Vec::new);
-    }
-
-    /// Stops recording and returns the nodes recorded.
-    pub fn end_tape(&mut self) -> Vec<TapeNode> {
-        self.tape.take().unwrap_or_default()
     }
 
     /// Waits until the active backend has finished the work recorded so far (`tf.time`).

@@ -15,7 +15,8 @@ pub mod shape;
 pub use backend::{ArgOp, Backend, BackendMemory, ConvGeom, CumOp, PoolOp, Taps, Buffer, DataId, ReadDone, ReduceOp, Storage, View};
 pub use dtype::{js_to_int32, numeric_only, DType, HostData};
 pub use engine::{
-    with_engine, Engine, Input, KernelOutputs, KernelRecord, Memory, ScopeId, TapeNode, TensorId, TensorInfo,
+    with_engine, BackwardStep, Engine, GradArgs, GradFn, Gradient, Input, KernelOutputs, KernelRecord, Memory, ScopeId,
+    TapeNode, TensorId, TensorInfo,
 };
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, BinaryRule, DtypeRule, UnaryOp};

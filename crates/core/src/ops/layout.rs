@@ -4,9 +4,11 @@ use crate::{bail, kernels as k, shape, DType, Engine, Input, Result, TensorId, V
 impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
     pub fn clone_tensor(&mut self, x: TensorId) -> Result<TensorId> {
-        self.run_kernel_any(k::IDENTITY, &[x], |e, _, ins| {
+        let y = self.run_kernel_any(k::IDENTITY, &[x], |e, _, ins| {
             Ok(e.share(ins[0].data.clone(), ins[0].shape.to_vec(), ins[0].dtype))
-        })
+        })?;
+        self.on_tape(&[y], &[], |e, g| Ok(vec![Some(e.cast(g.dy(), DType::Float32)?)]))?;
+        Ok(y)
     }
 
     /// `tf.reshape` with one optional `-1`; shares the buffer.
@@ -49,7 +51,18 @@ impl Engine {
                 shape::join_i64(new_shape)
             );
         }
-        self.run_kernel_any(k::RESHAPE, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), out, ins[0].dtype)))
+        let y = self.run_kernel_any(k::RESHAPE, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), out, ins[0].dtype)))?;
+        self.reshape_grad(x, y)?;
+        Ok(y)
+    }
+
+    /// The gradient of a kernel that only gives its input another shape: dy in the input's.
+    fn reshape_grad(&mut self, x: TensorId, y: TensorId) -> Result<()> {
+        if !self.taping() {
+            return Ok(());
+        }
+        let dims: Vec<i64> = self.shape(x)?.iter().map(|&d| d as i64).collect();
+        self.on_tape(&[y], &[], move |e, g| Ok(vec![Some(e.reshape(g.dy(), &dims)?)]))
     }
 
     fn reshape_to(&mut self, x: TensorId, shape: Vec<usize>) -> Result<TensorId> {
@@ -69,7 +82,9 @@ impl Engine {
         }
         let axis = if axis < 0 { rank + axis + 1 } else { axis } as usize;
         s.insert(axis, 1);
-        self.run_kernel_any(k::EXPAND_DIMS, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), s, ins[0].dtype)))
+        let y = self.run_kernel_any(k::EXPAND_DIMS, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), s, ins[0].dtype)))?;
+        self.reshape_grad(x, y)?;
+        Ok(y)
     }
 
     /// `tf.squeeze`: drops the given dimensions of size 1 (all of them when `axes` is `None`).
@@ -127,10 +142,18 @@ impl Engine {
             DType::Complex64 => return self.complex_transpose(x, &perm),
             _ => {}
         }
-        self.run_kernel(k::TRANSPOSE, &[x], |e, backend, ins| {
+        let y = self.run_kernel(k::TRANSPOSE, &[x], |e, backend, ins| {
             let storage = backend.transpose(ins[0].view(), &perm)?;
             e.output(storage, perm.iter().map(|&p| s[p]).collect(), ins[0].dtype)
-        })
+        })?;
+        if self.taping() {
+            let mut inverse = vec![0i64; perm.len()];
+            for (i, &p) in perm.iter().enumerate() {
+                inverse[p] = i as i64;
+            }
+            self.on_tape(&[y], &[], move |e, g| Ok(vec![Some(e.transpose(g.dy(), Some(&inverse))?)]))?;
+        }
+        Ok(y)
     }
 
     /// `tf.concat` along `axis`; dtypes are upcast to a common one.
@@ -174,7 +197,8 @@ impl Engine {
         let mut out_shape = s0.clone();
         out_shape[axis] = shapes.iter().map(|s| s[axis]).sum();
         self.check_size(&out_shape, dtype)?;
-        self.run_kernel(k::CONCAT, xs, |e, backend, ins| {
+        let sizes: Vec<usize> = shapes.iter().map(|s| s[axis]).collect();
+        let y = self.run_kernel(k::CONCAT, xs, |e, backend, ins| {
             if shape::size(&out_shape) == 0 {
                 // Nothing to copy, however large the other dimensions.
                 return e.filled(&out_shape, 0.0, dtype);
@@ -186,7 +210,54 @@ impl Engine {
                 ins.iter().zip(&converted).zip(&shapes2d).map(|((t, c), s)| view_of(t, c, s, dtype)).collect();
             let storage = backend.concat(&views, outer)?;
             e.output(storage, out_shape, dtype)
-        })
+        })?;
+        self.on_tape(&[y], &[], move |e, g| {
+            // Each input's part of dy.
+            let (mut begin, mut grads) = (0, Vec::with_capacity(sizes.len()));
+            for (i, &n) in sizes.iter().enumerate() {
+                grads.push(if g.needed[i] { Some(e.slice_axis(g.dy(), axis, begin, n)?) } else { None });
+                begin += n;
+            }
+            Ok(grads)
+        })?;
+        Ok(y)
+    }
+
+    /// `x[.., begin..begin + n, ..]` along `axis`.
+    pub(crate) fn slice_axis(&mut self, x: TensorId, axis: usize, begin: usize, n: usize) -> Result<TensorId> {
+        let rank = self.shape(x)?.len();
+        let mut b = vec![0i64; rank];
+        let mut z = vec![-1i64; rank];
+        b[axis] = begin as i64;
+        z[axis] = n as i64;
+        self.slice(x, &b, &z)
+    }
+
+    /// `x` with `before[i]` zeros before and `after[i]` after it along each axis `i` (the
+    /// gradient of a slice).
+    pub(crate) fn pad_zeros(&mut self, x: TensorId, before: &[usize], after: &[usize]) -> Result<TensorId> {
+        let dtype = self.dtype(x)?;
+        let mut t = x;
+        for axis in 0..before.len() {
+            if before[axis] == 0 && after[axis] == 0 {
+                continue;
+            }
+            let mut parts = Vec::with_capacity(3);
+            for (n, is_x) in [(before[axis], false), (0, true), (after[axis], false)] {
+                if is_x {
+                    parts.push(t);
+                } else if n > 0 {
+                    let mut s = self.shape(t)?.to_vec();
+                    s[axis] = n;
+                    parts.push(self.fill(&s, 0.0, dtype)?);
+                }
+            }
+            t = self.concat(&parts, axis as i64)?;
+        }
+        if t == x {
+            t = self.clone_tensor(x)?;
+        }
+        Ok(t)
     }
 
     /// `tf.stack`: tensors of one shape and dtype, joined along a new `axis`.
@@ -214,13 +285,26 @@ impl Engine {
             bail!("Axis must be in the interval [{}, {rank}]", -(rank + 1));
         }
         let axis = if axis < 0 { axis + rank + 1 } else { axis };
-        self.run_kernel_any(k::PACK, xs, |e, _, _| {
+        let y = self.run_kernel_any(k::PACK, xs, |e, _, _| {
             let expanded = xs.iter().map(|&t| e.expand_dims(t, axis)).collect::<Result<Vec<_>>>()?;
             if let [one] = expanded[..] {
                 return Ok(one);
             }
             e.concat(&expanded, axis)
-        })
+        })?;
+        let (n, dims) = (xs.len(), s0.iter().map(|&d| d as i64).collect::<Vec<_>>());
+        self.on_tape(&[y], &[], move |e, g| {
+            (0..n)
+                .map(|i| {
+                    if !g.needed[i] {
+                        return Ok(None);
+                    }
+                    let part = e.slice_axis(g.dy(), axis as usize, i, 1)?;
+                    Ok(Some(e.reshape(part, &dims)?))
+                })
+                .collect()
+        })?;
+        Ok(y)
     }
 
     /// `tf.slice` with full-rank `begin` and `size` (`size` -1 = to the end).
@@ -260,10 +344,16 @@ impl Engine {
         if self.dtype(x)? == DType::String {
             return self.via_codes(k::SLICE, &[x], true, |e, c| e.slice(c[0], begin, size));
         }
-        self.run_kernel(k::SLICE, &[x], |e, backend, ins| {
+        let (before, after): (Vec<usize>, Vec<usize>) = (b.clone(), (0..rank).map(|i| s[i] - b[i] - z[i]).collect());
+        let y = self.run_kernel(k::SLICE, &[x], |e, backend, ins| {
             let storage = backend.slice(ins[0].view(), &b, &z)?;
             e.output(storage, z, ins[0].dtype)
-        })
+        })?;
+        self.on_tape(&[y], &[], move |e, g| {
+            let dy = e.cast(g.dy(), DType::Float32)?;
+            Ok(vec![Some(e.pad_zeros(dy, &before, &after)?)])
+        })?;
+        Ok(y)
     }
 
     /// `tf.gather` of int32 `indices` along `axis`; the first `batch_dims` dimensions of `x`
@@ -299,13 +389,33 @@ impl Engine {
         if dtype == DType::String {
             return self.via_codes(k::GATHER_V2, &[x, indices], true, |e, c| e.gather(c[0], c[1], axis as i64, b as i64));
         }
-        self.run_kernel(k::GATHER_V2, &[x, indices], |e, backend, ins| {
+        let y = self.run_kernel(k::GATHER_V2, &[x, indices], |e, backend, ins| {
             if shape::size(&out_shape) == 0 {
                 return e.filled(&out_shape, 0.0, dtype);
             }
             let storage = backend.gather(ins[0].view(), ins[1].view(), dims)?;
             e.output(storage, out_shape, dtype)
-        })
+        })?;
+        if self.taping() {
+            let (x_dims, n) = (xs.iter().map(|&d| d as i64).collect::<Vec<_>>(), shape::size(&is[b..]));
+            self.on_tape(&[y], &[indices], move |e, g| {
+                // dx as rows [batch * outer * axis, inner]: dy's row (i, o, j) adds to row
+                // (i * outer + o) * axis + indices[i, j].
+                let [batch, outer, along, inner] = dims;
+                let idx = e.reshape(g.saved[0], &[batch as i64, 1, n as i64])?;
+                let starts = e.range(0.0, (batch * outer) as f64, 1.0, DType::Int32)?;
+                let starts = e.reshape(starts, &[batch as i64, outer as i64, 1])?;
+                let width = e.fill(&[], along as f64, DType::Int32)?;
+                let starts = e.mul(starts, width)?;
+                let rows = e.add(starts, idx)?;
+                let rows = e.reshape(rows, &[-1])?;
+                let dy = e.cast(g.dy(), DType::Float32)?;
+                let updates = e.reshape(dy, &[(batch * outer * n) as i64, inner as i64])?;
+                let dx = e.scatter_rows(None, rows, updates, batch * outer * along)?;
+                Ok(vec![Some(e.reshape(dx, &x_dims)?), None])
+            })?;
+        }
+        Ok(y)
     }
 }
 

@@ -37,7 +37,7 @@ impl Engine {
         let out_dtype = DType::upcast(self.dtype(a)?, self.dtype(b)?);
         let out_shape = [&batch[..], &[m, n]].concat();
         self.check_size(&out_shape, out_dtype)?;
-        self.run_kernel(k::BATCH_MAT_MUL, &[a, b], |e, backend, _| {
+        let y = self.run_kernel(k::BATCH_MAT_MUL, &[a, b], |e, backend, _| {
             // The kernel broadcasts a batch of 1; other batch broadcasts are materialised first.
             let (na, nb, nout) = (shape::size(batch_a), shape::size(batch_b), shape::size(&batch));
             let a = if na != nout && na != 1 { e.broadcast_to(a, &[&batch[..], &sa[ra - 2..]].concat())? } else { a };
@@ -53,7 +53,32 @@ impl Engine {
                 storage = backend.cast(view, out_dtype)?;
             }
             e.output(storage, out_shape.clone(), out_dtype)
-        })
+        })?;
+        if self.taping() {
+            let (shape_a, shape_b) = (sa.to_vec(), sb.to_vec());
+            self.on_tape(&[y], &[a, b], move |e, g| {
+                let (a, b) = (e.cast(g.saved[0], DType::Float32)?, e.cast(g.saved[1], DType::Float32)?);
+                let dy = g.dy();
+                // tfjs's BatchMatMul gradient, then summed over broadcast batch dimensions.
+                let (da, db) = match (transpose_a, transpose_b) {
+                    (false, false) => ((dy, b, false, true), (a, dy, true, false)),
+                    (false, true) => ((dy, b, false, false), (dy, a, true, false)),
+                    (true, false) => ((b, dy, false, true), (a, dy, false, false)),
+                    (true, true) => ((b, dy, true, true), (dy, a, true, true)),
+                };
+                let mut out = Vec::with_capacity(2);
+                for (i, ((l, r, tl, tr), shape)) in [(da, &shape_a), (db, &shape_b)].into_iter().enumerate() {
+                    out.push(if g.needed[i] {
+                        let p = e.matmul(l, r, tl, tr)?;
+                        Some(e.sum_to_shape(p, shape)?)
+                    } else {
+                        None
+                    });
+                }
+                Ok(out)
+            })?;
+        }
+        Ok(y)
     }
 
     /// A copy of `x` broadcast to `target` (multiplying by ones keeps every value, -0 and NaN included).

@@ -47,7 +47,7 @@ impl Engine {
         };
         let out_shape = reduced_shape(&in_shape, &axes, keep_dims);
         let reduced: usize = axes.iter().map(|&a| in_shape[a]).product();
-        self.run_kernel(op.kernel_name(), &[x], |e, backend, _| {
+        let y = self.run_kernel(op.kernel_name(), &[x], |e, backend, _| {
             if reduced == 0 && !axes.is_empty() {
                 // Reducing nothing: tfjs gives 0 for sum, mean and any, 1 for prod and all, NaN
                 // (0 in int dtypes) for max/min.
@@ -62,7 +62,35 @@ impl Engine {
             let input = e.input(moved.unwrap_or(x))?;
             let storage = backend.reduce(op, input.view(), outer, inner, out)?;
             e.output(storage, out_shape.clone(), out)
-        })
+        })?;
+        if self.taping() && matches!(op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Max | ReduceOp::Min) {
+            let kept: Vec<i64> = reduced_shape(&in_shape, &axes, true).iter().map(|&d| d as i64).collect();
+            let save = if matches!(op, ReduceOp::Max | ReduceOp::Min) { vec![x, y] } else { vec![] };
+            self.on_tape(&[y], &save, move |e, g| {
+                // dy back over the reduced axes; max and min send it to the values equal to
+                // the result (tfjs's `gradForMinAndMax`), mean divides it by the count.
+                let dy = e.reshape(g.dy(), &kept)?;
+                let dy = e.cast(dy, DType::Float32)?;
+                let dx = match op {
+                    ReduceOp::Max | ReduceOp::Min => {
+                        let y = e.reshape(g.saved[1], &kept)?;
+                        let hit = e.mask(crate::BinaryOp::Equal, g.saved[0], y)?;
+                        e.mul(dy, hit)?
+                    }
+                    _ => {
+                        let full = e.broadcast_to(dy, &in_shape)?;
+                        if op == ReduceOp::Mean {
+                            let n = e.scalar(reduced as f64)?;
+                            e.div(full, n)?
+                        } else {
+                            full
+                        }
+                    }
+                };
+                Ok(vec![Some(dx)])
+            })?;
+        }
+        Ok(y)
     }
 
     /// `tf.cumsum` / `tf.cumprod` along `axis` (negative counts from the end); bool sums and
@@ -73,7 +101,7 @@ impl Engine {
         let a = shape::axis(name, axis, shape.len())?;
         let out = if dtype == DType::Bool { DType::Int32 } else { dtype };
         let kernel = if op == CumOp::Sum { k::CUMSUM } else { k::CUMPROD };
-        self.run_kernel(kernel, &[x], |e, backend, _| {
+        let y = self.run_kernel(kernel, &[x], |e, backend, _| {
             if shape::size(&shape) == 0 {
                 return e.filled(&shape, 0.0, out);
             }
@@ -86,7 +114,15 @@ impl Engine {
             let rank = shape.len() as i64;
             let back: Vec<i64> = (0..rank).map(|i| if i < a as i64 { i } else if i == a as i64 { rank - 1 } else { i - 1 }).collect();
             e.transpose(y, Some(&back))
-        })
+        })?;
+        if op == CumOp::Sum {
+            // Each value reaches the sums after it: the gradient runs the other way.
+            self.on_tape(&[y], &[], move |e, g| {
+                let dy = e.cast(g.dy(), DType::Float32)?;
+                Ok(vec![Some(e.cumulative(CumOp::Sum, dy, a as i64, exclusive, !reverse)?)])
+            })?;
+        }
+        Ok(y)
     }
 
     /// `tf.topk`: the `k` largest values along the last axis, sorted, and their int32 indices.
@@ -144,13 +180,34 @@ impl Engine {
         if d != rank - 1 {
             bail!("Softmax along a non-last dimension is not yet supported. Logits was rank {rank} and dim was {d}");
         }
-        self.run_kernel(k::SOFTMAX, &[logits], |e, backend, ins| {
+        let y = self.run_kernel(k::SOFTMAX, &[logits], |e, backend, ins| {
             let x = &ins[0];
             let inner = x.shape.last().copied().unwrap_or(1);
             let outer = shape::size(&x.shape) / inner.max(1);
             let storage = backend.softmax(x.view(), outer, inner)?;
             e.output(storage, x.shape.to_vec(), DType::Float32)
-        })
+        })?;
+        self.on_tape(&[y], &[y], move |e, g| {
+            // dy * y - sum(dy * y, last axis) * y
+            let y = g.saved[0];
+            let dy_y = e.mul(g.dy(), y)?;
+            let s = e.reduce(ReduceOp::Sum, dy_y, Some(&[-1]), true)?;
+            let t = e.mul(s, y)?;
+            Ok(vec![Some(e.sub(dy_y, t)?)])
+        })?;
+        Ok(y)
+    }
+
+    /// `g` summed over the axes along which `shape` was broadcast to `g`'s shape, as `shape`
+    /// (the gradient of a broadcasting op for one input; tfjs's `getReductionAxes`).
+    pub fn sum_to_shape(&mut self, g: TensorId, shape: &[usize]) -> Result<TensorId> {
+        let gs = self.shape(g)?.to_vec();
+        let lead = gs.len().saturating_sub(shape.len());
+        let axes: Vec<i64> =
+            (0..gs.len()).filter(|&i| i < lead || (shape[i - lead] == 1 && gs[i] != 1)).map(|i| i as i64).collect();
+        let summed = if axes.is_empty() { g } else { self.reduce(ReduceOp::Sum, g, Some(&axes), false)? };
+        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        self.reshape(summed, &dims)
     }
 
     /// Transposes `x` so that `axes` come last (when they are not already), returning the
