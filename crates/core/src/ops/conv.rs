@@ -462,14 +462,135 @@ impl Engine {
             ConvKind::Dilation2d => (k::DILATION2D, xd),
         };
         let g2 = g.clone();
-        self.run_windowed(name, x, Some(filter), layout, &g, out_dtype, move |b, xv, fv| {
+        let y = self.run_windowed(name, x, Some(filter), layout, &g, out_dtype, move |b, xv, fv| {
             let fv = fv.expect("a filter");
             match kind {
                 ConvKind::Conv2d | ConvKind::Conv3d => b.conv(xv, fv, &g2),
                 ConvKind::Depthwise2d => b.depthwise_conv(xv, fv, &g2),
                 ConvKind::Dilation2d => b.dilation(xv, fv, &g2),
             }
+        })?;
+        if self.taping() && matches!(kind, ConvKind::Conv2d | ConvKind::Conv3d) {
+            let dilated = g.dilations.iter().any(|&d| d > 1);
+            let (x_shape, f_shape) = (xs.clone(), fs.clone());
+            self.on_tape(&[y], &[x, filter], move |e, gr| {
+                if dilated {
+                    bail!(
+                        "Error in gradient of {op}: dilation rates greater than 1 are not yet supported in gradients. Got dilations '{}'",
+                        shape::fmt(&g.dilations[3 - spatial..])
+                    );
+                }
+                let dy = e.to_ndhwc(gr.dy(), layout)?;
+                let dx = if gr.needed[0] {
+                    let f = e.cast(gr.saved[1], DType::Float32)?;
+                    let dx = e.conv_input_grad_ndhwc(dy, f, &g)?;
+                    Some(e.from_ndhwc(dx, layout, &x_shape)?)
+                } else {
+                    None
+                };
+                let df = if gr.needed[1] {
+                    let x5 = e.to_ndhwc(gr.saved[0], layout)?;
+                    let df = e.conv_filter_grad_ndhwc(x5, dy, &g)?;
+                    let dims: Vec<i64> = f_shape.iter().map(|&d| d as i64).collect();
+                    Some(e.reshape(df, &dims)?)
+                } else {
+                    None
+                };
+                Ok(vec![dx, df])
+            })?;
+        }
+        Ok(y)
+    }
+
+    // ---- gradients of the windowed ops ----
+
+    /// A tensor in `layout` (its op's input or output) as float32 `[batch, d, h, w, channels]`.
+    fn to_ndhwc(&mut self, t: TensorId, layout: Layout) -> Result<TensorId> {
+        let mut t = self.cast(t, DType::Float32)?;
+        let mut s = self.shape(t)?.to_vec();
+        if layout.unbatched {
+            s.insert(0, 1);
+        }
+        if layout.channels_first {
+            let dims: Vec<i64> = s.iter().map(|&d| d as i64).collect();
+            t = self.reshape(t, &dims)?;
+            let perm: Vec<i64> = if layout.spatial == 2 { vec![0, 2, 3, 1] } else { vec![0, 2, 3, 4, 1] };
+            t = self.transpose(t, Some(&perm))?;
+            s = to_channels_last(&s);
+        }
+        if layout.spatial == 2 {
+            s.insert(1, 1);
+        }
+        let dims: Vec<i64> = s.iter().map(|&d| d as i64).collect();
+        self.reshape(t, &dims)
+    }
+
+    /// [`Engine::to_ndhwc`] undone: `t` `[batch, d, h, w, channels]` back to `layout`, as a
+    /// tensor of `shape`.
+    fn from_ndhwc(&mut self, t: TensorId, layout: Layout, shape: &[usize]) -> Result<TensorId> {
+        let mut t = t;
+        if layout.channels_first {
+            let s = self.shape(t)?.to_vec();
+            let perm: Vec<i64> = vec![0, 4, 1, 2, 3];
+            t = self.transpose(t, Some(&perm))?;
+            let _ = s;
+        }
+        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        self.reshape(t, &dims)
+    }
+
+    /// The input gradient of a convolution, `dy` `[b, od, oh, ow, co]` to `[b, d, h, w, ci]`.
+    fn conv_input_grad_ndhwc(&mut self, dy: TensorId, filter: TensorId, g: &ConvGeom) -> Result<TensorId> {
+        let out = vec![g.batch, g.in_size[0], g.in_size[1], g.in_size[2], g.in_channels];
+        self.check_size(&out, DType::Float32)?;
+        let g2 = g.clone();
+        self.run_kernel(k::CONV2D_BACKPROP_INPUT, &[dy, filter], move |e, backend, ins| {
+            if shape::size(&out) == 0 || shape::size(&ins[0].shape) == 0 {
+                return e.filled(&out, 0.0, DType::Float32);
+            }
+            let fshape = [g2.filter[0], g2.filter[1], g2.filter[2], g2.in_channels, g2.out_channels];
+            let fv = View { storage: &*ins[1].data.storage, shape: &fshape, dtype: DType::Float32 };
+            let storage = backend.conv_input_grad(ins[0].view(), fv, &g2)?;
+            e.output(storage, out, DType::Float32)
         })
+    }
+
+    /// The filter gradient of a convolution: for each tap, the input values it met (a strided
+    /// window of the zero-padded input, gathered) times `dy`, summed over every output.
+    fn conv_filter_grad_ndhwc(&mut self, x: TensorId, dy: TensorId, g: &ConvGeom) -> Result<TensorId> {
+        let (ci, co) = (g.in_channels, g.out_channels);
+        if g.pad.iter().any(|&p| p < 0) {
+            bail!("conv gradient: negative padding is not supported");
+        }
+        // Zero padding so that every tap's index is inside.
+        let mut before = vec![0usize; 5];
+        let mut after = vec![0usize; 5];
+        for a in 0..3 {
+            let p = g.pad[a] as usize;
+            let reach = if g.out_size[a] == 0 { 0 } else { (g.out_size[a] - 1) * g.strides[a] + (g.filter[a] - 1) * g.dilations[a] + 1 };
+            before[a + 1] = p;
+            after[a + 1] = reach.saturating_sub(g.in_size[a] + p);
+        }
+        let xp = self.pad_zeros(x, &before, &after)?;
+        let n = g.batch * g.out_spatial();
+        let dy2 = self.reshape(dy, &[n as i64, co as i64])?;
+        let mut taps = Vec::with_capacity(g.taps());
+        for tz in 0..g.filter[0] {
+            for ty in 0..g.filter[1] {
+                for tx in 0..g.filter[2] {
+                    let mut patch = xp;
+                    for (a, t) in [tz, ty, tx].into_iter().enumerate() {
+                        let idx: Vec<i32> = (0..g.out_size[a]).map(|o| (o * g.strides[a] + t * g.dilations[a]) as i32).collect();
+                        let len = idx.len();
+                        let idx = self.tensor(crate::HostData::I32(idx), &[len])?;
+                        patch = self.gather(patch, idx, (a + 1) as i64, 0)?;
+                    }
+                    let patch = self.reshape(patch, &[n as i64, ci as i64])?;
+                    taps.push(self.matmul(patch, dy2, true, false)?);
+                }
+            }
+        }
+        self.stack(&taps, 0)
     }
 
     /// `tf.conv2dTranspose` and `tf.conv3dTranspose` (tfjs's Conv2DBackpropInput and
@@ -598,11 +719,75 @@ impl Engine {
         if spatial == 2 && g.filter == [1, 1, 1] && g.out_size == g.in_size {
             // tfjs's 2-D pools return their input unchanged for a 1x1 window whose output has
             // the input's shape, whatever the strides and padding.
-            return self.run_kernel(name, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), xs.clone(), xd)));
+            let y = self.run_kernel(name, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), xs.clone(), xd)))?;
+            self.on_tape(&[y], &[], |e, g| Ok(vec![Some(e.cast(g.dy(), DType::Float32)?)]))?;
+            return Ok(y);
         }
         let layout = Layout { spatial, unbatched, channels_first: false };
         let g2 = g.clone();
-        self.run_windowed(name, x, None, layout, &g, out_dtype, move |b, xv, _| b.pool(pool, xv, &g2))
+        let y = self.run_windowed(name, x, None, layout, &g, out_dtype, move |b, xv, _| b.pool(pool, xv, &g2))?;
+        if self.taping() {
+            self.on_tape(&[y], &[x], move |e, gr| {
+                let dy = e.to_ndhwc(gr.dy(), layout)?;
+                let dx = match pool {
+                    PoolOp::Max => {
+                        let x5 = e.to_ndhwc(gr.saved[0], layout)?;
+                        e.max_pool_grad_ndhwc(x5, dy, &g)?
+                    }
+                    PoolOp::Avg => e.avg_pool_grad_ndhwc(dy, &g)?,
+                };
+                Ok(vec![Some(e.from_ndhwc(dx, layout, &xs)?)])
+            })?;
+        }
+        Ok(y)
+    }
+
+    /// Max pooling's input gradient: each dy goes to where its window's maximum was.
+    fn max_pool_grad_ndhwc(&mut self, x: TensorId, dy: TensorId, g: &ConvGeom) -> Result<TensorId> {
+        let out = vec![g.batch, g.out_size[0], g.out_size[1], g.out_size[2], g.in_channels];
+        let g2 = g.clone();
+        let positions = self.run_kernel(k::MAX_POOL_WITH_ARGMAX, &[x], move |e, backend, ins| {
+            if shape::size(&out) == 0 {
+                return e.filled(&out, 0.0, DType::Int32);
+            }
+            let storage = backend.max_pool_positions(ins[0].view(), &g2, true)?;
+            e.output(storage, out, DType::Int32)
+        })?;
+        let rows = self.reshape(positions, &[-1])?;
+        let updates = self.reshape(dy, &[-1, 1])?;
+        let size = g.batch * g.in_spatial() * g.in_channels;
+        let dx = self.scatter_rows(None, rows, updates, size)?;
+        let dims = [g.batch, g.in_size[0], g.in_size[1], g.in_size[2], g.in_channels].map(|d| d as i64);
+        self.reshape(dx, &dims)
+    }
+
+    /// Average pooling's input gradient: each dy divided by the number of input values its
+    /// window averaged (fewer at padded edges: tfjs divides by the whole window there, which
+    /// is wrong), spread over that window. Channels become batch entries of a one-channel
+    /// transposed convolution with a filter of ones.
+    fn avg_pool_grad_ndhwc(&mut self, dy: TensorId, g: &ConvGeom) -> Result<TensorId> {
+        let (b, c) = (g.batch, g.in_channels);
+        let [od, oh, ow] = g.out_size;
+        // How many input values each output averaged, axis by axis.
+        let valid = |a: usize, o: usize| (0..g.filter[a]).filter(|&t| g.input_coord(a, o, t).is_some()).count();
+        let mut counts = Vec::with_capacity(od * oh * ow);
+        for z in 0..od {
+            for y in 0..oh {
+                for x in 0..ow {
+                    counts.push((valid(0, z) * valid(1, y) * valid(2, x)).max(1) as f32);
+                }
+            }
+        }
+        let counts = self.tensor(crate::HostData::F32(counts), &[1, od, oh, ow, 1])?;
+        let scaled = self.div(dy, counts)?;
+        let t = self.transpose(scaled, Some(&[0, 4, 1, 2, 3]))?;
+        let t = self.reshape(t, &[(b * c) as i64, od as i64, oh as i64, ow as i64, 1])?;
+        let ones = self.fill(&[g.filter[0], g.filter[1], g.filter[2], 1, 1], 1.0, DType::Float32)?;
+        let g1 = ConvGeom { batch: b * c, in_channels: 1, out_channels: 1, ..g.clone() };
+        let dx = self.conv_input_grad_ndhwc(t, ones, &g1)?;
+        let [d, h, w] = g.in_size;
+        let dx = self.reshape(dx, &[b as i64, c as i64, d as i64, h as i64, w as i64])?;
+        self.transpose(dx, Some(&[0, 2, 3, 4, 1]))
     }
 
     /// `tf.maxPoolWithArgmax`: the max-pooled values and where each maximum is.

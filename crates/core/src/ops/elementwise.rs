@@ -83,7 +83,8 @@ impl Engine {
             let storage = backend.binary(op, va, vb, &out_shape, out)?;
             e.output(storage, out_shape, out)
         })?;
-        if self.taping() && binary_has_grad(op) {
+        // Logical ops have no gradient, as in tfjs: a path through one is an error.
+        if self.taping() && op.rule() != BinaryRule::Logical {
             let shapes = [self.shape(a)?.to_vec(), self.shape(b)?.to_vec()];
             let save = if op == BinaryOp::Pow { vec![a, b, y] } else { vec![a, b] };
             self.on_tape(&[y], &save, move |e, g| binary_grad(e, op, g, &shapes))?;
@@ -178,16 +179,6 @@ impl Engine {
         let s = self.scalar(v)?;
         self.binary(op, x, s)
     }
-}
-
-/// Whether tfjs differentiates a binary kernel (comparisons and logical ops have no gradient).
-fn binary_has_grad(op: BinaryOp) -> bool {
-    use BinaryOp as B;
-    matches!(
-        op,
-        B::Add | B::Sub | B::Mul | B::Div | B::DivNoNan | B::FloorDiv | B::Pow | B::Maximum | B::Minimum
-            | B::SquaredDifference | B::Atan2 | B::Mod | B::Prelu
-    )
 }
 
 /// The gradients of a binary kernel (tfjs's `*_grad.ts`), each summed back to its input's
@@ -299,7 +290,16 @@ fn binary_grad(e: &mut Engine, op: BinaryOp, g: &GradArgs, shapes: &[Vec<usize>;
             };
             (dx, dalpha)
         }
-        _ => bail!("Cannot compute gradient: gradient function not found for {}.", op.kernel_name()),
+        // Comparisons: flat, so zero (tfjs differentiates only greaterEqual this way; ops
+        // composed of the others here, such as leakyRelu and step, need them too).
+        B::LogicalAnd | B::LogicalOr | B::LogicalXor => {
+            bail!("Cannot compute gradient: gradient function not found for {}.", op.kernel_name())
+        }
+        B::Equal | B::NotEqual | B::Greater | B::GreaterEqual | B::Less | B::LessEqual => {
+            let za = if g.needed[0] { Some(e.fill(&shapes[0], 0.0, DType::Float32)?) } else { None };
+            let zb = if g.needed[1] { Some(e.fill(&shapes[1], 0.0, DType::Float32)?) } else { None };
+            return Ok(vec![za, zb]);
+        }
     };
     let mut out = Vec::with_capacity(2);
     for (d, shape) in [(da, &shapes[0]), (db, &shapes[1])] {

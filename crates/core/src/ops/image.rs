@@ -71,6 +71,7 @@ impl Engine {
             bail!("`images` must have `int32` or `float32` as dtype");
         }
         let [b, h, w, c] = if xs.len() == 3 { [1, xs[0], xs[1], xs[2]] } else { [xs[0], xs[1], xs[2], xs[3]] };
+        let c_in = c;
         let [nh, nw] = size;
         let mut out_shape = vec![b, nh, nw, c];
         if xs.len() == 3 {
@@ -79,7 +80,7 @@ impl Engine {
         let out_dtype = if method == Resize::Bilinear { DType::Float32 } else { xd };
         self.check_size(&out_shape, DType::Float32)?;
         let name = if method == Resize::Bilinear { k::RESIZE_BILINEAR } else { k::RESIZE_NEAREST_NEIGHBOR };
-        self.run_kernel(name, &[x], |e, backend, ins| {
+        let y = self.run_kernel(name, &[x], |e, backend, ins| {
             if shape::size(&out_shape) == 0 || h == 0 || w == 0 {
                 // Nothing to read (tfjs reads undefined values from an empty image: NaN).
                 let fill = if shape::size(&out_shape) == 0 { 0.0 } else { f64::NAN };
@@ -94,6 +95,31 @@ impl Engine {
                 storage = backend.cast(View { storage: &*storage, shape: &out_shape, dtype: DType::Float32 }, out_dtype)?;
             }
             e.output(storage, out_shape.clone(), out_dtype)
-        })
+        })?;
+        if self.taping() {
+            let x_dims: Vec<i64> = xs.iter().map(|&d| d as i64).collect();
+            self.on_tape(&[y], &[], move |e, g| {
+                // y = R x Cᵀ per image and channel, with R [nh, h] and C [nw, w] the
+                // interpolation weights: dx = Rᵀ dy C.
+                let weights = |e: &mut Engine, t: &Taps, old: usize| {
+                    let mut m = vec![0f32; t.lo.len() * old];
+                    for (i, ((&lo, &hi), &f)) in t.lo.iter().zip(&t.hi).zip(&t.frac).enumerate() {
+                        m[i * old + lo as usize] += 1.0 - f;
+                        m[i * old + hi as usize] += f;
+                    }
+                    e.tensor(crate::HostData::F32(m), &[t.lo.len(), old])
+                };
+                let r = weights(e, &taps(method, h, nh, align_corners, half_pixel), h)?;
+                let c = weights(e, &taps(method, w, nw, align_corners, half_pixel), w)?;
+                let dy = e.cast(g.dy(), DType::Float32)?;
+                let dy = e.reshape(dy, &[b as i64, nh as i64, nw as i64, c_in as i64])?;
+                let dy = e.transpose(dy, Some(&[0, 3, 1, 2]))?;
+                let t = e.matmul(r, dy, true, false)?;
+                let t = e.matmul(t, c, false, false)?;
+                let t = e.transpose(t, Some(&[0, 2, 3, 1]))?;
+                Ok(vec![Some(e.reshape(t, &x_dims)?)])
+            })?;
+        }
+        Ok(y)
     }
 }

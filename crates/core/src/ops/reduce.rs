@@ -63,6 +63,10 @@ impl Engine {
             let storage = backend.reduce(op, input.view(), outer, inner, out)?;
             e.output(storage, out_shape.clone(), out)
         })?;
+        if self.taping() && op == ReduceOp::Prod {
+            let axes = axes.clone();
+            self.on_tape(&[y], &[x], move |e, g| Ok(vec![Some(e.prod_grad(g.saved[0], g.dy(), &axes)?)]))?;
+        }
         if self.taping() && matches!(op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Max | ReduceOp::Min) {
             let kept: Vec<i64> = reduced_shape(&in_shape, &axes, true).iter().map(|&d| d as i64).collect();
             let save = if matches!(op, ReduceOp::Max | ReduceOp::Min) { vec![x, y] } else { vec![] };
@@ -153,7 +157,7 @@ impl Engine {
     pub fn arg_reduce(&mut self, op: ArgOp, x: TensorId, axis: i64) -> Result<TensorId> {
         let in_shape = self.shape(x)?.to_vec();
         let axes = shape::axes(Some(&[axis]), in_shape.len())?;
-        self.run_kernel(op.kernel_name(), &[x], |e, backend, ins| {
+        let y = self.run_kernel(op.kernel_name(), &[x], |e, backend, ins| {
             let Some(&axis) = axes.first() else {
                 // A scalar: its only element is at index 0.
                 return e.fill(&[], 0.0, DType::Int32);
@@ -166,7 +170,11 @@ impl Engine {
             let inner = shape::size(&in_shape[axis + 1..]);
             let storage = backend.arg_reduce(op, ins[0].view(), outer, in_shape[axis], inner)?;
             e.output(storage, out_shape, DType::Int32)
-        })
+        })?;
+        let shape = self.shape(x)?.to_vec();
+        // An index does not change with small changes of the values.
+        self.on_tape(&[y], &[], move |e, _| Ok(vec![Some(e.fill(&shape, 0.0, DType::Float32)?)]))?;
+        Ok(y)
     }
 
     /// Softmax over the last axis (`dim` must name it, as in tfjs); float32 only.
@@ -196,6 +204,37 @@ impl Engine {
             Ok(vec![Some(e.sub(dy_y, t)?)])
         })?;
         Ok(y)
+    }
+
+    /// The gradient of a product over `axes` (tfjs's): the axes moved last and merged into one,
+    /// along which each value's gradient is dy times the product of all the others (the
+    /// exclusive running products from both ends, multiplied).
+    fn prod_grad(&mut self, x: TensorId, dy: TensorId, axes: &[usize]) -> Result<TensorId> {
+        let x = self.cast(x, DType::Float32)?;
+        let s = self.shape(x)?.to_vec();
+        let rank = s.len();
+        let mut perm: Vec<usize> = (0..rank).filter(|a| !axes.contains(a)).collect();
+        perm.extend_from_slice(axes);
+        let perm_i: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
+        let moved = self.transpose(x, Some(&perm_i))?;
+        let kept: Vec<i64> = perm[..rank - axes.len()].iter().map(|&a| s[a] as i64).collect();
+        let merged: Vec<i64> = kept.iter().copied().chain([-1]).collect();
+        let flat = self.reshape(moved, &merged)?;
+        let last = kept.len() as i64;
+        let before = self.cumulative(CumOp::Prod, flat, last, true, false)?;
+        let after = self.cumulative(CumOp::Prod, flat, last, true, true)?;
+        let others = self.mul(before, after)?;
+        let dy_shape: Vec<i64> = kept.iter().copied().chain([1]).collect();
+        let dy = self.reshape(dy, &dy_shape)?;
+        let dy = self.cast(dy, DType::Float32)?;
+        let d = self.mul(dy, others)?;
+        let moved_shape: Vec<i64> = perm.iter().map(|&a| s[a] as i64).collect();
+        let d = self.reshape(d, &moved_shape)?;
+        let mut inverse = vec![0i64; rank];
+        for (i, &p) in perm.iter().enumerate() {
+            inverse[p] = i as i64;
+        }
+        self.transpose(d, Some(&inverse))
     }
 
     /// `g` summed over the axes along which `shape` was broadcast to `g`'s shape, as `shape`
