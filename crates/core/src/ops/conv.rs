@@ -470,7 +470,7 @@ impl Engine {
                 ConvKind::Dilation2d => b.dilation(xv, fv, &g2),
             }
         })?;
-        if self.taping() && matches!(kind, ConvKind::Conv2d | ConvKind::Conv3d) {
+        if self.taping() && matches!(kind, ConvKind::Conv2d | ConvKind::Conv3d | ConvKind::Depthwise2d) {
             let dilated = g.dilations.iter().any(|&d| d > 1);
             let (x_shape, f_shape) = (xs.clone(), fs.clone());
             self.on_tape(&[y], &[x, filter], move |e, gr| {
@@ -481,8 +481,12 @@ impl Engine {
                     );
                 }
                 let dy = e.to_ndhwc(gr.dy(), layout)?;
+                let depthwise = kind == ConvKind::Depthwise2d;
                 let dx = if gr.needed[0] {
                     let f = e.cast(gr.saved[1], DType::Float32)?;
+                    // A depthwise filter is a full one that links each input channel only to
+                    // its own outputs.
+                    let f = if depthwise { e.depthwise_as_full(f, g.in_channels)? } else { f };
                     let dx = e.conv_input_grad_ndhwc(dy, f, &g)?;
                     Some(e.from_ndhwc(dx, layout, &x_shape)?)
                 } else {
@@ -490,7 +494,7 @@ impl Engine {
                 };
                 let df = if gr.needed[1] {
                     let x5 = e.to_ndhwc(gr.saved[0], layout)?;
-                    let df = e.conv_filter_grad_ndhwc(x5, dy, &g)?;
+                    let df = e.conv_filter_grad_ndhwc(x5, dy, &g, depthwise)?;
                     let dims: Vec<i64> = f_shape.iter().map(|&d| d as i64).collect();
                     Some(e.reshape(df, &dims)?)
                 } else {
@@ -555,9 +559,22 @@ impl Engine {
         })
     }
 
+    /// A depthwise filter `[fh, fw, c, m]` as the full filter `[fh, fw, c, c * m]` whose input
+    /// channel `i` reaches only outputs `i * m..(i + 1) * m`.
+    fn depthwise_as_full(&mut self, f: TensorId, c: usize) -> Result<TensorId> {
+        let fs = self.shape(f)?.to_vec();
+        let (fh, fw, m) = (fs[0] as i64, fs[1] as i64, fs[3] as i64);
+        let eye = self.eye(c as i64, None, &[], DType::Float32)?;
+        let eye = self.reshape(eye, &[1, 1, c as i64, c as i64, 1])?;
+        let f = self.reshape(f, &[fh, fw, c as i64, 1, m])?;
+        let full = self.mul(f, eye)?;
+        self.reshape(full, &[fh, fw, c as i64, c as i64 * m])
+    }
+
     /// The filter gradient of a convolution: for each tap, the input values it met (a strided
-    /// window of the zero-padded input, gathered) times `dy`, summed over every output.
-    fn conv_filter_grad_ndhwc(&mut self, x: TensorId, dy: TensorId, g: &ConvGeom) -> Result<TensorId> {
+    /// window of the zero-padded input, gathered) times `dy`, summed over every output. For a
+    /// depthwise convolution each input channel meets only its own outputs.
+    fn conv_filter_grad_ndhwc(&mut self, x: TensorId, dy: TensorId, g: &ConvGeom, depthwise: bool) -> Result<TensorId> {
         let (ci, co) = (g.in_channels, g.out_channels);
         if g.pad.iter().any(|&p| p < 0) {
             bail!("conv gradient: negative padding is not supported");
@@ -585,8 +602,17 @@ impl Engine {
                         let idx = self.tensor(crate::HostData::I32(idx), &[len])?;
                         patch = self.gather(patch, idx, (a + 1) as i64, 0)?;
                     }
-                    let patch = self.reshape(patch, &[n as i64, ci as i64])?;
-                    taps.push(self.matmul(patch, dy2, true, false)?);
+                    if depthwise {
+                        // dW[c, q] = sum over outputs of x[., c] * dy[., c * m + q]
+                        let m = (co / ci.max(1)) as i64;
+                        let patch = self.reshape(patch, &[n as i64, ci as i64, 1])?;
+                        let dy3 = self.reshape(dy2, &[n as i64, ci as i64, m])?;
+                        let prod = self.mul(patch, dy3)?;
+                        taps.push(self.reduce(crate::ReduceOp::Sum, prod, Some(&[0]), false)?);
+                    } else {
+                        let patch = self.reshape(patch, &[n as i64, ci as i64])?;
+                        taps.push(self.matmul(patch, dy2, true, false)?);
+                    }
                 }
             }
         }

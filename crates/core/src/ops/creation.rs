@@ -75,7 +75,18 @@ impl Engine {
             let op = if value == 0.0 { "zerosLike" } else { "onesLike" };
             bail!("{op} is not supported for string tensors");
         }
-        self.run_kernel_any(kernel, &[x], |e, _, ins| e.filled(&ins[0].shape, value, ins[0].dtype))
+        let y = self.run_kernel_any(kernel, &[x], |e, _, ins| e.filled(&ins[0].shape, value, ins[0].dtype))?;
+        self.zero_grad(y, x)?;
+        Ok(y)
+    }
+
+    /// Records a zero gradient for `x` (ops whose value does not vary with `x`'s values).
+    pub(crate) fn zero_grad(&mut self, y: TensorId, x: TensorId) -> Result<()> {
+        if !self.taping() {
+            return Ok(());
+        }
+        let shape = self.shape(x)?.to_vec();
+        self.on_tape(&[y], &[], move |e, _| Ok(vec![Some(e.fill(&shape, 0.0, DType::Float32)?)]))
     }
 
     /// `tf.range(start, stop, step, dtype)`, including tfjs's handling of empty ranges.
@@ -163,10 +174,12 @@ impl Engine {
         let mut out_shape = self.shape(indices)?.to_vec();
         out_shape.push(depth);
         self.check_size(&out_shape, dtype)?;
-        self.run_kernel(k::ONE_HOT, &[indices], |e, backend, ins| {
+        let y = self.run_kernel(k::ONE_HOT, &[indices], |e, backend, ins| {
             let storage = backend.one_hot(ins[0].view(), depth, on, off, dtype)?;
             e.output(storage, out_shape, dtype)
-        })
+        })?;
+        self.zero_grad(y, indices)?;
+        Ok(y)
     }
 
     /// Random values, tfjs's for the same `seed` string (a random one when `None`). Uniform

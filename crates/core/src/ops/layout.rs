@@ -449,13 +449,21 @@ impl Engine {
             None => (k::SCATTER_ND, vec![rows, updates]),
             Some(b) => (k::TENSOR_SCATTER_UPDATE, vec![rows, updates, b]),
         };
-        self.run_kernel(kernel, &inputs, |e, backend, ins| {
+        let y = self.run_kernel(kernel, &inputs, |e, backend, ins| {
             if num_rows * slice == 0 || (m == 0 && base.is_none()) {
                 return e.filled(&out_shape, 0.0, dtype);
             }
             let base_view = ins.get(2).map(Input::view);
             let storage = backend.scatter(base_view, ins[0].view(), ins[1].view(), num_rows, base.is_none())?;
             e.output(storage, out_shape.clone(), dtype)
-        })
+        })?;
+        if base.is_none() {
+            // Each update went to one row of the sum: its gradient is that row of dy.
+            self.on_tape(&[y], &[rows], |e, g| {
+                let dy = e.cast(g.dy(), DType::Float32)?;
+                Ok(vec![None, Some(e.gather(dy, g.saved[0], 0, 0)?)])
+            })?;
+        }
+        Ok(y)
     }
 }

@@ -171,9 +171,8 @@ impl Engine {
             let storage = backend.arg_reduce(op, ins[0].view(), outer, in_shape[axis], inner)?;
             e.output(storage, out_shape, DType::Int32)
         })?;
-        let shape = self.shape(x)?.to_vec();
         // An index does not change with small changes of the values.
-        self.on_tape(&[y], &[], move |e, _| Ok(vec![Some(e.fill(&shape, 0.0, DType::Float32)?)]))?;
+        self.zero_grad(y, x)?;
         Ok(y)
     }
 
