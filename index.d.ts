@@ -372,6 +372,10 @@ export interface Engine {
   readonly backendNames: string[];
   setBackend(backendName: string): Promise<boolean>;
   ready(): Promise<void>;
+  /** Whether a kernel run now is recorded for a gradient. */
+  isTapeOn(): boolean;
+  gradients<T extends Tensor>(f: () => T, xs: Tensor[], dy?: T, allowNoGradients?: boolean):
+    { value: T; grads: Tensor[] };
 }
 
 export type ScopeFn<T extends TensorContainer> = () => T;
@@ -791,6 +795,22 @@ export function engine(): Engine;
 export function variable<R extends Rank>(initialValue: Tensor<R>, trainable?: boolean,
   name?: string, dtype?: DataType): Variable<R>;
 export function disposeVariables(): void;
+
+// Gradients
+export function grad(f: (x: Tensor) => Tensor): (x: Tensor | TensorLike, dy?: Tensor | TensorLike) => Tensor;
+export function grads(f: (...args: Tensor[]) => Tensor):
+  (args: Array<Tensor | TensorLike>, dy?: Tensor | TensorLike) => Tensor[];
+export function valueAndGrad<I extends Tensor, O extends Tensor>(f: (x: I) => O):
+  (x: I, dy?: O) => { value: O; grad: I };
+export function valueAndGrads<O extends Tensor>(f: (...args: Tensor[]) => O):
+  (args: Tensor[], dy?: O) => { grads: Tensor[]; value: O };
+export function variableGrads(f: () => Scalar, varList?: Variable[]):
+  { value: Scalar; grads: NamedTensorMap };
+export type GradSaveFunc = (save: Tensor[]) => void;
+export function customGrad<T extends Tensor>(
+  f: (...args: Array<Tensor | GradSaveFunc>) => { value: T; gradFunc: (dy: T, saved: Tensor[]) => Tensor | Tensor[] }):
+  (...args: Tensor[]) => T;
+
 export function getBackend(): string;
 export function setBackend(backendName: string): Promise<boolean>;
 export function ready(): Promise<void>;

@@ -83,6 +83,15 @@ async function main(): Promise<void> {
   tf.square(s);
   tf.engine().endScope();
 
+  const dsq = tf.grad((x: tf.Tensor) => x.square().sum());
+  const dx: tf.Tensor = dsq(tf.tensor1d([1, 2]));
+  const { value: vg, grads: vgs } = tf.valueAndGrads((a: tf.Tensor, b: tf.Tensor) => a.mul(b).sum())([s, s]);
+  const cg = tf.customGrad((x, save) => {
+    (save as tf.GradSaveFunc)([x as tf.Tensor]);
+    return { value: (x as tf.Tensor).square(), gradFunc: (dy, saved) => [dy.mul(saved[0].abs())] };
+  });
+  tf.dispose([dx, vg, ...vgs, cg(s)]);
+
   const kept = tf.keep(tf.scalar(1));
   tf.dispose([kept, z, m, mx, am, sm, r3, ex, sq, tr, cc, st, sl, sl2, g, oh, e, rn, ru, ln, rg]);
   tf.dispose({ zs, os, fl, zl, cl, ca, f32, y, named });

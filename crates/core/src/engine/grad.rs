@@ -288,7 +288,7 @@ impl Engine {
 
     /// `tf.grads`' engine half for Rust callers: the value of `f` and the gradient of each of
     /// `xs` (`None` where `f` does not depend on it; an error unless `allow_no_gradients`
-    /// when it depends on none).
+    /// when it depends on none). On error nothing is left, the value included.
     pub fn gradients(
         &mut self,
         f: impl FnOnce(&mut Engine) -> Result<TensorId>,
@@ -300,13 +300,19 @@ impl Engine {
         let y = f(self);
         self.forward_end(y.as_ref().ok().copied());
         let y = y?;
-        self.backward_start(y, xs, dy, allow_no_gradients)?;
+        if let Err(e) = self.backward_start(y, xs, dy, allow_no_gradients) {
+            self.dispose(y);
+            return Err(e);
+        }
         let ran = match self.backward_run() {
             Ok(BackwardStep::Done) => Ok(()),
             Ok(BackwardStep::External { .. }) => Err(crate::Error("an external gradient has no caller to run it".into())),
             Err(e) => Err(e),
         };
         let grads = self.backward_end(ran.is_ok());
+        if ran.is_err() {
+            self.dispose(y);
+        }
         ran.map(|_| (y, grads))
     }
 
