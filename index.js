@@ -69,6 +69,10 @@ Object.assign(tf, {
   customGrad: gradientsm.customGrad,
 });
 
+// Optimizers (tf.train; the rules and their state are native).
+const trainm = require('./lib/train');
+Object.assign(tf, trainm);
+
 // tf.util, tf.tensor_util (tfjs-core's helpers) and tf.metrics (tfjs-layers').
 const { util, tensor_util } = require('./lib/util');
 const { metrics } = require('./lib/ops/metrics');

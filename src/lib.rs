@@ -7,6 +7,7 @@ mod engine;
 mod grad;
 mod ops;
 mod tensors;
+mod train;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

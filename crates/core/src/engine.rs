@@ -633,6 +633,11 @@ impl Engine {
     }
 
     /// Names and ids of every live variable.
+    /// The variable registered as `name`.
+    pub fn variable_named(&self, name: &str) -> Option<TensorId> {
+        self.variables.get(name).copied()
+    }
+
     pub fn variables(&self) -> Vec<(String, TensorId)> {
         let mut v: Vec<_> = self.variables.iter().map(|(n, &id)| (n.clone(), id)).collect();
         v.sort_by_key(|(_, id)| *id);

@@ -11,6 +11,7 @@ pub mod kernels;
 pub mod ops;
 pub mod random;
 pub mod shape;
+pub mod train;
 
 pub use backend::{ArgOp, Backend, BackendMemory, ConvGeom, CumOp, PoolOp, Taps, Buffer, DataId, ReadDone, ReduceOp, Storage, View};
 pub use dtype::{js_to_int32, numeric_only, DType, HostData};
