@@ -268,6 +268,18 @@ conv.push(['sigmoidCrossEntropy SUM', (tf) => tf.grad((z) => tf.losses.sigmoidCr
 const DENSE = [T([3, 4]), T([4, 3]), T([3])];
 conv.push(['dense layer: matMul, add, relu, softmaxCrossEntropy', (tf) => tf.grads((x, w, b) =>
   tf.losses.softmaxCrossEntropy(LAB(tf), tf.relu(x.matMul(w).add(b))))(DENSE.map((m) => m(tf)))]);
+conv.push(['conv3d', G((tf, x, w) => tf.conv3d(x, w, 1, 'same'), T([1, 3, 4, 3, 2]), T([2, 2, 2, 2, 2]))]);
+conv.push(['separableConv2d', G((tf, x, d, q) => tf.separableConv2d(x, d, q, 1, 'same'), T([1, 4, 4, 2]), T([2, 2, 2, 2]), T([1, 1, 4, 3]))]);
+conv.push(['maxPool3d', G((tf, x) => tf.maxPool3d(x, 2, 1, 'same'), T([1, 3, 3, 3, 2]))]);
+conv.push(['avgPool3d valid', G((tf, x) => tf.avgPool3d(x, 2, 1, 'valid'), T([1, 3, 3, 3, 2]))]);
+conv.push(['fused.matMul bias relu', G((tf, a, b, c) => tf.fused.matMul({ a, b, bias: c, activation: 'relu' }), T([3, 4]), T([4, 2]), T([2]))]);
+conv.push(['fused.conv2d bias elu', G((tf, x, w, b) => tf.fused.conv2d({ x, filter: w, bias: b, activation: 'elu', strides: 1, pad: 'same' }),
+  T([1, 3, 3, 2]), T([2, 2, 2, 2]), T([2]))]);
+conv.push(['batchNorm', G((tf, x, m, v, o, sc) => tf.batchNorm(x, m, v.abs().add(0.5), o, sc, 0.01), T([2, 2, 3]), T([3]), T([3]), T([3]), T([3]))]);
+conv.push(['unsortedSegmentSum', G((tf, x) => tf.unsortedSegmentSum(x, tf.tensor1d([1, 0, 1], 'int32'), 3), T([3, 2]))]);
+conv.push(['spaceToBatchND', G((tf, x) => tf.spaceToBatchND(x, [2, 2], [[0, 0], [0, 2]]), T([1, 4, 2, 1]))]);
+conv.push(['batchToSpaceND', G((tf, x) => tf.batchToSpaceND(x, [2, 2], [[0, 0], [0, 0]]), T([4, 1, 2, 1]))]);
+conv.push(['logSigmoid, norm, euclideanNorm, addN', G((tf, a, b) => tf.addN([a.logSigmoid(), tf.norm(a, 1, 1, true).mul(b), tf.euclideanNorm(b, 0).mul(a)]), X, DY)]);
 cases('conv, pooling, resize and loss gradients', conv.map(([n, p, o]) => [n, p, o || TOL]));
 
 // ---------------------------------------------------------------- higher order and customGrad
@@ -297,6 +309,18 @@ cases('higher order and customGrad', [
     save([p, q]);
     return { value: p.mul(q), gradFunc: (dy, [sp, sq]) => [dy.mul(sq).mul(3), dy.mul(sp)] };
   })(a, b))([XS(tf), DY(tf).reshape([6]).slice(0, 4)])],
+  ['customGrad nested in customGrad', (tf) => tf.grad((x) => tf.customGrad((p) => ({
+    value: tf.customGrad((q) => ({ value: q.mul(2), gradFunc: (dy) => dy.mul(100) }))(p), gradFunc: (dy) => dy.mul(5),
+  }))(x))(XS(tf))],
+  ['grad of grad of customGrad', (tf) => tf.grad(tf.grad((x) => tf.customGrad((p, save) => {
+    save([p]);
+    return { value: p.square(), gradFunc: (dy, [sp]) => dy.mul(sp).mul(3) };
+  })(x)))(XS(tf))],
+  ['tidy inside f', (tf) => tf.grad((x) => tf.tidy(() => x.square().sum()))(XS(tf))],
+  ['int32 x differentiated directly', (tf) => tf.grad((x) => x.mul(2))(tf.tensor1d([1, 2], 'int32'))],
+  ['empty x', (tf) => tf.grad((x) => x.square().sum())(tf.zeros([0, 3]))],
+  ['zero gradients of isFinite, greaterEqual, oneHot', (tf) => tf.grad((x) => tf.isFinite(x).toFloat().add(tf.greaterEqual(x, 0).toFloat())
+    .mul(x).sum().add(tf.oneHot(x.abs().toInt(), 3).sum()))(XS(tf))],
   ['customGrad with an input it does not need', (tf) => tf.grad((x) => tf.customGrad((p, q) => ({
     value: p.add(q), gradFunc: (dy) => [dy.mul(5), dy.mul(7)],
   }))(x, tf.ones([4])))(XS(tf))],
@@ -320,6 +344,11 @@ cases('variableGrads', [
   ['explicit list', (tf) => vg(tf, 'v2', loss, (a, b) => [b])],
   ['non-trainable variable gives null', (tf) => vg(tf, 'v3', loss, (a, b, c) => [a, c])],
   ['a variable not used', (tf) => vg(tf, 'v4', (t, a) => a.sum(), (a, b) => [a, b])],
+  ['customGrad of a variable', (tf) => vg(tf, 'v8', (t, a) => t.customGrad((p) => ({ value: p.square(), gradFunc: (dy) => dy.mul(7) }))(a).sum())],
+  ['a variable as x of grads, twice', (tf) => {
+    const v = tf.variable(tf.tensor1d([1, 2]), true, 'v9');
+    try { return tf.grads((p, q) => p.mul(q).sum())([v, v]); } finally { v.dispose(); }
+  }],
   ['no trainable variable', (tf) => vg(tf, 'v5', loss, (a, b, c) => [c])],
   ['no connection', (tf) => vg(tf, 'v6', (t) => t.scalar(1), (a, b) => [a, b])],
   ['non-scalar result', (tf) => vg(tf, 'v7', (t, a) => a.square())],
@@ -343,6 +372,7 @@ cases('gradient errors', [
   ['dy int32', (tf) => tf.grad((x) => x.square())(X(tf), tf.ones([2, 3], 'int32'))],
   ['grad through logicalAnd', (tf) => tf.grad((x) => tf.logicalAnd(x.cast('bool'), x.cast('bool')).cast('float32').mul(x))(X(tf))],
   ['grad of grad through prod (no Cumprod gradient)', (tf) => tf.grad(tf.grad((x) => tf.prod(x)))(XS(tf))],
+  ['x returned as y (no op between them)', (tf) => tf.valueAndGrad((x) => x)(XS(tf), DY4(tf))],
   ['f returns a number', (tf) => tf.grad(() => 3)(tf.scalar(1))],
   ['grads args not an array', (tf) => tf.grads((x) => x)(tf.scalar(1))],
   ['valueAndGrad x not a tensor', (tf) => tf.valueAndGrad((x) => x)([1, 2])],
@@ -396,6 +426,9 @@ describe('gradients where tidytensor deliberately differs from tfjs', () => {
     checkLinear((tf, x) => tf.mirrorPad(x, [[1, 2], [2, 1]], 'reflect'), [4, 4]);
     checkLinear((tf, x) => tf.mirrorPad(x, [[2, 1], [0, 2]], 'symmetric'), [3, 4]);
   });
+  it('avgPool3d same', () => {
+    checkLinear((tf, x) => tf.avgPool3d(x, 2, 1, 'same'), [1, 3, 3, 3, 1]);
+  });
   it('comparisons have a zero gradient', () => {
     const xs = [-1.5, 0.5, 2, -0.25];
     for (const cmp of ['greater', 'less', 'equal', 'notEqual', 'lessEqual']) {
@@ -405,6 +438,21 @@ describe('gradients where tidytensor deliberately differs from tfjs', () => {
       got.dispose();
     }
   });
+});
+
+// tfjs's resize gradients ignore halfPixelCenters and fail on non-square sizes ("The gradient
+// of input 'images' has shape '1,4,3,1'"); checked here against tfjs's forward pass.
+describe('resize gradients where tfjs is wrong', () => {
+  for (const op of ['resizeBilinear', 'resizeNearestNeighbor']) {
+    it(`${op} halfPixelCenters`, () => {
+      checkLinear((tf, x) => tf.image[op](x, [5, 5], false, true), [1, 3, 3, 1]);
+      checkLinear((tf, x) => tf.image[op](x, [2, 2], false, true), [2, 4, 4, 1]);
+    });
+    it(`${op} non-square`, () => {
+      checkLinear((tf, x) => tf.image[op](x, [5, 3]), [1, 3, 4, 2]);
+      checkLinear((tf, x) => tf.image[op](x, [2, 7], true), [1, 3, 4, 1]);
+    });
+  }
 });
 
 // Second derivatives against central finite differences of float64 functions, on tidytensor

@@ -10,7 +10,7 @@
 //   --json=FILE                also write every sample to FILE
 //   --from=FILE                print the table of a run saved with --json; runs nothing
 //   --only=ID,ID               run only these workloads (matmul256, matmul512, matmul1024,
-//                              chain, smalladd, createdispose)
+//                              chain, smalladd, createdispose, the nn workloads, trainstep)
 //   --impls=A,B                run only these implementations (tidytensor, tfjs-cpu,
 //                              tfjs-wasm, tfjs-node)
 //   --tidytensor-backends=B,B  one tidytensor column per backend (each child gets
@@ -142,6 +142,7 @@ const TARGETS = {
   resizebilinear: { speedup: 2 },
   softmax: { speedup: 2 },
   logsumexp: { speedup: 2 },
+  trainstep: { speedup: 2 },
 };
 
 function targetLines(columns, peak) {

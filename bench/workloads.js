@@ -308,6 +308,48 @@ const workloads = [
     },
   },
   ...nnWorkloads,
+  {
+    // issue 9's target: dense 784→256 relu with an l2(0.01) kernel penalty, dense 256→10
+    // softmax, categorical cross-entropy, adam, batch 128, written with optimizer.minimize.
+    id: 'trainstep',
+    label: 'training step: dense 784→256 relu + l2, dense 10 softmax, adam, batch 128',
+    unit: 'samples/s',
+    higherIsBetter: true,
+    run(tf) {
+      const batch = 128;
+      const x = tf.tensor2d(randomFloats(batch * 784, 81), [batch, 784]);
+      const labels = Array.from({ length: batch }, (_, i) => (i * 7) % 10);
+      const y = tf.oneHot(tf.tensor1d(labels, 'int32'), 10).toFloat();
+      const glorot = (rows, cols, seed) => {
+        const lim = Math.sqrt(6 / (rows + cols));
+        return tf.variable(tf.tensor2d(randomFloats(rows * cols, seed).map((v) => v * lim), [rows, cols]));
+      };
+      const w1 = glorot(784, 256, 82);
+      const b1 = tf.variable(tf.zeros([256]));
+      const w2 = glorot(256, 10, 83);
+      const b2 = tf.variable(tf.zeros([10]));
+      const optimizer = tf.train.adam(0.001);
+      const loss = () => tf.tidy(() => {
+        const h = tf.relu(tf.matMul(x, w1).add(b1));
+        const logits = tf.matMul(h, w2).add(b2);
+        const ce = tf.losses.softmaxCrossEntropy(y, logits);
+        return ce.add(tf.sum(tf.square(w1)).mul(0.01));
+      });
+      let first = NaN;
+      let last = NaN;
+      const step = () => {
+        const cost = optimizer.minimize(loss, true, [w1, b1, w2, b2]);
+        last = cost.dataSync()[0];
+        if (Number.isNaN(first)) first = last;
+        cost.dispose();
+      };
+      const { perIter, iters } = measure(step);
+      optimizer.dispose();
+      tf.dispose([x, y, w1, b1, w2, b2]);
+      const rate = perIter.map((ms) => (batch * 1000) / ms);
+      return { value: median(rate), samples: rate, iters, check: last < first ? 'ok' : `loss ${first} -> ${last}: not falling` };
+    },
+  },
 ];
 
 // Runs every workload (or those whose id is in `only`) and returns one result per workload.
