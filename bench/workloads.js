@@ -319,15 +319,16 @@ const workloads = [
       const batch = 128;
       const x = tf.tensor2d(randomFloats(batch * 784, 81), [batch, 784]);
       const labels = Array.from({ length: batch }, (_, i) => (i * 7) % 10);
-      const y = tf.oneHot(tf.tensor1d(labels, 'int32'), 10).toFloat();
-      const glorot = (rows, cols, seed) => {
+      const y = tf.tidy(() => tf.oneHot(tf.tensor1d(labels, 'int32'), 10).toFloat());
+      // Variables outlive tidy; their initial values do not.
+      const glorot = (rows, cols, seed) => tf.tidy(() => {
         const lim = Math.sqrt(6 / (rows + cols));
         return tf.variable(tf.tensor2d(randomFloats(rows * cols, seed).map((v) => v * lim), [rows, cols]));
-      };
+      });
       const w1 = glorot(784, 256, 82);
-      const b1 = tf.variable(tf.zeros([256]));
+      const b1 = tf.tidy(() => tf.variable(tf.zeros([256])));
       const w2 = glorot(256, 10, 83);
-      const b2 = tf.variable(tf.zeros([10]));
+      const b2 = tf.tidy(() => tf.variable(tf.zeros([10])));
       const optimizer = tf.train.adam(0.001);
       const loss = () => tf.tidy(() => {
         const h = tf.relu(tf.matMul(x, w1).add(b1));
