@@ -216,15 +216,8 @@ class OptimizerConstructors {
   }
 }
 
-const train = {
-  sgd: OptimizerConstructors.sgd,
-  momentum: OptimizerConstructors.momentum,
-  rmsprop: OptimizerConstructors.rmsprop,
-  adam: OptimizerConstructors.adam,
-  adadelta: OptimizerConstructors.adadelta,
-  adamax: OptimizerConstructors.adamax,
-  adagrad: OptimizerConstructors.adagrad,
-};
+// tfjs's tf.train is the OptimizerConstructors class itself.
+const train = OptimizerConstructors;
 
 module.exports = {
   train, Optimizer, OptimizerConstructors, SGDOptimizer, MomentumOptimizer, AdagradOptimizer,
