@@ -4,10 +4,10 @@
 //! channels-first data is transposed to channels-last and back around the kernel.
 
 use super::require_dtype;
-use crate::backend::{ConvGeom, PoolOp};
+use crate::backend::{ConvGeom, CumOp, PoolOp};
 // A number as JavaScript prints it.
 use crate::random::js_number_string as js;
-use crate::{bail, kernels as k, shape, Backend, DType, Engine, Result, Storage, TensorId, View};
+use crate::{bail, kernels as k, shape, Backend, BinaryOp, DType, Engine, Result, Storage, TensorId, UnaryOp, View};
 
 /// tfjs's `pad` argument.
 #[derive(Clone, Debug, PartialEq)]
@@ -679,7 +679,7 @@ impl Engine {
         let cropped = want != dfull;
         let name = if spatial == 2 { k::CONV2D_BACKPROP_INPUT } else { k::CONV3D_BACKPROP_INPUT_V2 };
         self.check_size(&xs, DType::Float32)?;
-        self.run_kernel(name, &[dy, filter], |e, backend, ins| {
+        let y = self.run_kernel(name, &[dy, filter], |e, backend, ins| {
             let dyin = if cropped {
                 let d =
                     if unbatched { e.reshape(dy, &dfull.iter().map(|&d| d as i64).collect::<Vec<_>>())? } else { dy };
@@ -701,6 +701,58 @@ impl Engine {
             let storage = backend.conv_input_grad(dv, fv, &g)?;
             let out_shape = if unbatched { xs[1..].to_vec() } else { xs.clone() };
             e.output(storage, out_shape, DType::Float32)
+        })?;
+        if self.taping() {
+            self.on_tape(&[y], &[dy, filter], move |e, gr| {
+                if g.dilations.iter().any(|&d| d > 1) {
+                    bail!("Error in gradient of {op}: dilation rates greater than 1 are not yet supported in gradients.");
+                }
+                // The transposed convolution's own gradients: the convolution of the incoming
+                // gradient (for dy), and a filter gradient with the roles of x and dy swapped.
+                let ddx = e.cast(gr.dy(), DType::Float32)?;
+                let x5 = [g.batch, g.in_size[0], g.in_size[1], g.in_size[2], g.in_channels].map(|d| d as i64);
+                let ddx = e.reshape(ddx, &x5)?;
+                let d_dy = if gr.needed[0] {
+                    let f = e.cast(gr.saved[1], DType::Float32)?;
+                    let c = e.conv_ndhwc(ddx, f, &g)?;
+                    let want_dims: Vec<i64> = want.iter().map(|&d| d as i64).collect();
+                    let c = e.reshape(c, &want_dims)?;
+                    let after: Vec<usize> = dfull.iter().zip(&want).map(|(d, w)| d - w).collect();
+                    let c = e.pad_zeros(c, &vec![0; after.len()], &after)?;
+                    Some(e.reshape(c, &ds.iter().map(|&d| d as i64).collect::<Vec<_>>())?)
+                } else {
+                    None
+                };
+                let d_f = if gr.needed[1] {
+                    let d = e.cast(gr.saved[0], DType::Float32)?;
+                    let d = e.reshape(d, &dfull.iter().map(|&v| v as i64).collect::<Vec<_>>())?;
+                    let d = e.slice(d, &vec![0; want.len()], &want.iter().map(|&v| v as i64).collect::<Vec<_>>())?;
+                    let d5 = [g.batch, g.out_size[0], g.out_size[1], g.out_size[2], g.out_channels].map(|v| v as i64);
+                    let d = e.reshape(d, &d5)?;
+                    let df = e.conv_filter_grad_ndhwc(ddx, d, &g, false)?;
+                    Some(e.reshape(df, &fs.iter().map(|&v| v as i64).collect::<Vec<_>>())?)
+                } else {
+                    None
+                };
+                Ok(vec![d_dy, d_f])
+            })?;
+        }
+        Ok(y)
+    }
+
+    /// A convolution of `x` `[b, d, h, w, ci]` with a full filter, as `[b, od, oh, ow, co]`.
+    fn conv_ndhwc(&mut self, x: TensorId, filter: TensorId, g: &ConvGeom) -> Result<TensorId> {
+        let out = vec![g.batch, g.out_size[0], g.out_size[1], g.out_size[2], g.out_channels];
+        self.check_size(&out, DType::Float32)?;
+        let g2 = g.clone();
+        self.run_kernel(k::CONV2D, &[x, filter], move |e, backend, ins| {
+            if shape::size(&out) == 0 || shape::size(&ins[0].shape) == 0 {
+                return e.filled(&out, 0.0, DType::Float32);
+            }
+            let fshape = [g2.filter[0], g2.filter[1], g2.filter[2], g2.in_channels, g2.out_channels];
+            let fv = View { storage: &*ins[1].data.storage, shape: &fshape, dtype: DType::Float32 };
+            let storage = backend.conv(ins[0].view(), fv, &g2)?;
+            e.output(storage, out, DType::Float32)
         })
     }
 
@@ -863,7 +915,7 @@ impl Engine {
         }
         // A negative radius is an empty window: the sum is 0.
         let (radius, alpha) = if radius < 0.0 { (0, 0.0) } else { (radius.min(u32::MAX as f64) as usize, alpha) };
-        self.run_kernel(k::LRN, &[x], |e, backend, ins| {
+        let y = self.run_kernel(k::LRN, &[x], |e, backend, ins| {
             let channels = *xs.last().expect("rank 3 or 4");
             if shape::size(&xs) == 0 {
                 return e.filled(&xs, 0.0, xd);
@@ -875,6 +927,46 @@ impl Engine {
                 storage = backend.cast(View { storage: &*storage, shape: &xs, dtype: DType::Float32 }, xd)?;
             }
             e.output(storage, xs.clone(), xd)
-        })
+        })?;
+        if self.taping() {
+            self.on_tape(&[y], &[x, y], move |e, g| {
+                // y = x N^-beta with N = bias + alpha * (window sum of x²) over the channels:
+                // dx_k = dy_k N_k^-beta - 2 alpha beta x_k * (window sum of dy y / N)_k.
+                let (x, y) = (e.cast(g.saved[0], DType::Float32)?, e.cast(g.saved[1], DType::Float32)?);
+                let dy = e.cast(g.dy(), DType::Float32)?;
+                let x2 = e.unary(UnaryOp::Square, x)?;
+                let s = e.window_sum_last(x2, radius)?;
+                let a = e.scalar(alpha)?;
+                let n = e.mul(s, a)?;
+                let b = e.scalar(bias)?;
+                let n = e.add(n, b)?;
+                let nb = e.scalar(-beta)?;
+                let n_pow = e.binary(BinaryOp::Pow, n, nb)?;
+                let direct = e.mul(dy, n_pow)?;
+                let dyy = e.mul(dy, y)?;
+                let q = e.div(dyy, n)?;
+                let t = e.window_sum_last(q, radius)?;
+                let t = e.mul(t, x)?;
+                let c = e.scalar(2.0 * alpha * beta)?;
+                let t = e.mul(t, c)?;
+                Ok(vec![Some(e.sub(direct, t)?)])
+            })?;
+        }
+        Ok(y)
+    }
+
+    /// For each position, the sum of `t` over `[c - radius, c + radius]` along the last axis
+    /// (clipped to it): differences of a running sum over `t` padded with zeros.
+    fn window_sum_last(&mut self, t: TensorId, radius: usize) -> Result<TensorId> {
+        let s = self.shape(t)?.to_vec();
+        let (rank, c) = (s.len(), *s.last().unwrap_or(&0));
+        let (mut before, mut after) = (vec![0; rank], vec![0; rank]);
+        before[rank - 1] = radius;
+        after[rank - 1] = radius + 1;
+        let padded = self.pad_zeros(t, &before, &after)?;
+        let sums = self.cumulative(CumOp::Sum, padded, -1, true, false)?;
+        let hi = self.slice_axis(sums, rank - 1, 2 * radius + 1, c)?;
+        let lo = self.slice_axis(sums, rank - 1, 0, c)?;
+        self.sub(hi, lo)
     }
 }
