@@ -470,6 +470,19 @@ impl Engine {
                 ConvKind::Dilation2d => b.dilation(xv, fv, &g2),
             }
         })?;
+        if self.taping() && kind == ConvKind::Dilation2d {
+            let (x_shape, f_shape, g) = (xs.clone(), fs.clone(), g.clone());
+            self.on_tape(&[y], &[x, filter], move |e, gr| {
+                let dy = e.to_ndhwc(gr.dy(), layout)?;
+                let x5 = e.to_ndhwc(gr.saved[0], layout)?;
+                let f = e.cast(gr.saved[1], DType::Float32)?;
+                let (dx, df) = e.dilation_grads_ndhwc(x5, f, dy, &g)?;
+                let dx = if gr.needed[0] { Some(e.from_ndhwc(dx, layout, &x_shape)?) } else { None };
+                let dims: Vec<i64> = f_shape.iter().map(|&d| d as i64).collect();
+                let df = if gr.needed[1] { Some(e.reshape(df, &dims)?) } else { None };
+                Ok(vec![dx, df])
+            })?;
+        }
         if self.taping() && matches!(kind, ConvKind::Conv2d | ConvKind::Conv3d | ConvKind::Depthwise2d) {
             let dilated = g.dilations.iter().any(|&d| d > 1);
             let (x_shape, f_shape) = (xs.clone(), fs.clone());
@@ -507,6 +520,88 @@ impl Engine {
     }
 
     // ---- gradients of the windowed ops ----
+
+    /// The gradients of a grayscale dilation (tfjs's Dilation2DBackpropInput/Filter): each dy
+    /// goes to the input value and the filter tap of its window's maximum (the first, in tap
+    /// order). Each tap's candidates are gathered from the input padded with -Infinity (a tap
+    /// outside never wins), and the input gradient scattered back to where they came from.
+    fn dilation_grads_ndhwc(&mut self, x: TensorId, f: TensorId, dy: TensorId, g: &ConvGeom) -> Result<(TensorId, TensorId)> {
+        let c = g.in_channels;
+        let (mut before, mut after) = (vec![0usize; 5], vec![0usize; 5]);
+        for a in 0..3 {
+            if g.pad[a] < 0 {
+                bail!("dilation2d gradient: negative padding is not supported");
+            }
+            let p = g.pad[a] as usize;
+            let reach = if g.out_size[a] == 0 { 0 } else { (g.out_size[a] - 1) * g.strides[a] + (g.filter[a] - 1) * g.dilations[a] + 1 };
+            before[a + 1] = p;
+            after[a + 1] = reach.saturating_sub(g.in_size[a] + p);
+        }
+        let xp = self.pad_with(x, &before, &after, f64::NEG_INFINITY)?;
+        let padded: Vec<usize> = (0..3).map(|a| g.in_size[a] + before[a + 1] + after[a + 1]).collect();
+        let taps = g.taps();
+        let fw = self.reshape(f, &[taps as i64, c as i64])?;
+        let n = g.batch * g.out_spatial() * c;
+        let (mut values, mut rows) = (Vec::with_capacity(taps), Vec::with_capacity(taps));
+        let mut t = 0;
+        for tz in 0..g.filter[0] {
+            for ty in 0..g.filter[1] {
+                for tx in 0..g.filter[2] {
+                    let mut patch = xp;
+                    for (a, tap) in [tz, ty, tx].into_iter().enumerate() {
+                        let idx: Vec<i32> = (0..g.out_size[a]).map(|o| (o * g.strides[a] + tap * g.dilations[a]) as i32).collect();
+                        let len = idx.len();
+                        let idx = self.tensor(crate::HostData::I32(idx), &[len])?;
+                        patch = self.gather(patch, idx, (a + 1) as i64, 0)?;
+                    }
+                    let w = self.slice_axis(fw, 0, t, 1)?;
+                    let w = self.reshape(w, &[c as i64])?;
+                    values.push(self.add(patch, w)?);
+                    // Where each of this tap's candidates sits in the padded input.
+                    let mut r = Vec::with_capacity(n);
+                    for b in 0..g.batch {
+                        for oz in 0..g.out_size[0] {
+                            for oy in 0..g.out_size[1] {
+                                for ox in 0..g.out_size[2] {
+                                    let z = oz * g.strides[0] + tz * g.dilations[0];
+                                    let yy = oy * g.strides[1] + ty * g.dilations[1];
+                                    let xx = ox * g.strides[2] + tx * g.dilations[2];
+                                    let base = (((b * padded[0] + z) * padded[1] + yy) * padded[2] + xx) * c;
+                                    r.extend((0..c).map(|ch| (base + ch) as i32));
+                                }
+                            }
+                        }
+                    }
+                    rows.push(r);
+                    t += 1;
+                }
+            }
+        }
+        let stacked = self.stack(&values, 0)?;
+        let best = self.arg_reduce(crate::ArgOp::ArgMax, stacked, 0)?;
+        let dy = self.cast(dy, DType::Float32)?;
+        let (mut dfs, mut updates) = (Vec::with_capacity(taps), Vec::with_capacity(taps));
+        for tap in 0..taps {
+            let k = self.fill(&[], tap as f64, DType::Int32)?;
+            let hit = self.mask(BinaryOp::Equal, best, k)?;
+            let contribution = self.mul(dy, hit)?;
+            dfs.push(self.reduce(crate::ReduceOp::Sum, contribution, Some(&[0, 1, 2, 3]), false)?);
+            updates.push(self.reshape(contribution, &[n as i64, 1])?);
+        }
+        let df = self.stack(&dfs, 0)?;
+        let all_rows: Vec<i32> = rows.concat();
+        let len = all_rows.len();
+        let rows = self.tensor(crate::HostData::I32(all_rows), &[len])?;
+        let updates = self.concat(&updates, 0)?;
+        let size = g.batch * padded.iter().product::<usize>() * c;
+        let dxp = self.scatter_rows(None, rows, updates, size)?;
+        let dims = [g.batch, padded[0], padded[1], padded[2], c].map(|d| d as i64);
+        let dxp = self.reshape(dxp, &dims)?;
+        let begin: Vec<i64> = before.iter().map(|&b| b as i64).collect();
+        let size = [g.batch, g.in_size[0], g.in_size[1], g.in_size[2], c].map(|d| d as i64);
+        let dx = self.slice(dxp, &begin, &size)?;
+        Ok((dx, df))
+    }
 
     /// A tensor in `layout` (its op's input or output) as float32 `[batch, d, h, w, channels]`.
     fn to_ndhwc(&mut self, t: TensorId, layout: Layout) -> Result<TensorId> {

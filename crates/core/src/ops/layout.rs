@@ -236,6 +236,11 @@ impl Engine {
     /// `x` with `before[i]` zeros before and `after[i]` after it along each axis `i` (the
     /// gradient of a slice).
     pub(crate) fn pad_zeros(&mut self, x: TensorId, before: &[usize], after: &[usize]) -> Result<TensorId> {
+        self.pad_with(x, before, after, 0.0)
+    }
+
+    /// [`Engine::pad_zeros`] with `value` instead of zeros.
+    pub(crate) fn pad_with(&mut self, x: TensorId, before: &[usize], after: &[usize], value: f64) -> Result<TensorId> {
         let dtype = self.dtype(x)?;
         let mut t = x;
         for axis in 0..before.len() {
@@ -249,7 +254,7 @@ impl Engine {
                 } else if n > 0 {
                     let mut s = self.shape(t)?.to_vec();
                     s[axis] = n;
-                    parts.push(self.fill(&s, 0.0, dtype)?);
+                    parts.push(self.fill(&s, value, dtype)?);
                 }
             }
             t = self.concat(&parts, axis as i64)?;
