@@ -51,6 +51,33 @@ pub enum ReduceOp {
     Any,
 }
 
+/// The optimizer rules (`tf.train`), for [`Backend::optimizer_step`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StepKind {
+    Sgd,
+    Momentum { nesterov: bool },
+    Adagrad,
+    Adadelta,
+    Adam,
+    Adamax,
+    RmsProp { centered: bool },
+}
+
+/// One optimizer update: the rule and its float32 scalars, in this order (tfjs computes with
+/// float32 scalar tensors; `1 - b` is rounded once, as tfjs's scalar of `1 - b` is):
+/// - Sgd: -lr
+/// - Momentum: -lr, momentum
+/// - Adagrad: -lr, epsilon
+/// - Adadelta: -lr, rho, 1 - rho, epsilon
+/// - Adam: -lr, beta1, 1 - beta1, beta2, 1 - beta2, epsilon, 1 - beta1^t, 1 - beta2^t
+/// - Adamax: -lr / (1 + iteration * decay), beta1, 1 - beta1, beta2, epsilon, 1 - beta1^t
+/// - RmsProp: lr, decay, 1 - decay, momentum, epsilon
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepRule {
+    pub kind: StepKind,
+    pub scalars: [f32; 8],
+}
+
 /// Running sums and products (`tf.cumsum`, `tf.cumprod`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CumOp {
@@ -271,4 +298,10 @@ pub trait Backend: Send + Sync {
     /// outside `[0, axis)` are the kernel's to handle, since only it reads them: an error with
     /// tfjs's text where the values are at hand (cpu), zeros on a GPU (as tfjs's GPU backends).
     fn gather(&self, x: View, indices: View, dims: [usize; 4]) -> Result<Box<dyn Storage>>;
+
+    // ---- train ----
+    /// One optimizer update of a float32 variable `value` by its gradient `grad` (same shape),
+    /// with the rule's state in `state` (as `train.rs` orders it): the new value, then the new
+    /// state, computed in one pass with tfjs's order of operations.
+    fn optimizer_step(&self, rule: &StepRule, value: View, grad: View, state: &[View]) -> Result<Vec<Box<dyn Storage>>>;
 }

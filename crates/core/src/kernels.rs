@@ -73,6 +73,8 @@ kernel_names! {
     ONES_LIKE = "OnesLike",
     RANGE = "Range",
     ZEROS_LIKE = "ZerosLike",
+    // train (tidytensor's own: tfjs's optimizers run a dozen small kernels per variable)
+    OPTIMIZER_STEP = "OptimizerStep",
 }
 
 /// How a unary op treats dtypes (tfjs's rules).

@@ -13,7 +13,10 @@ pub mod random;
 pub mod shape;
 pub mod train;
 
-pub use backend::{ArgOp, Backend, BackendMemory, ConvGeom, CumOp, PoolOp, Taps, Buffer, DataId, ReadDone, ReduceOp, Storage, View};
+pub use backend::{
+    ArgOp, Backend, BackendMemory, Buffer, ConvGeom, CumOp, DataId, PoolOp, ReadDone, ReduceOp, StepKind, StepRule, Storage, Taps,
+    View,
+};
 pub use dtype::{js_to_int32, numeric_only, DType, HostData};
 pub use engine::{
     with_engine, BackwardStep, Engine, GradArgs, GradFn, Gradient, Input, KernelOutputs, KernelRecord, Memory, ScopeId,

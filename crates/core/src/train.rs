@@ -1,7 +1,8 @@
 //! Optimizers (tfjs's `tf.train.*`), usable from Rust: each holds its state in non-trainable
 //! variables, one set per position of the gradient list (tfjs keys state by position), made
-//! on first use and disposed with the optimizer. An update is written in ops, so it runs on
-//! every backend, inside a scope: nothing but the new variable values remains.
+//! on first use and disposed with the optimizer. A variable's update is one fused kernel on
+//! each backend (`Backend::optimizer_step`: the new value and state in one pass, with tfjs's
+//! order of float32 operations), inside a scope: nothing but the new values remains.
 //!
 //! The rules and their state, as tfjs names them (`<variable>/<suffix>`):
 //! - `Sgd`: none. `value -= lr * g`.
@@ -12,7 +13,7 @@
 //! - `Adamax`: `m`, `v`, and scalars for the iteration and beta1^t.
 //! - `RmsProp`: `rms`, `momentum`, and `mg` when centered.
 
-use crate::{bail, BinaryOp, DType, Engine, Result, TensorId, UnaryOp};
+use crate::{bail, kernels as k, DType, Engine, Result, StepKind, StepRule, TensorId};
 
 /// tfjs's `backend.epsilon()` for float32 backends: the default epsilon of the rules.
 pub const EPSILON: f64 = 1e-7;
@@ -61,8 +62,12 @@ pub struct Optimizer {
     /// Steps taken (`optimizer.iterations`).
     pub iterations: u64,
     slots: Vec<Option<Slot>>,
-    /// Adam: beta1^t, beta2^t; Adamax: the iteration, beta1^t; Momentum: the momentum.
+    /// Adam: beta1^t, beta2^t; Adamax: the iteration, beta1^t; Momentum: the momentum. tfjs
+    /// keeps these as tensors; so does this, and the update reads the copies below instead
+    /// (a read of a GPU scalar would wait for the GPU).
     globals: Vec<TensorId>,
+    /// The values of `globals` (Adam, Adamax), computed in float32 as tfjs's tensors are.
+    global_values: [f32; 2],
 }
 
 impl Optimizer {
@@ -78,7 +83,12 @@ impl Optimizer {
             }
             _ => vec![],
         };
-        Ok(Optimizer { rule, learning_rate, iterations: 0, slots: Vec::new(), globals })
+        let global_values = match rule {
+            Rule::Adam { beta1, beta2, .. } => [beta1 as f32, beta2 as f32],
+            Rule::Adamax { beta1, .. } => [0.0, beta1 as f32],
+            _ => [0.0; 2],
+        };
+        Ok(Optimizer { rule, learning_rate, iterations: 0, slots: Vec::new(), globals, global_values })
     }
 
     /// Updates each named variable with its gradient (`None`: skipped, its state still made),
@@ -109,12 +119,13 @@ impl Optimizer {
                 self.slots[i] = Some(slot);
             }
         }
-        let (rule, lr, globals) = (self.rule.clone(), self.learning_rate, self.globals.clone());
+        let (rule, globals) = (self.rule.clone(), self.globals.clone());
+        let step = self.step_rule();
         let slots: Vec<Vec<TensorId>> = self.slots.iter().map(|s| s.as_ref().map(|s| s.vars.clone()).unwrap_or_default()).collect();
         e.tidy(|e| {
             for (i, (_, grad)) in grads.iter().enumerate() {
                 let Some(g) = *grad else { continue };
-                step(e, &rule, lr, &globals, vars[i], g, &slots[i])?;
+                update(e, &step, vars[i], g, &slots[i])?;
             }
             match rule {
                 Rule::Adam { beta1, beta2, .. } => {
@@ -131,8 +142,45 @@ impl Optimizer {
             }
             Ok(vec![])
         })?;
+        match self.rule {
+            Rule::Adam { beta1, beta2, .. } => {
+                self.global_values = [self.global_values[0] * beta1 as f32, self.global_values[1] * beta2 as f32];
+            }
+            Rule::Adamax { beta1, .. } => {
+                self.global_values = [self.global_values[0] + 1.0, self.global_values[1] * beta1 as f32];
+            }
+            _ => {}
+        }
         self.iterations += 1;
         Ok(())
+    }
+
+    /// This step's kernel rule: the hyperparameters and the accumulated scalars, in float32.
+    fn step_rule(&self) -> StepRule {
+        let f = |v: f64| v as f32;
+        let lr = self.learning_rate;
+        let [g0, g1] = self.global_values;
+        let (kind, scalars): (StepKind, Vec<f32>) = match self.rule {
+            Rule::Sgd => (StepKind::Sgd, vec![f(-lr)]),
+            Rule::Momentum { momentum, nesterov } => (StepKind::Momentum { nesterov }, vec![f(-lr), f(momentum)]),
+            Rule::Adagrad { .. } => (StepKind::Adagrad, vec![f(-lr), f(EPSILON)]),
+            Rule::Adadelta { rho, epsilon } => (StepKind::Adadelta, vec![f(-lr), f(rho), f(1.0 - rho), f(epsilon)]),
+            Rule::Adam { beta1, beta2, epsilon } => (
+                StepKind::Adam,
+                vec![f(-lr), f(beta1), f(1.0 - beta1), f(beta2), f(1.0 - beta2), f(epsilon), 1.0 - g0, 1.0 - g1],
+            ),
+            Rule::Adamax { beta1, beta2, epsilon, decay } => {
+                // tfjs: -lr / (iteration * decay + 1), in float32 tensors.
+                let lr_t = f(-lr) / (g0 * f(decay) + 1.0);
+                (StepKind::Adamax, vec![lr_t, f(beta1), f(1.0 - beta1), f(beta2), f(epsilon), 1.0 - g1])
+            }
+            Rule::RmsProp { decay, momentum, epsilon, centered } => {
+                (StepKind::RmsProp { centered }, vec![f(lr), f(decay), f(1.0 - decay), f(momentum), f(epsilon)])
+            }
+        };
+        let mut s = [0f32; 8];
+        s[..scalars.len()].copy_from_slice(&scalars);
+        StepRule { kind, scalars: s }
     }
 
     /// The state variables in tfjs's `getWeights` order (after its `iter`): each kind of state
@@ -175,8 +223,10 @@ impl Optimizer {
             .collect();
         self.iterations = iterations;
         if let Rule::Adam { beta1, beta2, .. } = self.rule {
-            for (g, beta) in [(self.globals[0], beta1), (self.globals[1], beta2)] {
-                let t = e.scalar(beta.powf(iterations as f64 + 1.0))?;
+            for (k, (g, beta)) in [(self.globals[0], beta1), (self.globals[1], beta2)].into_iter().enumerate() {
+                let power = beta.powf(iterations as f64 + 1.0);
+                self.global_values[k] = power as f32;
+                let t = e.scalar(power)?;
                 e.assign(g, t)?;
                 e.dispose(t);
             }
@@ -215,141 +265,34 @@ fn scale_assign(e: &mut Engine, v: TensorId, s: f64) -> Result<()> {
     e.assign(v, next)
 }
 
-/// `a * s` for a number `s`.
-fn times(e: &mut Engine, a: TensorId, s: f64) -> Result<TensorId> {
-    let s = e.scalar(s)?;
-    e.mul(a, s)
-}
-
-/// `a + s` for a number `s`.
-fn plus(e: &mut Engine, a: TensorId, s: f64) -> Result<TensorId> {
-    let s = e.scalar(s)?;
-    e.add(a, s)
-}
-
-/// One variable's update, tfjs's formulas in its order of operations (run inside a scope).
-fn step(e: &mut Engine, rule: &Rule, lr: f64, globals: &[TensorId], value: TensorId, g: TensorId, s: &[TensorId]) -> Result<()> {
+/// One variable's update: the backend's fused kernel makes the new value and state in one
+/// pass, which replace the old ones (run inside a scope).
+fn update(e: &mut Engine, rule: &StepRule, value: TensorId, g: TensorId, state: &[TensorId]) -> Result<()> {
     let g = e.cast(g, DType::Float32)?;
-    let new_value = match *rule {
-        Rule::Sgd => {
-            let d = times(e, g, -lr)?;
-            e.add(d, value)?
-        }
-        Rule::Momentum { nesterov, .. } => {
-            let m = globals[0];
-            let acc = e.mul(m, s[0])?;
-            let acc = e.add(acc, g)?;
-            let d = if nesterov {
-                let t = e.mul(acc, m)?;
-                let t = e.add(g, t)?;
-                times(e, t, -lr)?
-            } else {
-                times(e, acc, -lr)?
-            };
-            e.assign(s[0], acc)?;
-            e.add(d, value)?
-        }
-        Rule::Adagrad { .. } => {
-            let g2 = e.unary(UnaryOp::Square, g)?;
-            let acc = e.add(s[0], g2)?;
-            e.assign(s[0], acc)?;
-            let d = plus(e, acc, EPSILON)?;
-            let d = e.unary(UnaryOp::Sqrt, d)?;
-            let d = e.div(g, d)?;
-            let d = times(e, d, -lr)?;
-            e.add(d, value)?
-        }
-        Rule::Adadelta { rho, epsilon } => {
-            let (acc_grad, acc_update) = (s[0], s[1]);
-            let a = times(e, acc_grad, rho)?;
-            let g2 = e.unary(UnaryOp::Square, g)?;
-            let b = times(e, g2, 1.0 - rho)?;
-            let new_acc_grad = e.add(a, b)?;
-            // tfjs divides by the accumulated gradient before this step's update.
-            let num = plus(e, acc_update, epsilon)?;
-            let num = e.unary(UnaryOp::Sqrt, num)?;
-            let den = plus(e, acc_grad, epsilon)?;
-            let den = e.unary(UnaryOp::Sqrt, den)?;
-            let q = e.div(num, den)?;
-            let updates = e.mul(q, g)?;
-            let a = times(e, acc_update, rho)?;
-            let u2 = e.unary(UnaryOp::Square, updates)?;
-            let b = times(e, u2, 1.0 - rho)?;
-            let new_acc_update = e.add(a, b)?;
-            e.assign(acc_grad, new_acc_grad)?;
-            e.assign(acc_update, new_acc_update)?;
-            let d = times(e, updates, -lr)?;
-            e.add(d, value)?
-        }
-        Rule::Adam { beta1, beta2, epsilon } => {
-            let one = e.scalar(1.0)?;
-            let one_minus_b1t = e.sub(one, globals[0])?;
-            let one_minus_b2t = e.sub(one, globals[1])?;
-            let a = times(e, s[0], beta1)?;
-            let b = times(e, g, 1.0 - beta1)?;
-            let m = e.add(a, b)?;
-            let a = times(e, s[1], beta2)?;
-            let g2 = e.unary(UnaryOp::Square, g)?;
-            let b = times(e, g2, 1.0 - beta2)?;
-            let v = e.add(a, b)?;
-            let m_hat = e.div(m, one_minus_b1t)?;
-            let v_hat = e.div(v, one_minus_b2t)?;
-            e.assign(s[0], m)?;
-            e.assign(s[1], v)?;
-            let den = e.unary(UnaryOp::Sqrt, v_hat)?;
-            let den = plus(e, den, epsilon)?;
-            let q = e.div(m_hat, den)?;
-            let d = times(e, q, -lr)?;
-            e.add(d, value)?
-        }
-        Rule::Adamax { beta1, beta2, epsilon, decay } => {
-            let one = e.scalar(1.0)?;
-            let one_minus_b1t = e.sub(one, globals[1])?;
-            // lr_t = -lr / (iteration * decay + 1)
-            let t = times(e, globals[0], decay)?;
-            let t = plus(e, t, 1.0)?;
-            let neg_lr = e.scalar(-lr)?;
-            let lr_t = e.div(neg_lr, t)?;
-            let a = times(e, s[0], beta1)?;
-            let b = times(e, g, 1.0 - beta1)?;
-            let m = e.add(a, b)?;
-            let ut0 = times(e, s[1], beta2)?;
-            let ut1 = e.unary(UnaryOp::Abs, g)?;
-            let u = e.binary(BinaryOp::Maximum, ut0, ut1)?;
-            e.assign(s[0], m)?;
-            e.assign(s[1], u)?;
-            let c = e.div(lr_t, one_minus_b1t)?;
-            let den = plus(e, u, epsilon)?;
-            let q = e.div(m, den)?;
-            let d = e.mul(c, q)?;
-            e.add(d, value)?
-        }
-        Rule::RmsProp { decay, momentum, epsilon, centered } => {
-            let a = times(e, s[0], decay)?;
-            let g2 = e.unary(UnaryOp::Square, g)?;
-            let b = times(e, g2, 1.0 - decay)?;
-            let ms = e.add(a, b)?;
-            let scaled = times(e, g, lr)?;
-            let den = if centered {
-                let a = times(e, s[2], decay)?;
-                let b = times(e, g, 1.0 - decay)?;
-                let mg = e.add(a, b)?;
-                e.assign(s[2], mg)?;
-                let mg2 = e.unary(UnaryOp::Square, mg)?;
-                let t = plus(e, mg2, epsilon)?;
-                let t = e.sub(ms, t)?;
-                e.unary(UnaryOp::Sqrt, t)?
-            } else {
-                let t = plus(e, ms, epsilon)?;
-                e.unary(UnaryOp::Sqrt, t)?
-            };
-            let contribution = e.div(scaled, den)?;
-            let a = times(e, s[1], momentum)?;
-            let mom = e.add(a, contribution)?;
-            e.assign(s[0], ms)?;
-            e.assign(s[1], mom)?;
-            e.sub(value, mom)?
-        }
-    };
-    e.assign(value, new_value)
+    if e.shape(g)? != e.shape(value)? {
+        bail!(
+            "optimizer: the gradient has shape [{}] but its variable [{}]",
+            crate::shape::fmt(e.shape(g)?),
+            crate::shape::fmt(e.shape(value)?)
+        );
+    }
+    if e.dtype(value)? != DType::Float32 {
+        bail!("optimizer: variables must be float32, but got {}", e.dtype(value)?.name());
+    }
+    let inputs: Vec<TensorId> = [value, g].iter().chain(state).copied().collect();
+    let shape = e.shape(value)?.to_vec();
+    let outputs: Vec<TensorId> = e.run_kernel(k::OPTIMIZER_STEP, &inputs, |e, backend, ins| {
+        let views: Vec<crate::View> = ins.iter().map(|i| i.view()).collect();
+        let storages = if shape.iter().product::<usize>() == 0 {
+            return (0..ins.len() - 1).map(|_| e.filled(&shape, 0.0, DType::Float32)).collect();
+        } else {
+            backend.optimizer_step(rule, views[0], views[1], &views[2..])?
+        };
+        storages.into_iter().map(|s| e.output(s, shape.clone(), DType::Float32)).collect()
+    })?;
+    e.assign(value, outputs[0])?;
+    for (&s, &o) in state.iter().zip(&outputs[1..]) {
+        e.assign(s, o)?;
+    }
+    Ok(())
 }

@@ -15,6 +15,7 @@ mod matmul;
 mod peak;
 mod pool;
 mod reduce;
+mod train;
 
 pub use peak::fma_peak_gflops;
 pub use pool::recycle;
@@ -24,7 +25,7 @@ use std::cell::Cell;
 
 use tidytensor_core::{
     bail, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReduceOp, Result,
-    Storage, Taps, UnaryOp, View,
+    StepRule, Storage, Taps, UnaryOp, View,
 };
 
 // Hot loops are compiled for AVX-512 and AVX2 too with `multiversion`, which takes the first
@@ -334,6 +335,11 @@ impl Backend for CpuBackend {
 
     fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {
         boxed(creation::one_hot(data_of(&indices)?, depth, on, off, dtype)?)
+    }
+
+    fn optimizer_step(&self, rule: &StepRule, value: View, grad: View, state: &[View]) -> Result<Vec<Box<dyn Storage>>> {
+        let s = state.iter().map(f32s).collect::<Result<Vec<_>>>()?;
+        train::step(rule, f32s(&value)?, f32s(&grad)?, &s).into_iter().map(|o| boxed(HostData::F32(o))).collect()
     }
 }
 

@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use tidytensor_core::{
     bail, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReadDone, ReduceOp,
-    Result, Storage, Taps, UnaryOp, View,
+    Result, StepRule, Storage, Taps, UnaryOp, View,
 };
 
 use device::{Gpu, RawBuf};
@@ -401,6 +401,11 @@ impl Backend for WgpuBackend {
 
     fn one_hot(&self, indices: View, depth: usize, on: f64, off: f64, dtype: DType) -> Result<Box<dyn Storage>> {
         kernels::one_hot(&self.gpu, storage(&indices)?, depth, on, off, dtype)
+    }
+
+    fn optimizer_step(&self, rule: &StepRule, value: View, grad: View, state: &[View]) -> Result<Vec<Box<dyn Storage>>> {
+        let s = state.iter().map(storage).collect::<Result<Vec<_>>>()?;
+        kernels::optimizer_step(&self.gpu, rule, storage(&value)?, storage(&grad)?, &s, value.size())
     }
 }
 

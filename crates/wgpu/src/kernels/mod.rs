@@ -14,6 +14,7 @@ mod image;
 mod layout;
 mod matmul;
 mod reduce;
+mod train;
 
 pub(crate) use conv::{conv, conv_input_grad, lrn, window, Fold};
 pub(crate) use creation::{fill, fill_raw, one_hot};
@@ -22,6 +23,7 @@ pub(crate) use image::resample;
 pub(crate) use layout::{concat, gather, scatter, slice, transpose};
 pub(crate) use matmul::matmul;
 pub(crate) use reduce::{arg_reduce, cumulative, reduce, softmax, topk_indices};
+pub(crate) use train::optimizer_step;
 
 use std::sync::Arc;
 
