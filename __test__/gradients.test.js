@@ -557,3 +557,78 @@ describe('gradient leaks', () => {
     assert.deepEqual(last, [5.625, 2.5, -10]);
   }));
 });
+
+// ---------------------------------------------------------------- finite differences
+// Each gradient against central differences of tidytensor's own forward pass, computed in
+// float64 here: d/dx_j sum(w * f(x)) ≈ (F(x + h e_j) - F(x - h e_j)) / 2h. Piecewise-constant
+// ops (round, floor, ceil, sign, step) are left out: their gradient is 0 by definition.
+function fdCheck(name, f, makers, h = 1e-2) {
+  it(name, () => tt.tidy(() => {
+    const xs = makers.map((m) => m(tt));
+    const F = (args) => tt.tidy(() => wsum(tt, f(tt, ...args)).dataSync()[0]);
+    const grads = tt.grads((...a) => wsum(tt, f(tt, ...a)))(xs);
+    xs.forEach((x, k) => {
+      const base = Array.from(x.dataSync());
+      const got = grads[k].dataSync();
+      base.forEach((v, j) => {
+        const at = (d) => {
+          const moved = base.slice();
+          moved[j] = v + d;
+          const args = xs.slice();
+          args[k] = tt.tensor(moved, x.shape);
+          return F(args);
+        };
+        const want = (at(h) - at(-h)) / (2 * h);
+        assert.ok(Math.abs(got[j] - want) <= 2e-2 * Math.max(1, Math.abs(want)),
+          `${name}: d/dx${k}[${j}] = ${got[j]}, finite differences ${want}`);
+      });
+    });
+  }));
+}
+
+describe('gradients agree with finite differences', () => {
+  const constant = new Set(['round', 'floor', 'ceil', 'sign', 'step']);
+  for (const [op, fn, mk] of unaryFns) {
+    if (!constant.has(op)) fdCheck(op, (tf, x) => fn(tf)(x), [mk]);
+  }
+  const A = T([2, 3], 0.5, 2);
+  const B = T([3], 0.5, 2);
+  for (const op of ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'squaredDifference', 'atan2']) {
+    fdCheck(`${op} broadcast`, (tf, a, b) => tf[op](a, b), [A, B]);
+  }
+  const M = T([3, 4]);
+  const N = T([4, 2]);
+  const IMG = T([1, 5, 5, 2]);
+  const more = [
+    ['matMul', (tf, a, b) => tf.matMul(a, b), [M, N]],
+    ['matMul transposed', (tf, a, b) => tf.matMul(a, b, true, true), [T([4, 3]), T([2, 4])]],
+    ['softmax', (tf, x) => tf.softmax(x), [M]],
+    ['logSoftmax', (tf, x) => tf.logSoftmax(x), [M]],
+    ['logSumExp', (tf, x) => tf.logSumExp(x, 1), [M]],
+    ['mean', (tf, x) => tf.mean(x, 0), [M]],
+    ['prod', (tf, x) => tf.prod(x, 1), [T([3, 4], 0.5, 1.5)]],
+    ['cumsum reverse', (tf, x) => tf.cumsum(x, 1, false, true), [M]],
+    ['gather', (tf, x) => tf.gather(x, tf.tensor1d([2, 0, 2], 'int32'), 0), [M]],
+    ['slice, concat, pad', (tf, x) => tf.concat([tf.slice(x, [1, 1], [2, 2]), tf.pad(x, [[1, 0], [0, 0]]).slice([0, 0], [3, 2])], 0), [M]],
+    ['conv2d', (tf, x, w) => tf.conv2d(x, w, 1, 'same'), [IMG, T([3, 3, 2, 3])]],
+    ['depthwiseConv2d', (tf, x, w) => tf.depthwiseConv2d(x, w, 2, 'same'), [IMG, T([2, 2, 2, 2])]],
+    ['conv2dTranspose', (tf, x, w) => tf.conv2dTranspose(x, w, [1, 5, 5, 2], 2, 'same'), [T([1, 3, 3, 3]), T([3, 3, 2, 3])]],
+    ['avgPool same', (tf, x) => tf.avgPool(x, 3, 2, 'same'), [IMG]],
+    ['resizeBilinear 5x5 -> 3x7', (tf, x) => tf.image.resizeBilinear(x, [3, 7]), [IMG]],
+    ['localResponseNormalization', (tf, x) => tf.localResponseNormalization(x, 1, 1, 0.5, 0.75), [IMG]],
+    ['batchNorm', (tf, x, m, v) => tf.batchNorm(x, m, v), [M, T([4]), T([4], 0.5, 2)]],
+    ['softmaxCrossEntropy', (tf, x) => tf.losses.softmaxCrossEntropy(tf.tensor2d([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1]]), x), [M]],
+  ];
+  for (const [name, f, makers] of more) fdCheck(name, f, makers);
+  // Max-type ops: distinct values further apart than the step, so that no maximum changes.
+  const distinct = (shape, step) => {
+    const n = size(shape);
+    const order = vals(n, 0, 1).map((r, i) => [r, i]).sort((a, b) => a[0] - b[0]).map(([, i]) => i);
+    const v = order.map((k) => (k - n / 2) * step);
+    return (tf) => tf.tensor(v, shape);
+  };
+  fdCheck('maxPool (distinct values)', (tf, x) => tf.maxPool(x, 2, 1, 'valid'), [distinct([1, 5, 5, 2], 0.05)], 1e-3);
+  fdCheck('max (distinct values)', (tf, x) => tf.max(x, 1), [distinct([3, 4], 0.05)], 1e-3);
+  fdCheck('dilation2d (distinct values)', (tf, x, w) => tf.dilation2d(x, w, 1, 'same'),
+    [distinct([1, 5, 5, 2], 0.1), distinct([2, 2, 2], 0.0137)], 1e-3);
+});
