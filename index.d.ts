@@ -811,6 +811,61 @@ export function customGrad<T extends Tensor>(
   f: (...args: Array<Tensor | GradSaveFunc>) => { value: T; gradFunc: (dy: T, saved: Tensor[]) => Tensor | Tensor[] }):
   (...args: Tensor[]) => T;
 
+// Optimizers (tf.train)
+export interface NamedTensor { name: string; tensor: Tensor; }
+export declare abstract class Optimizer extends serialization.Serializable {
+  minimize(f: () => Scalar, returnCost?: boolean, varList?: Variable[]): Scalar | null;
+  readonly iterations: number;
+  computeGradients(f: () => Scalar, varList?: Variable[]): { value: Scalar; grads: NamedTensorMap };
+  applyGradients(variableGradients: NamedTensorMap | NamedTensor[]): void;
+  dispose(): void;
+  saveIterations(): Promise<NamedTensor>;
+  getWeights(): Promise<NamedTensor[]>;
+  setWeights(weightValues: NamedTensor[]): Promise<void>;
+}
+export declare class SGDOptimizer extends Optimizer {
+  constructor(learningRate: number);
+  setLearningRate(learningRate: number): void;
+  getConfig(): serialization.ConfigDict;
+}
+export declare class MomentumOptimizer extends Optimizer {
+  constructor(learningRate: number, momentum: number, useNesterov?: boolean);
+  setLearningRate(learningRate: number): void;
+  getConfig(): serialization.ConfigDict;
+}
+export declare class AdagradOptimizer extends Optimizer {
+  constructor(learningRate: number, initialAccumulatorValue?: number);
+  getConfig(): serialization.ConfigDict;
+}
+export declare class AdadeltaOptimizer extends Optimizer {
+  constructor(learningRate: number, rho: number, epsilon?: number | null);
+  getConfig(): serialization.ConfigDict;
+}
+export declare class AdamOptimizer extends Optimizer {
+  constructor(learningRate: number, beta1: number, beta2: number, epsilon?: number | null);
+  getConfig(): serialization.ConfigDict;
+}
+export declare class AdamaxOptimizer extends Optimizer {
+  constructor(learningRate: number, beta1: number, beta2: number, epsilon?: number | null, decay?: number);
+  getConfig(): serialization.ConfigDict;
+}
+export declare class RMSPropOptimizer extends Optimizer {
+  constructor(learningRate: number, decay?: number, momentum?: number, epsilon?: number | null, centered?: boolean);
+  getConfig(): serialization.ConfigDict;
+}
+export declare class OptimizerConstructors {
+  static sgd(learningRate: number): SGDOptimizer;
+  static momentum(learningRate: number, momentum: number, useNesterov?: boolean): MomentumOptimizer;
+  static rmsprop(learningRate: number, decay?: number, momentum?: number, epsilon?: number | null,
+    centered?: boolean): RMSPropOptimizer;
+  static adam(learningRate?: number, beta1?: number, beta2?: number, epsilon?: number | null): AdamOptimizer;
+  static adadelta(learningRate?: number, rho?: number, epsilon?: number | null): AdadeltaOptimizer;
+  static adamax(learningRate?: number, beta1?: number, beta2?: number, epsilon?: number | null,
+    decay?: number): AdamaxOptimizer;
+  static adagrad(learningRate: number, initialAccumulatorValue?: number): AdagradOptimizer;
+}
+export declare const train: typeof OptimizerConstructors;
+
 export function getBackend(): string;
 export function setBackend(backendName: string): Promise<boolean>;
 export function ready(): Promise<void>;

@@ -92,6 +92,17 @@ async function main(): Promise<void> {
   });
   tf.dispose([dx, vg, ...vgs, cg(s)]);
 
+  const wv = tf.variable(tf.tensor1d([1, 2]));
+  const adam: tf.AdamOptimizer = tf.train.adam(0.01);
+  const cost = adam.minimize(() => wv.square().sum(), true);
+  const weights: tf.NamedTensor[] = await adam.getWeights();
+  const sgd: tf.Optimizer = new tf.SGDOptimizer(0.1);
+  sgd.applyGradients([{ name: wv.name, tensor: tf.ones([2]) }]);
+  console.log(adam.iterations, sgd.getConfig(), weights.length);
+  tf.dispose([cost!, weights[0].tensor]);
+  adam.dispose();
+  sgd.dispose();
+
   const kept = tf.keep(tf.scalar(1));
   tf.dispose([kept, z, m, mx, am, sm, r3, ex, sq, tr, cc, st, sl, sl2, g, oh, e, rn, ru, ln, rg]);
   tf.dispose({ zs, os, fl, zl, cl, ca, f32, y, named });

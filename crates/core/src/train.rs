@@ -279,6 +279,17 @@ fn update(e: &mut Engine, rule: &StepRule, value: TensorId, g: TensorId, state: 
     if e.dtype(value)? != DType::Float32 {
         bail!("optimizer: variables must be float32, but got {}", e.dtype(value)?.name());
     }
+    // State given to `set_weights` may be any tensor: the kernel reads each value by index.
+    for &s in state {
+        if e.shape(s)? != e.shape(value)? || e.dtype(s)? != DType::Float32 {
+            bail!(
+                "optimizer: a state tensor ({} [{}]) does not match its variable (float32 [{}])",
+                e.dtype(s)?.name(),
+                crate::shape::fmt(e.shape(s)?),
+                crate::shape::fmt(e.shape(value)?)
+            );
+        }
+    }
     let inputs: Vec<TensorId> = [value, g].iter().chain(state).copied().collect();
     let shape = e.shape(value)?.to_vec();
     let outputs: Vec<TensorId> = e.run_kernel(k::OPTIMIZER_STEP, &inputs, |e, backend, ins| {

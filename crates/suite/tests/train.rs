@@ -94,4 +94,26 @@ fn state_round_trips(e: &mut Engine) {
     e.dispose(x);
 }
 
-backend_tests!(five_steps_match_tfjs, state_round_trips);
+/// State from `set_weights` that does not fit its variable is an error, not a bad read.
+fn mismatched_state_is_an_error(e: &mut Engine) {
+    let init = f32s(e, &[1.0, -2.0, 3.0], &[3]);
+    let x = e.variable(init, true, Some("mismatch"), None).unwrap();
+    e.dispose(init);
+    let mut opt = Optimizer::new(e, Rule::Momentum { momentum: 0.9, nesterov: false }, 0.1).unwrap();
+    let short = f32s(e, &[0.5], &[1]);
+    opt.set_weights(e, 0, &[("mismatch/momentum".into(), short)]).unwrap();
+    e.dispose(short);
+    let before = e.memory().num_tensors;
+    tidytensor_suite::fails(e, "does not match its variable", |e| {
+        let (y, g) = e.gradients(|e| loss(e, x), &[x], None, false)?;
+        let r = opt.apply_gradients(e, &[("mismatch".into(), g[0])]);
+        e.dispose(y);
+        e.dispose(g[0].unwrap());
+        r
+    });
+    assert_eq!(e.memory().num_tensors, before);
+    opt.dispose(e);
+    e.dispose(x);
+}
+
+backend_tests!(five_steps_match_tfjs, state_round_trips, mismatched_state_is_an_error);

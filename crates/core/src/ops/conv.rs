@@ -521,39 +521,60 @@ impl Engine {
 
     // ---- gradients of the windowed ops ----
 
+    /// `x` `[b, d, h, w, c]` padded with `value` so that every tap of every window lies
+    /// inside; with the padding before each spatial axis and the padded spatial sizes.
+    fn pad_for_taps(&mut self, x: TensorId, g: &ConvGeom, value: f64) -> Result<(TensorId, [usize; 3], [usize; 3])> {
+        let (mut before, mut after) = (vec![0usize; 5], vec![0usize; 5]);
+        let mut padded = [0usize; 3];
+        for a in 0..3 {
+            if g.pad[a] < 0 {
+                bail!("Gradients of windows with negative padding are not supported");
+            }
+            let p = g.pad[a] as usize;
+            let reach = if g.out_size[a] == 0 { 0 } else { (g.out_size[a] - 1) * g.strides[a] + (g.filter[a] - 1) * g.dilations[a] + 1 };
+            before[a + 1] = p;
+            after[a + 1] = reach.saturating_sub(g.in_size[a] + p);
+            padded[a] = g.in_size[a] + p + after[a + 1];
+        }
+        let xp = self.pad_with(x, &before, &after, value)?;
+        Ok((xp, [before[1], before[2], before[3]], padded))
+    }
+
+    /// What tap `tap` (depth, height, width) of every window reads from an input padded by
+    /// [`Engine::pad_for_taps`]: `[b, od, oh, ow, c]`, gathered axis by axis.
+    fn tap_patch(&mut self, xp: TensorId, g: &ConvGeom, tap: [usize; 3]) -> Result<TensorId> {
+        let mut patch = xp;
+        for (a, t) in tap.into_iter().enumerate() {
+            let idx: Vec<i32> = (0..g.out_size[a]).map(|o| (o * g.strides[a] + t * g.dilations[a]) as i32).collect();
+            let len = idx.len();
+            let idx = self.tensor(crate::HostData::I32(idx), &[len])?;
+            patch = self.gather(patch, idx, (a + 1) as i64, 0)?;
+        }
+        Ok(patch)
+    }
+
     /// The gradients of a grayscale dilation (tfjs's Dilation2DBackpropInput/Filter): each dy
     /// goes to the input value and the filter tap of its window's maximum (the first, in tap
     /// order). Each tap's candidates are gathered from the input padded with -Infinity (a tap
     /// outside never wins), and the input gradient scattered back to where they came from.
     fn dilation_grads_ndhwc(&mut self, x: TensorId, f: TensorId, dy: TensorId, g: &ConvGeom) -> Result<(TensorId, TensorId)> {
         let c = g.in_channels;
-        let (mut before, mut after) = (vec![0usize; 5], vec![0usize; 5]);
-        for a in 0..3 {
-            if g.pad[a] < 0 {
-                bail!("dilation2d gradient: negative padding is not supported");
-            }
-            let p = g.pad[a] as usize;
-            let reach = if g.out_size[a] == 0 { 0 } else { (g.out_size[a] - 1) * g.strides[a] + (g.filter[a] - 1) * g.dilations[a] + 1 };
-            before[a + 1] = p;
-            after[a + 1] = reach.saturating_sub(g.in_size[a] + p);
-        }
-        let xp = self.pad_with(x, &before, &after, f64::NEG_INFINITY)?;
-        let padded: Vec<usize> = (0..3).map(|a| g.in_size[a] + before[a + 1] + after[a + 1]).collect();
+        let (xp, before, padded) = self.pad_for_taps(x, g, f64::NEG_INFINITY)?;
         let taps = g.taps();
         let fw = self.reshape(f, &[taps as i64, c as i64])?;
         let n = g.batch * g.out_spatial() * c;
+        // The row indices below are int32 and made on the host: both must fit.
+        let size = g.batch * padded.iter().product::<usize>() * c;
+        if size > i32::MAX as usize {
+            bail!("dilation2d gradient: the padded input has {size} values, more than int32 indices reach");
+        }
+        self.check_size(&[taps, n], DType::Int32)?;
         let (mut values, mut rows) = (Vec::with_capacity(taps), Vec::with_capacity(taps));
         let mut t = 0;
         for tz in 0..g.filter[0] {
             for ty in 0..g.filter[1] {
                 for tx in 0..g.filter[2] {
-                    let mut patch = xp;
-                    for (a, tap) in [tz, ty, tx].into_iter().enumerate() {
-                        let idx: Vec<i32> = (0..g.out_size[a]).map(|o| (o * g.strides[a] + tap * g.dilations[a]) as i32).collect();
-                        let len = idx.len();
-                        let idx = self.tensor(crate::HostData::I32(idx), &[len])?;
-                        patch = self.gather(patch, idx, (a + 1) as i64, 0)?;
-                    }
+                    let patch = self.tap_patch(xp, g, [tz, ty, tx])?;
                     let w = self.slice_axis(fw, 0, t, 1)?;
                     let w = self.reshape(w, &[c as i64])?;
                     values.push(self.add(patch, w)?);
@@ -593,11 +614,10 @@ impl Engine {
         let len = all_rows.len();
         let rows = self.tensor(crate::HostData::I32(all_rows), &[len])?;
         let updates = self.concat(&updates, 0)?;
-        let size = g.batch * padded.iter().product::<usize>() * c;
         let dxp = self.scatter_rows(None, rows, updates, size)?;
         let dims = [g.batch, padded[0], padded[1], padded[2], c].map(|d| d as i64);
         let dxp = self.reshape(dxp, &dims)?;
-        let begin: Vec<i64> = before.iter().map(|&b| b as i64).collect();
+        let begin: Vec<i64> = [0, before[0], before[1], before[2], 0].iter().map(|&b| b as i64).collect();
         let size = [g.batch, g.in_size[0], g.in_size[1], g.in_size[2], c].map(|d| d as i64);
         let dx = self.slice(dxp, &begin, &size)?;
         Ok((dx, df))
@@ -629,10 +649,7 @@ impl Engine {
     fn from_ndhwc(&mut self, t: TensorId, layout: Layout, shape: &[usize]) -> Result<TensorId> {
         let mut t = t;
         if layout.channels_first {
-            let s = self.shape(t)?.to_vec();
-            let perm: Vec<i64> = vec![0, 4, 1, 2, 3];
-            t = self.transpose(t, Some(&perm))?;
-            let _ = s;
+            t = self.transpose(t, Some(&[0, 4, 1, 2, 3]))?;
         }
         let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         self.reshape(t, &dims)
@@ -671,32 +688,14 @@ impl Engine {
     /// depthwise convolution each input channel meets only its own outputs.
     fn conv_filter_grad_ndhwc(&mut self, x: TensorId, dy: TensorId, g: &ConvGeom, depthwise: bool) -> Result<TensorId> {
         let (ci, co) = (g.in_channels, g.out_channels);
-        if g.pad.iter().any(|&p| p < 0) {
-            bail!("conv gradient: negative padding is not supported");
-        }
-        // Zero padding so that every tap's index is inside.
-        let mut before = vec![0usize; 5];
-        let mut after = vec![0usize; 5];
-        for a in 0..3 {
-            let p = g.pad[a] as usize;
-            let reach = if g.out_size[a] == 0 { 0 } else { (g.out_size[a] - 1) * g.strides[a] + (g.filter[a] - 1) * g.dilations[a] + 1 };
-            before[a + 1] = p;
-            after[a + 1] = reach.saturating_sub(g.in_size[a] + p);
-        }
-        let xp = self.pad_zeros(x, &before, &after)?;
+        let (xp, _, _) = self.pad_for_taps(x, g, 0.0)?;
         let n = g.batch * g.out_spatial();
         let dy2 = self.reshape(dy, &[n as i64, co as i64])?;
         let mut taps = Vec::with_capacity(g.taps());
         for tz in 0..g.filter[0] {
             for ty in 0..g.filter[1] {
                 for tx in 0..g.filter[2] {
-                    let mut patch = xp;
-                    for (a, t) in [tz, ty, tx].into_iter().enumerate() {
-                        let idx: Vec<i32> = (0..g.out_size[a]).map(|o| (o * g.strides[a] + t * g.dilations[a]) as i32).collect();
-                        let len = idx.len();
-                        let idx = self.tensor(crate::HostData::I32(idx), &[len])?;
-                        patch = self.gather(patch, idx, (a + 1) as i64, 0)?;
-                    }
+                    let patch = self.tap_patch(xp, g, [tz, ty, tx])?;
                     if depthwise {
                         // dW[c, q] = sum over outputs of x[., c] * dy[., c * m + q]
                         let m = (co / ci.max(1)) as i64;

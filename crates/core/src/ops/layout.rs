@@ -197,7 +197,6 @@ impl Engine {
         let mut out_shape = s0.clone();
         out_shape[axis] = shapes.iter().map(|s| s[axis]).sum();
         self.check_size(&out_shape, dtype)?;
-        let sizes: Vec<usize> = shapes.iter().map(|s| s[axis]).collect();
         let y = self.run_kernel(k::CONCAT, xs, |e, backend, ins| {
             if shape::size(&out_shape) == 0 {
                 // Nothing to copy, however large the other dimensions.
@@ -211,6 +210,10 @@ impl Engine {
             let storage = backend.concat(&views, outer)?;
             e.output(storage, out_shape, dtype)
         })?;
+        if !self.taping() {
+            return Ok(y);
+        }
+        let sizes: Vec<usize> = shapes.iter().map(|s| s[axis]).collect();
         self.on_tape(&[y], &[], move |e, g| {
             // Each input's part of dy.
             let (mut begin, mut grads) = (0, Vec::with_capacity(sizes.len()));
@@ -297,6 +300,9 @@ impl Engine {
             }
             e.concat(&expanded, axis)
         })?;
+        if !self.taping() {
+            return Ok(y);
+        }
         let (n, dims) = (xs.len(), s0.iter().map(|&d| d as i64).collect::<Vec<_>>());
         self.on_tape(&[y], &[], move |e, g| {
             (0..n)
@@ -349,15 +355,18 @@ impl Engine {
         if self.dtype(x)? == DType::String {
             return self.via_codes(k::SLICE, &[x], true, |e, c| e.slice(c[0], begin, size));
         }
-        let (before, after): (Vec<usize>, Vec<usize>) = (b.clone(), (0..rank).map(|i| s[i] - b[i] - z[i]).collect());
+        // The slice's gradient pads dy back to x's shape (computed only while taping).
+        let pads = self.taping().then(|| (b.clone(), (0..rank).map(|i| s[i] - b[i] - z[i]).collect::<Vec<usize>>()));
         let y = self.run_kernel(k::SLICE, &[x], |e, backend, ins| {
             let storage = backend.slice(ins[0].view(), &b, &z)?;
             e.output(storage, z, ins[0].dtype)
         })?;
-        self.on_tape(&[y], &[], move |e, g| {
-            let dy = e.cast(g.dy(), DType::Float32)?;
-            Ok(vec![Some(e.pad_zeros(dy, &before, &after)?)])
-        })?;
+        if let Some((before, after)) = pads {
+            self.on_tape(&[y], &[], move |e, g| {
+                let dy = e.cast(g.dy(), DType::Float32)?;
+                Ok(vec![Some(e.pad_zeros(dy, &before, &after)?)])
+            })?;
+        }
         Ok(y)
     }
 
