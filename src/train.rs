@@ -29,8 +29,18 @@ impl NativeOptimizer {
             "adagrad" => Rule::Adagrad { initial_accumulator: or(p(0), 0.1) },
             "adadelta" => Rule::Adadelta { rho: or(p(0), 0.95), epsilon: or(p(1), EPSILON) },
             "adam" => Rule::Adam { beta1: or(p(0), 0.9), beta2: or(p(1), 0.999), epsilon: or(p(2), EPSILON) },
-            "adamax" => Rule::Adamax { beta1: or(p(0), 0.9), beta2: or(p(1), 0.999), epsilon: or(p(2), EPSILON), decay: or(p(3), 0.0) },
-            "rmsprop" => Rule::RmsProp { decay: or(p(0), 0.9), momentum: or(p(1), 0.0), epsilon: or(p(2), EPSILON), centered: flag },
+            "adamax" => Rule::Adamax {
+                beta1: or(p(0), 0.9),
+                beta2: or(p(1), 0.999),
+                epsilon: or(p(2), EPSILON),
+                decay: or(p(3), 0.0),
+            },
+            "rmsprop" => Rule::RmsProp {
+                decay: or(p(0), 0.9),
+                momentum: or(p(1), 0.0),
+                epsilon: or(p(2), EPSILON),
+                centered: flag,
+            },
             other => return Err(Error::from_reason(format!("Unknown optimizer {other}"))),
         };
         let inner = engine(|e| Optimizer::new(e, rule, learning_rate))?;

@@ -73,7 +73,9 @@ pub struct Optimizer {
 impl Optimizer {
     pub fn new(e: &mut Engine, rule: Rule, learning_rate: f64) -> Result<Optimizer> {
         let globals = match &rule {
-            Rule::Adam { beta1, beta2, .. } => vec![scalar_variable(e, *beta1, true)?, scalar_variable(e, *beta2, true)?],
+            Rule::Adam { beta1, beta2, .. } => {
+                vec![scalar_variable(e, *beta1, true)?, scalar_variable(e, *beta2, true)?]
+            }
             Rule::Adamax { beta1, .. } => vec![scalar_variable(e, 0.0, true)?, scalar_variable(e, *beta1, true)?],
             // tfjs's momentum optimizer holds its momentum as a tensor.
             Rule::Momentum { momentum, .. } => {
@@ -121,7 +123,8 @@ impl Optimizer {
         }
         let (rule, globals) = (self.rule.clone(), self.globals.clone());
         let step = self.step_rule();
-        let slots: Vec<Vec<TensorId>> = self.slots.iter().map(|s| s.as_ref().map(|s| s.vars.clone()).unwrap_or_default()).collect();
+        let slots: Vec<Vec<TensorId>> =
+            self.slots.iter().map(|s| s.as_ref().map(|s| s.vars.clone()).unwrap_or_default()).collect();
         e.tidy(|e| {
             for (i, (_, grad)) in grads.iter().enumerate() {
                 let Some(g) = *grad else { continue };

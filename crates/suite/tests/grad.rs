@@ -14,7 +14,12 @@ fn vals(e: &Engine, id: TensorId) -> Vec<f64> {
 
 /// The gradient of `f` at `x` by central differences in float64 arithmetic on the host, `f`
 /// run by the engine on float32 inputs (so the step is large).
-fn finite_difference(e: &mut Engine, f: &dyn Fn(&mut Engine, TensorId) -> TensorId, x: &[f32], shape: &[usize]) -> Vec<f64> {
+fn finite_difference(
+    e: &mut Engine,
+    f: &dyn Fn(&mut Engine, TensorId) -> TensorId,
+    x: &[f32],
+    shape: &[usize],
+) -> Vec<f64> {
     let h = 1e-2f32;
     (0..x.len())
         .map(|i| {
@@ -141,17 +146,25 @@ fn convolution_gradients(e: &mut Engine) {
     let pad = Padding::Same;
     let win = Window { strides: &[1.0, 1.0], dilations: &[1.0, 1.0], pad: &pad, rounding: None };
     let f = |e: &mut Engine, x: TensorId| e.conv(ConvKind::Conv2d, x, w, &win, false).unwrap();
-    let got = grad_of(e, &|e, x| {
-        let y = f(e, x);
-        e.reduce(ReduceOp::Sum, y, None, false).unwrap()
-    }, x);
+    let got = grad_of(
+        e,
+        &|e, x| {
+            let y = f(e, x);
+            e.reduce(ReduceOp::Sum, y, None, false).unwrap()
+        },
+        x,
+    );
     let want = finite_difference(e, &|e, x| f(e, x), &xv, &[1, 3, 3, 1]);
     assert_close(&got, &want, 1e-2);
     let fw = |e: &mut Engine, w: TensorId| e.conv(ConvKind::Conv2d, x, w, &win, false).unwrap();
-    let got = grad_of(e, &|e, w| {
-        let y = fw(e, w);
-        e.reduce(ReduceOp::Sum, y, None, false).unwrap()
-    }, w);
+    let got = grad_of(
+        e,
+        &|e, w| {
+            let y = fw(e, w);
+            e.reduce(ReduceOp::Sum, y, None, false).unwrap()
+        },
+        w,
+    );
     let want = finite_difference(e, &|e, w| fw(e, w), &wv, &[2, 2, 1, 2]);
     assert_close(&got, &want, 1e-2);
     e.dispose(x);
@@ -169,7 +182,9 @@ fn external_gradients_come_from_the_caller(e: &mut Engine) {
     let s = e.reduce(ReduceOp::Sum, y, None, false).unwrap();
     e.forward_end(Some(s));
     e.backward_start(s, &[x], None, false).unwrap();
-    let BackwardStep::External { id, dys, saved, needed } = e.backward_run().unwrap() else { panic!("stops at the custom op") };
+    let BackwardStep::External { id, dys, saved, needed } = e.backward_run().unwrap() else {
+        panic!("stops at the custom op")
+    };
     assert_eq!((id, needed), (7, vec![true]));
     // The custom gradient: dy * |x|.
     let abs = e.unary(UnaryOp::Abs, saved[0]).unwrap();
@@ -192,7 +207,9 @@ fn errors_and_failures_leave_nothing(e: &mut Engine) {
     fails(e, "Cannot compute gradient of y=f(x) with respect to x.", |e| {
         e.gradients(|e| e.unary(UnaryOp::Exp, other), &[x], None, false)
     });
-    fails(e, "gradients() received an empty list of xs.", |e| e.gradients(|e| e.unary(UnaryOp::Exp, x), &[], None, false));
+    fails(e, "gradients() received an empty list of xs.", |e| {
+        e.gradients(|e| e.unary(UnaryOp::Exp, x), &[], None, false)
+    });
     fails(e, "boom", |e| e.gradients(|_| Err(tidytensor_core::Error("boom".into())), &[x], None, false));
     // A path through a logical op, which has no gradient.
     let t = e.fill(&[2], 1.0, DType::Bool).unwrap();

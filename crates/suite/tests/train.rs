@@ -24,11 +24,23 @@ fn minimize(e: &mut Engine, opt: &mut Optimizer, x: TensorId) {
 fn rules() -> Vec<(Rule, f64, [f64; 3])> {
     vec![
         (Rule::Sgd, 0.1, [-0.008480027318000793, -0.9915200471878052, 0.646880030632019]),
-        (Rule::Momentum { momentum: 0.9, nesterov: false }, 0.1, [-1.370629906654358, 0.3706299960613251, -2.5314698219299316]),
-        (Rule::Momentum { momentum: 0.9, nesterov: true }, 0.1, [-1.123576283454895, 0.12357625365257263, -1.955011248588562]),
+        (
+            Rule::Momentum { momentum: 0.9, nesterov: false },
+            0.1,
+            [-1.370629906654358, 0.3706299960613251, -2.5314698219299316],
+        ),
+        (
+            Rule::Momentum { momentum: 0.9, nesterov: true },
+            0.1,
+            [-1.123576283454895, 0.12357625365257263, -1.955011248588562],
+        ),
         (Rule::Adagrad { initial_accumulator: 0.1 }, 0.1, [0.6912405490875244, -1.6912405490875244, 2.682561159133911]),
         (Rule::Adadelta { rho: 0.95, epsilon: EPSILON }, 1.0, [-2.0, 1.0, -4.0]),
-        (Rule::Adam { beta1: 0.9, beta2: 0.999, epsilon: EPSILON }, 0.1, [0.5043630599975586, -1.504362940788269, 2.501485824584961]),
+        (
+            Rule::Adam { beta1: 0.9, beta2: 0.999, epsilon: EPSILON },
+            0.1,
+            [0.5043630599975586, -1.504362940788269, 2.501485824584961],
+        ),
         (
             Rule::Adamax { beta1: 0.9, beta2: 0.999, epsilon: EPSILON, decay: 0.1 },
             0.1,

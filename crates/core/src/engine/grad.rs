@@ -59,7 +59,12 @@ pub enum BackwardStep {
     Done,
     /// An external gradient to run: give its input gradients to [`Engine::backward_provide`],
     /// then call [`Engine::backward_run`] again.
-    External { id: u64, dys: Vec<TensorId>, saved: Vec<TensorId>, needed: Vec<bool> },
+    External {
+        id: u64,
+        dys: Vec<TensorId>,
+        saved: Vec<TensorId>,
+        needed: Vec<bool>,
+    },
 }
 
 /// A backward pass in progress (one per nested gradient).
@@ -183,7 +188,13 @@ impl Engine {
 
     /// Starts the backward pass from `y` to `xs` (tfjs's `gradients` after the forward
     /// run): finds the nodes that connect them and opens the backward scope.
-    pub fn backward_start(&mut self, y: TensorId, xs: &[TensorId], dy: Option<TensorId>, allow_no_gradients: bool) -> Result<()> {
+    pub fn backward_start(
+        &mut self,
+        y: TensorId,
+        xs: &[TensorId],
+        dy: Option<TensorId>,
+        allow_no_gradients: bool,
+    ) -> Result<()> {
         let checked = (|| {
             if xs.is_empty() {
                 bail!("gradients() received an empty list of xs.");
@@ -306,7 +317,9 @@ impl Engine {
         }
         let ran = match self.backward_run() {
             Ok(BackwardStep::Done) => Ok(()),
-            Ok(BackwardStep::External { .. }) => Err(crate::Error("an external gradient has no caller to run it".into())),
+            Ok(BackwardStep::External { .. }) => {
+                Err(crate::Error("an external gradient has no caller to run it".into()))
+            }
             Err(e) => Err(e),
         };
         let grads = self.backward_end(ran.is_ok());
@@ -321,7 +334,13 @@ impl Engine {
     fn output_grads(&mut self, node: &TapeNode) -> Result<Vec<TensorId>> {
         let mut dys = Vec::with_capacity(node.outputs.len());
         for (&o, (shape, dtype)) in node.outputs.iter().zip(&node.output_meta) {
-            let reached = self.backward.last_mut().and_then(|p| if p.xs.contains(&o) { p.grads.get(&o).copied() } else { p.grads.remove(&o) });
+            let reached = self.backward.last_mut().and_then(|p| {
+                if p.xs.contains(&o) {
+                    p.grads.get(&o).copied()
+                } else {
+                    p.grads.remove(&o)
+                }
+            });
             dys.push(match reached {
                 Some(g) => g,
                 None => self.fill(shape, 0.0, *dtype)?,
@@ -332,7 +351,13 @@ impl Engine {
 
     /// Adds the input gradients of `node` to the pass, checking each (tfjs's texts), and
     /// frees its output gradients.
-    fn accumulate(&mut self, node: &TapeNode, needed: &[bool], dys: &[TensorId], grads: Vec<Option<TensorId>>) -> Result<()> {
+    fn accumulate(
+        &mut self,
+        node: &TapeNode,
+        needed: &[bool],
+        dys: &[TensorId],
+        grads: Vec<Option<TensorId>>,
+    ) -> Result<()> {
         let result = self.accumulate_checked(node, needed, dys, grads);
         let (user_dy, xs) = match self.backward.last() {
             Some(p) => (p.dy, p.xs.clone()),
@@ -349,7 +374,13 @@ impl Engine {
         result
     }
 
-    fn accumulate_checked(&mut self, node: &TapeNode, needed: &[bool], dys: &[TensorId], grads: Vec<Option<TensorId>>) -> Result<()> {
+    fn accumulate_checked(
+        &mut self,
+        node: &TapeNode,
+        needed: &[bool],
+        dys: &[TensorId],
+        grads: Vec<Option<TensorId>>,
+    ) -> Result<()> {
         let mut seen = FxHashSet::default();
         for (i, &x) in node.inputs.iter().enumerate() {
             if !needed.get(i).copied().unwrap_or(false) {
@@ -360,7 +391,11 @@ impl Engine {
             };
             let dtype = self.dtype(dx)?;
             if dtype != DType::Float32 {
-                bail!("Error in gradient for op {}. The gradient of input {i} must have 'float32' dtype, but has '{}'", node.kernel, dtype.name());
+                bail!(
+                    "Error in gradient for op {}. The gradient of input {i} must have 'float32' dtype, but has '{}'",
+                    node.kernel,
+                    dtype.name()
+                );
             }
             let (gs, xs) = (self.shape(dx)?.to_vec(), node.input_meta[i].0.clone());
             if gs != xs {

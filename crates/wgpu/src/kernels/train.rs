@@ -23,7 +23,9 @@ fn body(kind: StepKind) -> &'static str {
         StepKind::Momentum { nesterov: true } => {
             "    let a = c(1u) * X2[i] + g;\n    Y[n + i] = a;\n    Y[i] = c(0u) * (g + a * c(1u)) + v;"
         }
-        StepKind::Adagrad => "    let a = X2[i] + g * g;\n    Y[n + i] = a;\n    Y[i] = (g / sqrt(a + c(1u))) * c(0u) + v;",
+        StepKind::Adagrad => {
+            "    let a = X2[i] + g * g;\n    Y[n + i] = a;\n    Y[i] = (g / sqrt(a + c(1u))) * c(0u) + v;"
+        }
         StepKind::Adadelta => {
             "    let u = (sqrt(X3[i] + c(3u)) / sqrt(X2[i] + c(3u))) * g;\n\
              \x20   Y[n + i] = X2[i] * c(1u) + g * g * c(2u);\n\
