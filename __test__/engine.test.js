@@ -489,6 +489,22 @@ describe('tidytensor specifics', () => {
     assert.equal(tt.backend().name, current);
   });
 
+  it('dataSync returns every value of large tensors (copied in parallel chunks), each dtype', () => {
+    const before = tt.memory().numTensors;
+    for (const n of [0, 1, 32767, 32768, 65536, 131071, 131072, 200003]) {
+      for (const dtype of ['float32', 'int32', 'bool']) {
+        const make = dtype === 'float32' ? Float32Array : dtype === 'int32' ? Int32Array : Uint8Array;
+        const v = make.from({ length: n }, (_, i) => (dtype === 'bool' ? i % 3 === 0 : i * 3 - 7));
+        const t = tt.tensor(v, [n], dtype);
+        const d = t.dataSync();
+        t.dispose();
+        assert.equal(d.constructor, make);
+        assert.ok(d.length === n && d.every((x, i) => x === v[i]), `${dtype} of ${n} values`);
+      }
+    }
+    assert.equal(tt.memory().numTensors, before);
+  });
+
   it('string tensors of non-string values hold their String() (tfjs stores the raw numbers)', () => {
     const x = tt.tensor([1, true], [2], 'string');
     assert.deepEqual([x.dtype, x.dataSync()], ['string', ['1', 'true']]);

@@ -69,7 +69,7 @@ unsafe fn js_typed_array(env: sys::napi_env, data: &HostData) -> Result<sys::nap
     let (mut data, mut node_buffer) = (std::ptr::null_mut(), std::ptr::null_mut());
     check_status!(sys::napi_create_buffer(env, bytes.len(), &mut data, &mut node_buffer), "Failed to create a Buffer")?;
     if !bytes.is_empty() {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len());
+        tidytensor_backends::copy_bytes(std::slice::from_raw_parts_mut(data.cast(), bytes.len()), bytes);
     }
     let (mut buffer, mut offset, mut array) = (std::ptr::null_mut(), 0usize, std::ptr::null_mut());
     check_status!(

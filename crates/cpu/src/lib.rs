@@ -67,6 +67,25 @@ pub fn adopt_calling_thread() -> bool {
     threads >= 2 && rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok()
 }
 
+/// Copies `src` into `dst` (equal lengths; `dst` may be uninitialised), on several threads
+/// when large: reading a kernel's output back then copies each part on a core that likely
+/// wrote it, instead of pulling every cache line across cores (resize's 150 KB read back
+/// went 58 -> 45 µs with its kernel on a 2-vCPU VM).
+pub fn copy_bytes(dst: &mut [std::mem::MaybeUninit<u8>], src: &[u8]) {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 16;
+    assert_eq!(dst.len(), src.len(), "copy_bytes: lengths differ");
+    let copy = |d: &mut [std::mem::MaybeUninit<u8>], s: &[u8]| {
+        // SAFETY: equal lengths (zip of equal chunkings of equal lengths); u8 has no invalid values.
+        unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), d.as_mut_ptr().cast::<u8>(), s.len()) }
+    };
+    if src.len() < 2 * CHUNK {
+        copy(dst, src);
+    } else {
+        dst.par_chunks_mut(CHUNK).zip(src.par_chunks(CHUNK)).for_each(|(d, s)| copy(d, s));
+    }
+}
+
 fn count_bytes(delta: isize) {
     // During thread teardown the thread-local may already be gone, and with it the count.
     let _ = THREAD_LIVE_BYTES.try_with(|c| c.set(c.get() + delta));
