@@ -227,7 +227,7 @@ impl Engine {
     }
 
     /// `x[.., begin..begin + n, ..]` along `axis`.
-    pub(crate) fn slice_axis(&mut self, x: TensorId, axis: usize, begin: usize, n: usize) -> Result<TensorId> {
+    pub fn slice_axis(&mut self, x: TensorId, axis: usize, begin: usize, n: usize) -> Result<TensorId> {
         let rank = self.shape(x)?.len();
         let mut b = vec![0i64; rank];
         let mut z = vec![-1i64; rank];
@@ -238,12 +238,12 @@ impl Engine {
 
     /// `x` with `before[i]` zeros before and `after[i]` after it along each axis `i` (the
     /// gradient of a slice).
-    pub(crate) fn pad_zeros(&mut self, x: TensorId, before: &[usize], after: &[usize]) -> Result<TensorId> {
+    pub fn pad_zeros(&mut self, x: TensorId, before: &[usize], after: &[usize]) -> Result<TensorId> {
         self.pad_with(x, before, after, 0.0)
     }
 
     /// [`Engine::pad_zeros`] with `value` instead of zeros.
-    pub(crate) fn pad_with(&mut self, x: TensorId, before: &[usize], after: &[usize], value: f64) -> Result<TensorId> {
+    pub fn pad_with(&mut self, x: TensorId, before: &[usize], after: &[usize], value: f64) -> Result<TensorId> {
         let dtype = self.dtype(x)?;
         let mut t = x;
         for axis in 0..before.len() {

@@ -82,7 +82,7 @@ impl Engine {
     }
 
     /// A copy of `x` broadcast to `target` (multiplying by ones keeps every value, -0 and NaN included).
-    pub(crate) fn broadcast_to(&mut self, x: TensorId, target: &[usize]) -> Result<TensorId> {
+    pub fn broadcast_to(&mut self, x: TensorId, target: &[usize]) -> Result<TensorId> {
         let dtype = self.dtype(x)?;
         let ones = self.fill(target, 1.0, dtype)?;
         let out = self.binary(BinaryOp::Mul, x, ones);

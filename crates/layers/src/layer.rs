@@ -1,0 +1,423 @@
+//! One layer: its config, its weights (engine variables), and how it is built and called.
+//! What differs between kinds of layers is behind [`Kind`]; the rest is here.
+
+use crate::config::Cfg;
+use crate::initializers::Initializer;
+use crate::regularizers::{Constraint, Regularizer};
+use serde_json::{json, Map, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use tidytensor_core::{bail, DType, Engine, Result, TensorId};
+
+/// A shape whose batch (or any) dimension may be unknown.
+pub type Shape = Vec<Option<usize>>;
+
+/// A layer shared by the models (and the JavaScript object) that use it.
+pub type LayerRef = Rc<RefCell<Layer>>;
+
+/// `[2, 3]` as the `i64` dims `reshape` takes.
+pub fn dims(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|&d| d as i64).collect()
+}
+
+/// A shape as tfjs prints it: `[null,4]`.
+pub fn shape_text(s: &[Option<usize>]) -> String {
+    let parts: Vec<String> = s.iter().map(|d| d.map_or("null".into(), |d| d.to_string())).collect();
+    format!("[{}]", parts.join(","))
+}
+
+pub fn shape_json(s: &[Option<usize>]) -> Value {
+    Value::Array(s.iter().map(|d| d.map_or(Value::Null, |d| json!(d))).collect())
+}
+
+/// The known shape of a concrete tensor.
+pub fn known(s: &[usize]) -> Shape {
+    s.iter().map(|&d| Some(d)).collect()
+}
+
+thread_local! {
+    static UIDS: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
+    static TENSOR_NAMES: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
+}
+
+/// tfjs's `getUid(prefix)`: `prefix1`, `prefix2`, ... per prefix, per thread.
+pub fn uid(prefix: &str) -> String {
+    UIDS.with(|u| {
+        let mut u = u.borrow_mut();
+        let n = u.entry(prefix.to_string()).or_insert(0);
+        *n += 1;
+        format!("{prefix}{n}")
+    })
+}
+
+/// tfjs's `getUniqueTensorName`: `name`, then `name_1`, `name_2`, ... (also skipping names the
+/// engine already has, which tfjs would refuse).
+pub fn unique_tensor_name(e: &Engine, name: &str) -> String {
+    TENSOR_NAMES.with(|m| {
+        let mut m = m.borrow_mut();
+        loop {
+            let index = *m.entry(name.to_string()).or_insert(0);
+            *m.get_mut(name).expect("inserted") += 1;
+            let candidate = if index > 0 { format!("{name}_{index}") } else { name.to_string() };
+            if index > 0 {
+                m.insert(candidate.clone(), 1);
+            }
+            if e.variable_named(&candidate).is_none() {
+                return candidate;
+            }
+        }
+    })
+}
+
+/// `Dense` as `dense`, `BatchNormalization` as `batch_normalization` (tfjs's toSnakeCase).
+pub fn snake_class(class: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in class.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            let prev_lower = class[..i].chars().last().is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
+            if i > 0 && prev_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One weight of a layer.
+#[derive(Debug)]
+pub struct Weight {
+    /// The engine variable (its name is `layer/weight`, made unique).
+    pub var: TensorId,
+    pub trainable: bool,
+    pub regularizer: Option<Regularizer>,
+    pub constraint: Option<Constraint>,
+}
+
+/// What a layer expects of its inputs (tfjs's InputSpec), checked at every call.
+#[derive(Clone, Debug, Default)]
+pub struct InputSpec {
+    pub ndim: Option<usize>,
+    pub min_ndim: Option<usize>,
+    /// `(axis, size)`, the axis negative from the end.
+    pub axes: Vec<(i64, usize)>,
+}
+
+/// Creates a layer's weights during `build`.
+pub struct Builder<'a> {
+    pub e: &'a mut Engine,
+    pub layer: &'a str,
+    pub dtype: DType,
+    pub weights: Vec<Weight>,
+    pub spec: Option<InputSpec>,
+}
+
+impl Builder<'_> {
+    /// tfjs's `addWeight`: the initial value, a variable named `layer/name` (unique), the
+    /// regularizer kept for the training loss. Returns its index in the layer's weights.
+    pub fn add(
+        &mut self,
+        name: &str,
+        shape: &[usize],
+        init: &Initializer,
+        regularizer: Option<&Regularizer>,
+        constraint: Option<&Constraint>,
+        trainable: bool,
+    ) -> Result<usize> {
+        let value = init.make(self.e, shape, self.dtype)?;
+        self.add_value(name, value, regularizer, constraint, trainable)
+    }
+
+    /// [`Builder::add`] with an initial value made by the caller (disposed here).
+    pub fn add_value(
+        &mut self,
+        name: &str,
+        value: TensorId,
+        regularizer: Option<&Regularizer>,
+        constraint: Option<&Constraint>,
+        trainable: bool,
+    ) -> Result<usize> {
+        let full = unique_tensor_name(self.e, &format!("{}/{name}", self.layer));
+        let var = self.e.variable(value, trainable, Some(&full), Some(self.dtype));
+        self.e.dispose(value);
+        self.weights.push(Weight {
+            var: var?,
+            trainable,
+            regularizer: regularizer.cloned(),
+            constraint: constraint.cloned(),
+        });
+        Ok(self.weights.len() - 1)
+    }
+}
+
+/// What one kind of layer does.
+pub trait Kind {
+    /// tfjs's class name (`'Dense'`).
+    fn class_name(&self) -> &'static str;
+    /// Creates the weights for inputs of these shapes (in the order `call` reads them).
+    fn build(&mut self, _b: &mut Builder, _inputs: &[Shape]) -> Result<()> {
+        Ok(())
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>>;
+    /// The outputs for `inputs`, `w` holding the layer's weights (variables). Runs inside a
+    /// scope: temporaries need no disposal.
+    fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>>;
+    /// The layer's own config keys (tfjs's `getConfig`, less the base keys).
+    fn config(&self) -> Map<String, Value>;
+    /// Whether it takes a list of inputs (merge layers).
+    fn takes_list(&self) -> bool {
+        false
+    }
+}
+
+pub struct Layer {
+    pub name: String,
+    pub kind: Box<dyn Kind>,
+    pub trainable: bool,
+    pub dtype: DType,
+    /// From `inputShape` / `batchInputShape` / `inputDim` (with `batchSize`).
+    pub batch_input_shape: Option<Shape>,
+    pub weights: Vec<Weight>,
+    pub built: bool,
+    pub spec: Option<InputSpec>,
+    /// The input and output shapes of its first call (what `summary` prints).
+    pub input_shapes: Vec<Shape>,
+    pub output_shapes: Vec<Shape>,
+    /// Models using this layer (for `dispose`: the weights go with the last).
+    pub ref_count: usize,
+    pub disposed: bool,
+}
+
+impl Layer {
+    /// A layer of `kind` with the base config of `c` (name, trainable, dtype, input shape).
+    pub fn new(kind: Box<dyn Kind>, c: Cfg) -> Result<Layer> {
+        let class = kind.class_name();
+        let name = match c.get("name").and_then(Value::as_str) {
+            Some(n) => n.to_string(),
+            None => format!("{}_{}", snake_class(class), uid(class)),
+        };
+        let dtype = match c.get("dtype").and_then(Value::as_str) {
+            None | Some("float32") => DType::Float32,
+            Some("int32") => DType::Int32,
+            Some(d) => bail!("Unsupported layer dtype {d}"),
+        };
+        let batch_input_shape = match (c.shape("batchInputShape")?, c.shape("inputShape")?, c.get("inputDim")) {
+            (Some(b), _, _) => Some(b),
+            (None, Some(s), _) => {
+                let batch = c.get("batchSize").and_then(Value::as_u64).map(|b| b as usize);
+                Some(std::iter::once(batch).chain(s).collect())
+            }
+            (None, None, Some(d)) => {
+                let d = d.as_u64().ok_or_else(|| tidytensor_core::Error("inputDim must be an integer".into()))?;
+                let mut s: Shape = vec![None, Some(d as usize)];
+                if let Some(len) = c.get("inputLength").and_then(Value::as_u64) {
+                    s = vec![None, Some(len as usize), Some(d as usize)];
+                }
+                Some(s)
+            }
+            _ => None,
+        };
+        Ok(Layer {
+            name,
+            kind,
+            trainable: c.bool_or("trainable", true)?,
+            dtype,
+            batch_input_shape,
+            weights: Vec::new(),
+            built: false,
+            spec: None,
+            input_shapes: Vec::new(),
+            output_shapes: Vec::new(),
+            ref_count: 0,
+            disposed: false,
+        })
+    }
+
+    pub fn into_ref(self) -> LayerRef {
+        Rc::new(RefCell::new(self))
+    }
+
+    pub fn class_name(&self) -> &'static str {
+        self.kind.class_name()
+    }
+
+    /// Creates the weights for inputs of these shapes, once; records the shapes.
+    pub fn build(&mut self, e: &mut Engine, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        if self.disposed {
+            bail!("Layer '{}' is already disposed.", self.name);
+        }
+        let outputs = self.kind.output_shapes(inputs)?;
+        if !self.built {
+            let mut b = Builder { e, layer: &self.name, dtype: self.dtype, weights: Vec::new(), spec: None };
+            let built = e_tidy_build(&mut b, &mut *self.kind, inputs);
+            let (weights, spec) = (std::mem::take(&mut b.weights), b.spec.take());
+            if let Err(err) = built {
+                for w in weights {
+                    e.dispose(w.var);
+                }
+                return Err(err);
+            }
+            self.weights = weights;
+            self.spec = spec;
+            self.built = true;
+            self.input_shapes = inputs.to_vec();
+            self.output_shapes = outputs.clone();
+        }
+        Ok(outputs)
+    }
+
+    /// Checks `inputs` against the layer's input spec (tfjs's texts).
+    fn check(&self, shapes: &[Vec<usize>]) -> Result<()> {
+        let Some(spec) = &self.spec else { return Ok(()) };
+        for (i, s) in shapes.iter().enumerate() {
+            if let Some(n) = spec.ndim {
+                if s.len() != n {
+                    bail!("Input {i} is incompatible with layer {}: expected ndim={n}, found ndim={}", self.name, s.len());
+                }
+            }
+            if let Some(n) = spec.min_ndim {
+                if s.len() < n {
+                    bail!("Input {i} is incompatible with layer {}: expected min_ndim={n}, found ndim={}", self.name, s.len());
+                }
+            }
+            for &(axis, size) in &spec.axes {
+                let a = if axis < 0 { s.len() as i64 + axis } else { axis };
+                if a < 0 || s.get(a as usize) != Some(&size) {
+                    bail!(
+                        "Input {i} is incompatible with layer {}: expected axis {axis} of input shape to have value {size} but got shape [{}].",
+                        self.name,
+                        tidytensor_core::shape::fmt(s)
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls the layer on concrete tensors (building it first if needed). Temporaries stay in
+    /// the caller's scope.
+    pub fn call(&mut self, e: &mut Engine, inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        let shapes: Vec<Vec<usize>> = inputs.iter().map(|&x| e.shape(x).map(<[usize]>::to_vec)).collect::<Result<_>>()?;
+        if !self.built {
+            let mut s: Vec<Shape> = shapes.iter().map(|s| known(s)).collect();
+            for s in &mut s {
+                if let Some(b) = s.first_mut() {
+                    *b = None;
+                }
+            }
+            self.build(e, &s)?;
+        }
+        if self.disposed {
+            bail!("Layer '{}' is already disposed.", self.name);
+        }
+        self.check(&shapes)?;
+        let w: Vec<TensorId> = self.weights.iter().map(|w| w.var).collect();
+        let inputs: Vec<TensorId> = if self.dtype == DType::Float32 {
+            let mut v = Vec::with_capacity(inputs.len());
+            for &x in inputs {
+                // Layers compute in float32; embeddings cast their indices themselves.
+                let d = e.dtype(x)?;
+                v.push(if d == DType::Float32 || self.class_name() == "Embedding" { x } else { e.cast(x, DType::Float32)? });
+            }
+            v
+        } else {
+            inputs.to_vec()
+        };
+        self.kind.call(e, &w, &inputs, training)
+    }
+
+    /// tfjs's `getConfig()`: the base keys and the kind's.
+    pub fn config(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), json!(self.name));
+        m.insert("trainable".into(), json!(self.trainable));
+        if let Some(s) = &self.batch_input_shape {
+            m.insert("batchInputShape".into(), shape_json(s));
+        }
+        m.insert("dtype".into(), json!(self.dtype.name()));
+        m.extend(self.kind.config());
+        Value::Object(m)
+    }
+
+    /// Trainable weights first, then the others (tfjs's `weights`), as variable ids.
+    pub fn ordered_weights(&self) -> Vec<TensorId> {
+        let trainable = self.trainable;
+        let (mut t, n): (Vec<&Weight>, Vec<&Weight>) = self.weights.iter().partition(|w| w.trainable && trainable);
+        t.extend(n);
+        t.into_iter().map(|w| w.var).collect()
+    }
+
+    pub fn trainable_weights(&self) -> Vec<TensorId> {
+        if !self.trainable {
+            return Vec::new();
+        }
+        self.weights.iter().filter(|w| w.trainable).map(|w| w.var).collect()
+    }
+
+    pub fn count_params(&self, e: &Engine) -> usize {
+        self.weights.iter().filter_map(|w| e.shape(w.var).ok()).map(|s| s.iter().product::<usize>()).sum()
+    }
+
+    /// Sets the weights (in `ordered_weights` order) to copies of `values`, constrained.
+    pub fn set_weights(&mut self, e: &mut Engine, values: &[TensorId]) -> Result<()> {
+        let ids = self.ordered_weights();
+        if ids.len() != values.len() {
+            bail!(
+                "You called setWeights(weights) on layer \"{}\" with a weight list of length {}, but the layer was expecting {} weights. Provided weights: {}...",
+                self.name,
+                values.len(),
+                ids.len(),
+                values.len()
+            );
+        }
+        for (&var, &v) in ids.iter().zip(values) {
+            let (ws, vs) = (e.shape(var)?.to_vec(), e.shape(v)?.to_vec());
+            if ws != vs {
+                bail!(
+                    "Layer weight shape [{}] not compatible with provided weight shape [{}]",
+                    tidytensor_core::shape::fmt(&ws),
+                    tidytensor_core::shape::fmt(&vs)
+                );
+            }
+        }
+        for (&var, &v) in ids.iter().zip(values) {
+            let constraint = self.weights.iter().find(|w| w.var == var).and_then(|w| w.constraint.clone());
+            let dtype = e.dtype(var)?;
+            let ids = e.tidy(|e| {
+                let mut x = e.cast(v, dtype)?;
+                if let Some(c) = &constraint {
+                    x = c.apply(e, x)?;
+                }
+                Ok(vec![x])
+            })?;
+            let r = e.assign(var, ids[0]);
+            e.dispose(ids[0]);
+            r?;
+        }
+        Ok(())
+    }
+
+    /// Disposes the weights that are still alive; returns how many.
+    pub fn dispose_weights(&mut self, e: &mut Engine) -> usize {
+        let mut n = 0;
+        for w in &self.weights {
+            if !e.is_disposed(w.var) {
+                e.dispose(w.var);
+                n += 1;
+            }
+        }
+        self.disposed = true;
+        n
+    }
+}
+
+/// Runs a kind's build inside a scope, so that its temporaries go.
+fn e_tidy_build(b: &mut Builder, kind: &mut dyn Kind, inputs: &[Shape]) -> Result<()> {
+    b.e.start_scope();
+    let r = kind.build(b, inputs);
+    b.e.end_scope(&[]);
+    r
+}

@@ -1,0 +1,482 @@
+//! The core layers: dense, activation, dropout, flatten, reshape, permute, repeatVector,
+//! embedding, inputLayer, and the activation layers (reLU, leakyReLU, softmax, elu).
+
+use super::{one_output, Common};
+use crate::activations::Activation;
+use crate::config::Cfg;
+use crate::initializers::Initializer;
+use crate::layer::{dims, Builder, InputSpec, Kind, Shape};
+use crate::ops::Ops;
+use serde_json::{json, Map, Value};
+use tidytensor_core::ops::Random;
+use tidytensor_core::{bail, BinaryOp, DType, Engine, Result, TensorId, UnaryOp};
+
+/// `y = activation(x · kernel + bias)` on the last axis.
+pub struct Dense {
+    units: usize,
+    activation: Activation,
+    c: Common,
+}
+
+impl Dense {
+    pub fn new(c: Cfg) -> Result<Dense> {
+        Ok(Dense { units: c.positive("units")?, activation: Activation::parse(c.get("activation"))?, c: Common::new(c, "kernel")? })
+    }
+}
+
+impl Kind for Dense {
+    fn class_name(&self) -> &'static str {
+        "Dense"
+    }
+    fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
+        let Some(Some(input_dim)) = inputs[0].last().copied() else {
+            bail!("The last dimension of the inputs to `Dense` should be defined. Found `None`.");
+        };
+        self.c.add_kernel(b, "kernel", &[input_dim, self.units])?;
+        self.c.add_bias(b, self.units)?;
+        b.spec = Some(InputSpec { min_ndim: Some(2), axes: vec![(-1, input_dim)], ..Default::default() });
+        Ok(())
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        let mut s = inputs[0].clone();
+        match s.last_mut() {
+            Some(last) => *last = Some(self.units),
+            None => bail!("Dense expects inputs of rank 2 or more"),
+        }
+        Ok(vec![s])
+    }
+    fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], _training: bool) -> Result<Vec<TensorId>> {
+        let x = inputs[0];
+        let shape = e.shape(x)?.to_vec();
+        let y = if shape.len() == 2 {
+            e.matmul(x, w[0], false, false)?
+        } else {
+            let k = *shape.last().unwrap_or(&1);
+            let flat = e.reshape(x, &[-1, k as i64])?;
+            let m = e.matmul(flat, w[0], false, false)?;
+            let mut out = dims(&shape);
+            *out.last_mut().expect("rank >= 1") = self.units as i64;
+            e.reshape(m, &out)?
+        };
+        let y = if self.c.use_bias { e.add(y, w[1])? } else { y };
+        one_output(self.activation.apply(e, y))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("units".into(), json!(self.units));
+        m.insert("activation".into(), json!(self.activation.name()));
+        self.c.config_into(&mut m, "kernel");
+        m
+    }
+}
+
+/// Applies an activation.
+pub struct ActivationLayer(Activation);
+
+impl ActivationLayer {
+    pub fn new(c: Cfg) -> Result<ActivationLayer> {
+        if !c.has("activation") {
+            bail!("activation is required but was not provided");
+        }
+        Ok(ActivationLayer(Activation::parse(c.get("activation"))?))
+    }
+}
+
+impl Kind for ActivationLayer {
+    fn class_name(&self) -> &'static str {
+        "Activation"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        Ok(vec![inputs[0].clone()])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        one_output(self.0.apply(e, inputs[0]))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("activation".into(), json!(self.0.name()));
+        m
+    }
+}
+
+/// Zeroes a fraction `rate` of the values while training and scales the rest by
+/// `1 / (1 - rate)`; the identity otherwise.
+pub struct Dropout {
+    rate: f64,
+    noise_shape: Option<Vec<i64>>,
+    seed: Option<String>,
+}
+
+impl Dropout {
+    pub fn new(c: Cfg) -> Result<Dropout> {
+        let rate = c.f64_or("rate", f64::NAN)?;
+        if rate.is_nan() {
+            bail!("rate is required but was not provided");
+        }
+        if !(0.0..=1.0).contains(&rate) {
+            bail!("Invalid dropout rate {rate}: it must be in the interval [0, 1]");
+        }
+        let seed = c.get("seed").map(|s| s.as_str().map_or(s.to_string(), str::to_string));
+        Ok(Dropout { rate, noise_shape: c.ints("noiseShape")?, seed })
+    }
+}
+
+impl Kind for Dropout {
+    fn class_name(&self) -> &'static str {
+        "Dropout"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        Ok(vec![inputs[0].clone()])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        let x = inputs[0];
+        if !training || self.rate == 0.0 {
+            return one_output(e.clone_tensor(x));
+        }
+        let shape = e.shape(x)?.to_vec();
+        let noise: Vec<usize> = match &self.noise_shape {
+            Some(n) => n.iter().zip(&shape).map(|(&d, &s)| if d < 0 { s } else { d as usize }).collect(),
+            None => shape.clone(),
+        };
+        let keep = 1.0 - self.rate;
+        // tfjs's dropout: floor(uniform[0, 1) + keep) is 1 with probability `keep`.
+        let u = e.random(&noise, Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, self.seed.as_deref())?;
+        let u = e.add_s(u, keep)?;
+        let m = e.unary(UnaryOp::Floor, u)?;
+        let m = e.mul_s(m, 1.0 / keep)?;
+        one_output(e.mul(x, m))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("rate".into(), json!(self.rate));
+        m.insert("noiseShape".into(), json!(self.noise_shape));
+        m.insert("seed".into(), json!(self.seed));
+        m
+    }
+}
+
+/// `[batch, ...]` as `[batch, product]`.
+pub struct Flatten;
+
+impl Kind for Flatten {
+    fn class_name(&self) -> &'static str {
+        "Flatten"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        let s = &inputs[0];
+        if s.len() < 2 {
+            bail!("Flatten expects inputs of rank 2 or more");
+        }
+        let rest: Option<usize> = s[1..].iter().try_fold(1usize, |a, d| d.map(|d| a * d));
+        if rest.is_none() {
+            bail!(
+                "The shape of the input to \"Flatten\" is not fully defined (got {}). Make sure to pass a complete \"input_shape\" or \"batch_input_shape\" argument to the first layer in your model.",
+                crate::layer::shape_text(&s[1..])
+            );
+        }
+        Ok(vec![vec![s[0], rest]])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        let b = e.shape(inputs[0])?.first().copied().unwrap_or(1) as i64;
+        one_output(e.reshape(inputs[0], &[b, -1]))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("dataFormat".into(), json!("channelsLast"));
+        m
+    }
+}
+
+/// Reshapes all but the batch axis to `targetShape` (one entry may be -1).
+pub struct Reshape {
+    target: Vec<i64>,
+}
+
+impl Reshape {
+    pub fn new(c: Cfg) -> Result<Reshape> {
+        let target = c.ints("targetShape")?.ok_or_else(|| tidytensor_core::Error("targetShape is required but was not provided".into()))?;
+        Ok(Reshape { target })
+    }
+}
+
+impl Kind for Reshape {
+    fn class_name(&self) -> &'static str {
+        "Reshape"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        let s = &inputs[0];
+        let total: Option<usize> = s[1..].iter().try_fold(1usize, |a, d| d.map(|d| a * d));
+        let known: usize = self.target.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+        let unknown = self.target.iter().filter(|&&d| d < 0).count();
+        if unknown > 1 {
+            bail!("Can only specifiy one unknown dimension.");
+        }
+        let mut out: Shape = vec![s[0]];
+        for &d in &self.target {
+            out.push(if d >= 0 {
+                Some(d as usize)
+            } else {
+                match total {
+                    Some(t) if known > 0 && t % known == 0 => Some(t / known),
+                    Some(_) => bail!("Total size of new array must be unchanged."),
+                    None => None,
+                }
+            });
+        }
+        if let (Some(t), 0) = (total, unknown) {
+            if t != known {
+                bail!("Total size of new array must be unchanged.");
+            }
+        }
+        Ok(vec![out])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        let b = e.shape(inputs[0])?.first().copied().unwrap_or(1) as i64;
+        let mut to = vec![b];
+        to.extend(&self.target);
+        one_output(e.reshape(inputs[0], &to))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("targetShape".into(), json!(self.target));
+        m
+    }
+}
+
+/// Permutes the non-batch axes (`dims` counts from 1).
+pub struct Permute {
+    dims: Vec<i64>,
+}
+
+impl Permute {
+    pub fn new(c: Cfg) -> Result<Permute> {
+        let d = c.ints("dims")?.ok_or_else(|| tidytensor_core::Error("dims is required but was not provided".into()))?;
+        let mut sorted = d.clone();
+        sorted.sort();
+        if sorted != (1..=d.len() as i64).collect::<Vec<_>>() {
+            bail!("Invalid permutation `dims`: {:?} `dims` must contain consecutive integers starting from 1.", d);
+        }
+        Ok(Permute { dims: d })
+    }
+}
+
+impl Kind for Permute {
+    fn class_name(&self) -> &'static str {
+        "Permute"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        let s = &inputs[0];
+        if s.len() != self.dims.len() + 1 {
+            bail!("Permute expects inputs of rank {}", self.dims.len() + 1);
+        }
+        let mut out = vec![s[0]];
+        out.extend(self.dims.iter().map(|&d| s[d as usize]));
+        Ok(vec![out])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        let mut perm = vec![0i64];
+        perm.extend(&self.dims);
+        one_output(e.transpose(inputs[0], Some(&perm)))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("dims".into(), json!(self.dims));
+        m
+    }
+}
+
+/// `[batch, features]` as `[batch, n, features]`.
+pub struct RepeatVector {
+    n: usize,
+}
+
+impl RepeatVector {
+    pub fn new(c: Cfg) -> Result<RepeatVector> {
+        Ok(RepeatVector { n: c.positive("n")? })
+    }
+}
+
+impl Kind for RepeatVector {
+    fn class_name(&self) -> &'static str {
+        "RepeatVector"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        let s = &inputs[0];
+        if s.len() != 2 {
+            bail!("Input 0 is incompatible with layer repeat_vector: expected ndim=2, found ndim={}", s.len());
+        }
+        Ok(vec![vec![s[0], Some(self.n), s[1]]])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        let s = e.shape(inputs[0])?.to_vec();
+        let x = e.expand_dims(inputs[0], 1)?;
+        one_output(e.broadcast_to(x, &[s[0], self.n, s[1]]))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("n".into(), json!(self.n));
+        m
+    }
+}
+
+/// Rows of an `[inputDim, outputDim]` table, looked up by integer index.
+pub struct Embedding {
+    input_dim: usize,
+    output_dim: usize,
+    init: Initializer,
+    regularizer: Option<crate::regularizers::Regularizer>,
+    constraint: Option<crate::regularizers::Constraint>,
+    mask_zero: bool,
+    input_length: Option<Value>,
+}
+
+impl Embedding {
+    pub fn new(c: Cfg) -> Result<Embedding> {
+        Ok(Embedding {
+            input_dim: c.positive("inputDim")?,
+            output_dim: c.positive("outputDim")?,
+            init: Initializer::from_cfg(c, "embeddingsInitializer", "randomUniform")?,
+            regularizer: crate::regularizers::Regularizer::from_cfg(c, "embeddingsRegularizer")?,
+            constraint: crate::regularizers::Constraint::from_cfg(c, "embeddingsConstraint")?,
+            mask_zero: c.bool_or("maskZero", false)?,
+            input_length: c.get("inputLength").cloned(),
+        })
+    }
+}
+
+impl Kind for Embedding {
+    fn class_name(&self) -> &'static str {
+        "Embedding"
+    }
+    fn build(&mut self, b: &mut Builder, _inputs: &[Shape]) -> Result<()> {
+        b.add(
+            "embeddings",
+            &[self.input_dim, self.output_dim],
+            &self.init,
+            self.regularizer.as_ref(),
+            self.constraint.as_ref(),
+            true,
+        )?;
+        Ok(())
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        let mut s = inputs[0].clone();
+        s.push(Some(self.output_dim));
+        Ok(vec![s])
+    }
+    fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        let x = inputs[0];
+        let shape = e.shape(x)?.to_vec();
+        let idx = if e.dtype(x)? == DType::Int32 { x } else { e.cast(x, DType::Int32)? };
+        let flat = e.reshape(idx, &[-1])?;
+        let rows = e.gather(w[0], flat, 0, 0)?;
+        let mut out = dims(&shape);
+        out.push(self.output_dim as i64);
+        one_output(e.reshape(rows, &out))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("inputDim".into(), json!(self.input_dim));
+        m.insert("outputDim".into(), json!(self.output_dim));
+        m.insert("embeddingsInitializer".into(), self.init.to_json());
+        m.insert("embeddingsRegularizer".into(), self.regularizer.as_ref().map_or(Value::Null, |r| r.to_json()));
+        m.insert("embeddingsConstraint".into(), self.constraint.as_ref().map_or(Value::Null, |r| r.to_json()));
+        m.insert("maskZero".into(), json!(self.mask_zero));
+        m.insert("inputLength".into(), self.input_length.clone().unwrap_or(Value::Null));
+        m
+    }
+}
+
+/// A model's entry point: passes its input through.
+pub struct InputLayer {
+    pub sparse: bool,
+}
+
+impl Kind for InputLayer {
+    fn class_name(&self) -> &'static str {
+        "InputLayer"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        Ok(vec![inputs[0].clone()])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        one_output(e.clone_tensor(inputs[0]))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("sparse".into(), json!(self.sparse));
+        m
+    }
+}
+
+/// The activation layers, each with its parameter.
+pub enum Advanced {
+    /// `min(relu(x), maxValue)`.
+    ReLU { max_value: Option<f64> },
+    LeakyReLU { alpha: f64 },
+    Softmax { axis: i64 },
+    Elu { alpha: f64 },
+}
+
+impl Advanced {
+    pub fn relu(c: Cfg) -> Result<Advanced> {
+        Ok(Advanced::ReLU { max_value: c.get("maxValue").and_then(Value::as_f64) })
+    }
+    pub fn leaky_relu(c: Cfg) -> Result<Advanced> {
+        Ok(Advanced::LeakyReLU { alpha: c.f64_or("alpha", 0.3)? })
+    }
+    pub fn softmax(c: Cfg) -> Result<Advanced> {
+        Ok(Advanced::Softmax { axis: c.f64_or("axis", -1.0)? as i64 })
+    }
+    pub fn elu(c: Cfg) -> Result<Advanced> {
+        let alpha = c.f64_or("alpha", 1.0)?;
+        if alpha != 1.0 {
+            bail!("Non-default alpha value ({alpha}) is not supported by the ELU layer yet.");
+        }
+        Ok(Advanced::Elu { alpha })
+    }
+}
+
+impl Kind for Advanced {
+    fn class_name(&self) -> &'static str {
+        match self {
+            Advanced::ReLU { .. } => "ReLU",
+            Advanced::LeakyReLU { .. } => "LeakyReLU",
+            Advanced::Softmax { .. } => "Softmax",
+            Advanced::Elu { .. } => "ELU",
+        }
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        Ok(vec![inputs[0].clone()])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        let x = inputs[0];
+        one_output(match *self {
+            Advanced::ReLU { max_value } => {
+                let r = e.unary(UnaryOp::Relu, x)?;
+                match max_value {
+                    Some(m) => e.clip(r, 0.0, m),
+                    None => Ok(r),
+                }
+            }
+            Advanced::LeakyReLU { alpha } => {
+                // tfjs's leakyRelu: max(x, alpha * x) for alpha <= 1, as its kernel computes.
+                let a = e.mul_s(x, alpha)?;
+                let zero = e.scalar(0.0)?;
+                let pos = e.binary(BinaryOp::Greater, x, zero)?;
+                e.select(pos, x, a)
+            }
+            Advanced::Softmax { axis } => e.softmax(x, axis),
+            Advanced::Elu { .. } => e.unary(UnaryOp::Elu, x),
+        })
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        match self {
+            Advanced::ReLU { max_value } => m.insert("maxValue".into(), json!(max_value)),
+            Advanced::LeakyReLU { alpha } | Advanced::Elu { alpha } => m.insert("alpha".into(), json!(alpha)),
+            Advanced::Softmax { axis } => m.insert("axis".into(), json!(axis)),
+        };
+        m
+    }
+}
