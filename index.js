@@ -73,6 +73,20 @@ Object.assign(tf, {
 const trainm = require('./lib/train');
 Object.assign(tf, trainm);
 
+// Layers and models (tf.layers, tf.sequential, tf.model; the layers, the models and their
+// training are native, in crates/layers).
+{
+  const L = require('./lib/layers/layer');
+  const M = require('./lib/layers/models');
+  const C = require('./lib/layers/callbacks');
+  Object.assign(tf, {
+    layers: L.layers, initializers: L.initializers, regularizers: L.regularizers, constraints: L.constraints,
+    input: L.input, SymbolicTensor: L.SymbolicTensor, sequential: M.sequential, model: M.model,
+    LayersModel: M.LayersModel, Sequential: M.Sequential, callbacks: C.callbacks, Callback: C.Callback,
+    CallbackList: C.CallbackList, CustomCallback: C.CustomCallback, History: C.History, EarlyStopping: C.EarlyStopping,
+  });
+}
+
 // tf.util, tf.tensor_util (tfjs-core's helpers) and tf.metrics (tfjs-layers').
 const { util, tensor_util } = require('./lib/util');
 const { metrics } = require('./lib/ops/metrics');

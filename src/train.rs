@@ -4,11 +4,14 @@
 use crate::{engine, id};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::cell::RefCell;
+use std::rc::Rc;
 use tidytensor_core::train::{Optimizer, Rule, EPSILON};
 
+/// Shared with the models compiled with it (`src/layers.rs`).
 #[napi]
 pub struct NativeOptimizer {
-    inner: Optimizer,
+    pub(crate) inner: Rc<RefCell<Optimizer>>,
 }
 
 /// A hyperparameter, or its default when JavaScript passed null (tfjs's `epsilon = null`).
@@ -44,42 +47,42 @@ impl NativeOptimizer {
             other => return Err(Error::from_reason(format!("Unknown optimizer {other}"))),
         };
         let inner = engine(|e| Optimizer::new(e, rule, learning_rate))?;
-        Ok(NativeOptimizer { inner })
+        Ok(NativeOptimizer { inner: Rc::new(RefCell::new(inner)) })
     }
 
     /// Updates the variables `names` with `grads` (null: skipped).
     #[napi]
     pub fn apply_gradients(&mut self, names: Vec<String>, grads: Vec<Option<f64>>) -> Result<()> {
         let pairs: Vec<(String, Option<u64>)> = names.into_iter().zip(grads.into_iter().map(|g| g.map(id))).collect();
-        engine(|e| self.inner.apply_gradients(e, &pairs))
+        engine(|e| self.inner.borrow_mut().apply_gradients(e, &pairs))
     }
 
     #[napi(getter)]
     pub fn iterations(&self) -> f64 {
-        self.inner.iterations as f64
+        self.inner.borrow().iterations as f64
     }
 
     #[napi]
     pub fn set_learning_rate(&mut self, learning_rate: f64) {
-        self.inner.learning_rate = learning_rate;
+        self.inner.borrow_mut().learning_rate = learning_rate;
     }
 
     /// The state variables, `[name, id]`, in tfjs's `getWeights` order (after `iter`).
     #[napi]
     pub fn weights(&self) -> Vec<(String, f64)> {
-        self.inner.weights().into_iter().map(|(n, t)| (n, t as f64)).collect()
+        self.inner.borrow().weights().into_iter().map(|(n, t)| (n, t as f64)).collect()
     }
 
     #[napi]
     pub fn set_weights(&mut self, iterations: f64, names: Vec<String>, ids: Vec<f64>) -> Result<()> {
         let pairs: Vec<(String, u64)> = names.into_iter().zip(ids.into_iter().map(id)).collect();
-        engine(|e| self.inner.set_weights(e, iterations.max(0.0) as u64, &pairs))
+        engine(|e| self.inner.borrow_mut().set_weights(e, iterations.max(0.0) as u64, &pairs))
     }
 
     #[napi]
     pub fn dispose(&mut self) -> Result<()> {
         engine(|e| {
-            self.inner.dispose(e);
+            self.inner.borrow_mut().dispose(e);
             Ok(())
         })
     }

@@ -364,40 +364,14 @@ impl Layer {
     /// Sets the weights (in `ordered_weights` order) to copies of `values`, constrained.
     pub fn set_weights(&mut self, e: &mut Engine, values: &[TensorId]) -> Result<()> {
         let ids = self.ordered_weights();
-        if ids.len() != values.len() {
-            bail!(
-                "You called setWeights(weights) on layer \"{}\" with a weight list of length {}, but the layer was expecting {} weights. Provided weights: {}...",
-                self.name,
-                values.len(),
-                ids.len(),
-                values.len()
-            );
-        }
-        for (&var, &v) in ids.iter().zip(values) {
-            let (ws, vs) = (e.shape(var)?.to_vec(), e.shape(v)?.to_vec());
-            if ws != vs {
-                bail!(
-                    "Layer weight shape [{}] not compatible with provided weight shape [{}]",
-                    tidytensor_core::shape::fmt(&ws),
-                    tidytensor_core::shape::fmt(&vs)
-                );
-            }
-        }
-        for (&var, &v) in ids.iter().zip(values) {
-            let constraint = self.weights.iter().find(|w| w.var == var).and_then(|w| w.constraint.clone());
-            let dtype = e.dtype(var)?;
-            let ids = e.tidy(|e| {
-                let mut x = e.cast(v, dtype)?;
-                if let Some(c) = &constraint {
-                    x = c.apply(e, x)?;
-                }
-                Ok(vec![x])
-            })?;
-            let r = e.assign(var, ids[0]);
-            e.dispose(ids[0]);
-            r?;
-        }
-        Ok(())
+        let constraints: Vec<Option<Constraint>> =
+            ids.iter().map(|v| self.weights.iter().find(|w| w.var == *v).and_then(|w| w.constraint.clone())).collect();
+        assign_weights(e, &self.name, &ids, &constraints, values)
+    }
+
+    /// The constraint of the weight `var`, if it is one of this layer's.
+    pub fn constraint_of(&self, var: TensorId) -> Option<Option<Constraint>> {
+        self.weights.iter().find(|w| w.var == var).map(|w| w.constraint.clone())
     }
 
     /// Disposes the weights that are still alive; returns how many.
@@ -412,6 +386,49 @@ impl Layer {
         self.disposed = true;
         n
     }
+}
+
+/// tfjs's `setWeights` on `owner` (a layer or a model): every shape checked first (its texts),
+/// then each variable set to a copy of its value, cast and constrained.
+pub fn assign_weights(
+    e: &mut Engine,
+    owner: &str,
+    vars: &[TensorId],
+    constraints: &[Option<Constraint>],
+    values: &[TensorId],
+) -> Result<()> {
+    if vars.len() != values.len() {
+        bail!(
+            "You called setWeights(weights) on layer \"{owner}\" with a weight list of length {}, but the layer was expecting {} weights. Provided weights: {}...",
+            values.len(),
+            vars.len(),
+            values.iter().map(|_| "Tensor").collect::<Vec<_>>().join(",")
+        );
+    }
+    for (&var, &v) in vars.iter().zip(values) {
+        let (ws, vs) = (e.shape(var)?.to_vec(), e.shape(v)?.to_vec());
+        if ws != vs {
+            bail!(
+                "Layer weight shape {} not compatible with provided weight shape {}",
+                shape_text(&known(&ws)),
+                shape_text(&known(&vs))
+            );
+        }
+    }
+    for ((&var, &v), constraint) in vars.iter().zip(values).zip(constraints) {
+        let dtype = e.dtype(var)?;
+        let ids = e.tidy(|e| {
+            let mut x = e.cast(v, dtype)?;
+            if let Some(c) = constraint {
+                x = c.apply(e, x)?;
+            }
+            Ok(vec![x])
+        })?;
+        let r = e.assign(var, ids[0]);
+        e.dispose(ids[0]);
+        r?;
+    }
+    Ok(())
 }
 
 /// Runs a kind's build inside a scope, so that its temporaries go.

@@ -365,6 +365,14 @@ impl Model {
         self.layers.iter().flat_map(|l| l.borrow().ordered_weights()).collect()
     }
 
+    /// `model.setWeights(values)` in [`Model::weights`] order.
+    pub fn set_weights(&self, e: &mut Engine, values: &[TensorId]) -> Result<()> {
+        let vars = self.weights();
+        let constraints: Vec<_> =
+            vars.iter().map(|&v| self.layers.iter().find_map(|l| l.borrow().constraint_of(v)).flatten()).collect();
+        crate::layer::assign_weights(e, &self.name, &vars, &constraints, values)
+    }
+
     pub fn count_params(&self, e: &Engine) -> usize {
         self.layers.iter().map(|l| l.borrow().count_params(e)).sum()
     }

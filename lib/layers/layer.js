@@ -1,0 +1,340 @@
+'use strict';
+// tf.layers: the Layer class every tf.layers.* factory returns, SymbolicTensor and tf.input
+// for functional models, and the initializer / regularizer / constraint objects that layer
+// configs take. A layer's weights and computation are native (crates/layers); this keeps
+// tfjs's API: apply (to tensors or symbolic tensors), weights, getWeights/setWeights,
+// getConfig, countParams, dispose.
+const native = require('../native');
+const { Tensor, wrapId, variableOf } = require('../tensor');
+const { serialization } = require('../internals');
+
+// ---- initializers, regularizers, constraints --------------------------------------------
+
+// A config object of tfjs-layers (an initializer, a regularizer, a constraint): its class name
+// and config; the native side reads `{className, config}`.
+class ConfigObject extends serialization.Serializable {
+  constructor(className, config = {}) {
+    super();
+    Object.defineProperty(this, 'className', { value: className });
+    Object.assign(this, config);
+  }
+
+  getClassName() {
+    return this.className;
+  }
+
+  getConfig() {
+    return { ...this };
+  }
+}
+
+const made = (className) => (config = {}) => new ConfigObject(className, config);
+
+const initializers = {
+  constant: made('Constant'),
+  glorotNormal: made('GlorotNormal'),
+  glorotUniform: made('GlorotUniform'),
+  heNormal: made('HeNormal'),
+  heUniform: made('HeUniform'),
+  identity: made('Identity'),
+  leCunNormal: made('LeCunNormal'),
+  leCunUniform: made('LeCunUniform'),
+  ones: () => new ConfigObject('Ones'),
+  orthogonal: made('Orthogonal'),
+  randomNormal: made('RandomNormal'),
+  randomUniform: made('RandomUniform'),
+  truncatedNormal: made('TruncatedNormal'),
+  varianceScaling: made('VarianceScaling'),
+  zeros: () => new ConfigObject('Zeros'),
+};
+
+const regularizers = {
+  l1: (config = {}) => new ConfigObject('L1L2', { l1: config.l1 == null ? 0.01 : config.l1, l2: 0 }),
+  l2: (config = {}) => new ConfigObject('L1L2', { l1: 0, l2: config.l2 == null ? 0.01 : config.l2 }),
+  l1l2: (config = {}) => new ConfigObject('L1L2', {
+    l1: config.l1 == null ? 0.01 : config.l1, l2: config.l2 == null ? 0.01 : config.l2,
+  }),
+};
+
+const constraints = {
+  maxNorm: made('MaxNorm'),
+  minMaxNorm: made('MinMaxNorm'),
+  nonNeg: () => new ConfigObject('NonNeg'),
+  unitNorm: made('UnitNorm'),
+};
+
+// A layer config as JSON for the native side: config objects as {className, config}, shapes
+// and numbers as they are; functions (custom activations ...) are refused clearly.
+function configJSON(config) {
+  return JSON.stringify(config, (key, v) => {
+    if (v instanceof ConfigObject) return { className: v.className, config: { ...v } };
+    if (v != null && typeof v === 'object' && typeof v.getClassName === 'function' && typeof v.getConfig === 'function') {
+      return { className: v.getClassName(), config: v.getConfig() };
+    }
+    if (typeof v === 'function') {
+      throw new Error(`tidytensor: the layer option '${key}' must be a name or a tf.* config object; ` +
+        'custom JavaScript functions are not supported in layers');
+    }
+    if (ArrayBuffer.isView(v)) return Array.from(v);
+    return v;
+  });
+}
+
+// ---- symbolic tensors --------------------------------------------------------------------
+
+let nextSymbolicId = 0;
+
+// The output of a layer applied to symbolic inputs: a shape ([null, ...]) and where it comes
+// from, for tf.model to wire.
+class SymbolicTensor {
+  constructor(dtype, shape, sourceLayer, inputs, callArgs, name, outputTensorIndex) {
+    this.dtype = dtype;
+    this.shape = shape;
+    this.sourceLayer = sourceLayer;
+    this.inputs = inputs;
+    this.callArgs = callArgs;
+    this.outputTensorIndex = outputTensorIndex;
+    this.id = nextSymbolicId++;
+    this.name = name;
+    this.originalName = name;
+    this.rank = shape.length;
+    this.nodeIndex = 0;
+    this.tensorIndex = outputTensorIndex || 0;
+  }
+}
+
+// ---- layers ------------------------------------------------------------------------------
+
+const toList = (x) => (Array.isArray(x) ? x : [x]);
+
+// A layer weight as tfjs's LayerVariable shows it: name, shape, dtype, trainable, read(),
+// write(); its value is the engine variable.
+class LayerVariable {
+  constructor(variable) {
+    this.val = variable;
+    this.id = variable.id;
+    this.name = variable.name;
+    this.originalName = variable.name;
+    this.shape = variable.shape;
+    this.dtype = variable.dtype;
+    this.trainable_ = variable.trainable;
+  }
+
+  get trainable() {
+    return this.trainable_;
+  }
+
+  read() {
+    return this.val;
+  }
+
+  write(value) {
+    this.val.assign(value);
+    return this;
+  }
+
+  dispose() {
+    this.val.dispose();
+  }
+}
+
+class Layer extends serialization.Serializable {
+  // className: tfjs's ('Dense'); config: the tf.layers.* argument.
+  // (Models pass no class: their native half is a model, not a layer.)
+  constructor(className, config = {}) {
+    super();
+    this.inboundNodes = [];
+    this.outboundNodes = [];
+    this.supportsMasking = false;
+    if (className == null) return;
+    if (config == null || typeof config !== 'object') config = {};
+    Object.defineProperty(this, 'native', { value: new native.NativeLayer(className, configJSON(config)) });
+    Object.defineProperty(this, 'layerClassName', { value: this.native.className });
+    this.name = this.native.name;
+  }
+
+  getClassName() {
+    return this.layerClassName;
+  }
+
+  get trainable() {
+    return this.native.trainable;
+  }
+
+  set trainable(v) {
+    this.native.trainable = !!v;
+  }
+
+  get built() {
+    return this.native.built;
+  }
+
+  get dtype() {
+    return this.native.dtype;
+  }
+
+  get batchInputShape() {
+    const s = JSON.parse(this.native.batchInputShape);
+    return s == null ? undefined : s;
+  }
+
+  // The input and output shapes of the first call (one shape, or a list for several).
+  get inputShape() {
+    return this.shapeOf(0, 'input');
+  }
+
+  get outputShape() {
+    return this.shapeOf(1, 'output');
+  }
+
+  shapeOf(which, what) {
+    if (!this.built) {
+      throw new Error(`The layer ${this.name} has never been called and thus has no defined ${what} shape.`);
+    }
+    const s = JSON.parse(this.native.shapes()[which]);
+    return s.length === 1 ? s[0] : s;
+  }
+
+  get weights() {
+    return this.native.weights().map((id) => new LayerVariable(variableOf(id)));
+  }
+
+  get trainableWeights() {
+    return this.native.trainableWeights().map((id) => new LayerVariable(variableOf(id)));
+  }
+
+  get nonTrainableWeights() {
+    const trainable = new Set(this.native.trainableWeights());
+    return this.native.weights().filter((id) => !trainable.has(id)).map((id) => new LayerVariable(variableOf(id)));
+  }
+
+  // tfjs returns the variables themselves: disposing one disposes the weight.
+  getWeights(trainableOnly = false) {
+    const ids = trainableOnly ? this.native.trainableWeights() : this.native.weights();
+    return ids.map(variableOf);
+  }
+
+  setWeights(weights) {
+    this.native.setWeights(weights.map((w) => w.id));
+  }
+
+  countParams() {
+    if (!this.built) {
+      throw new Error(`You tried to call countParams() on ${this.name}, but the layer is not built yet. ` +
+        'Build it first by calling build(batchInputShape).');
+    }
+    return this.native.countParams();
+  }
+
+  build(inputShape) {
+    const shapes = Array.isArray(inputShape) && Array.isArray(inputShape[0]) ? inputShape : [inputShape];
+    this.native.build(JSON.stringify(shapes));
+  }
+
+  computeOutputShape(inputShape) {
+    const shapes = Array.isArray(inputShape) && Array.isArray(inputShape[0]) ? inputShape : [inputShape];
+    const out = JSON.parse(this.native.computeOutputShape(JSON.stringify(shapes)));
+    return out.length === 1 ? out[0] : out;
+  }
+
+  // On tensors: the outputs. On symbolic tensors (from tf.input): symbolic outputs that
+  // tf.model wires into a graph; the weights are made now, as in tfjs.
+  apply(inputs, kwargs = {}) {
+    const list = toList(inputs);
+    const symbolic = list.filter((x) => x instanceof SymbolicTensor).length;
+    if (symbolic > 0) {
+      if (symbolic !== list.length) {
+        throw new Error('Arguments to apply() must be all SymbolicTensors or all Tensors');
+      }
+      const out = JSON.parse(this.native.build(JSON.stringify(list.map((s) => s.shape))));
+      const node = { layer: this, inputs: list };
+      this.inboundNodes.push(node);
+      const made = out.map((shape, i) => new SymbolicTensor(this.dtype, shape, this, list, kwargs, `${this.name}/${this.name}`, i));
+      for (const s of made) s.node = node;
+      return made.length === 1 ? made[0] : made;
+    }
+    for (const x of list) {
+      if (!(x instanceof Tensor)) {
+        throw new Error(`Layer ${this.name} expects Tensors or SymbolicTensors, got ${typeof x}`);
+      }
+    }
+    const ids = this.native.apply(list.map((t) => t.id), !!(kwargs && kwargs.training));
+    const outs = ids.map(wrapId);
+    return outs.length === 1 ? outs[0] : outs;
+  }
+
+  call(inputs, kwargs) {
+    return this.apply(inputs, kwargs);
+  }
+
+  getConfig() {
+    return JSON.parse(this.native.config());
+  }
+
+  dispose() {
+    const numDisposedVariables = this.native.dispose();
+    return { refCountAfterDispose: 0, numDisposedVariables };
+  }
+}
+
+// tf.input({shape, batchShape, name, dtype}): the symbolic input of a functional model.
+function input(config = {}) {
+  if (config.shape == null && config.batchShape == null) {
+    throw new Error('Please provide to Input either a `shape` or a `batchShape` argument. Note that `shape` does not include the batch dimension.');
+  }
+  if (config.shape != null && config.batchShape != null) {
+    throw new Error('Please provide either a `shape` or `batchShape` argument to Input, but not both.');
+  }
+  const batchShape = config.batchShape != null ? config.batchShape : [null, ...config.shape];
+  const layer = new Layer('InputLayer', { batchInputShape: batchShape, name: config.name, dtype: config.dtype, sparse: config.sparse });
+  return layer.apply(new SymbolicTensor(config.dtype || 'float32', batchShape, null, [], {}, layer.name, 0));
+}
+
+// tf.layers.*: tfjs's factory names, each a Layer of one class.
+const CLASSES = {
+  activation: 'Activation', add: 'Add', average: 'Average', averagePooling1d: 'AveragePooling1D',
+  averagePooling2d: 'AveragePooling2D', avgPool1d: 'AveragePooling1D', avgPool2d: 'AveragePooling2D',
+  avgPooling1d: 'AveragePooling1D', avgPooling2d: 'AveragePooling2D', batchNormalization: 'BatchNormalization',
+  concatenate: 'Concatenate', conv1d: 'Conv1D', conv2d: 'Conv2D', conv2dTranspose: 'Conv2DTranspose',
+  dense: 'Dense', depthwiseConv2d: 'DepthwiseConv2D', dropout: 'Dropout', elu: 'ELU', embedding: 'Embedding',
+  flatten: 'Flatten', globalAveragePooling1d: 'GlobalAveragePooling1D', globalAveragePooling2d: 'GlobalAveragePooling2D',
+  globalMaxPool1d: 'GlobalMaxPooling1D', globalMaxPool2d: 'GlobalMaxPooling2D', globalMaxPooling1d: 'GlobalMaxPooling1D',
+  globalMaxPooling2d: 'GlobalMaxPooling2D', gru: 'GRU', inputLayer: 'InputLayer', layerNormalization: 'LayerNormalization',
+  leakyReLU: 'LeakyReLU', lstm: 'LSTM', maxPool1d: 'MaxPooling1D', maxPool2d: 'MaxPooling2D', maxPooling1d: 'MaxPooling1D',
+  maxPooling2d: 'MaxPooling2D', maximum: 'Maximum', minimum: 'Minimum', multiply: 'Multiply', permute: 'Permute',
+  reLU: 'ReLU', repeatVector: 'RepeatVector', reshape: 'Reshape', separableConv2d: 'SeparableConv2D',
+  simpleRNN: 'SimpleRNN', softmax: 'Softmax', upSampling2d: 'UpSampling2D', zeroPadding2d: 'ZeroPadding2D',
+};
+
+// Merge layers may be called with the inputs directly: tf.layers.add([a, b]) applies at once
+// to a list of tensors, as tfjs's merge factories do.
+const MERGE = new Set(['add', 'average', 'concatenate', 'maximum', 'minimum', 'multiply']);
+
+const layers = { Layer, input };
+for (const [name, className] of Object.entries(CLASSES)) {
+  if (MERGE.has(name)) {
+    layers[name] = (config) => {
+      if (Array.isArray(config) || config instanceof Tensor || config instanceof SymbolicTensor) {
+        return new Layer(className, {}).apply(config);
+      }
+      return new Layer(className, config);
+    };
+  } else {
+    layers[name] = (config) => new Layer(className, config);
+  }
+}
+if (layers.inputLayer) {
+  const make = layers.inputLayer;
+  layers.inputLayer = (config = {}) => {
+    const c = { ...config };
+    if (c.inputShape != null && c.batchInputShape == null) {
+      c.batchInputShape = [c.batchSize == null ? null : c.batchSize, ...c.inputShape];
+      delete c.inputShape;
+    }
+    return make(c);
+  };
+}
+
+module.exports = {
+  Layer, LayerVariable, SymbolicTensor, input, layers, initializers, regularizers, constraints, ConfigObject, toList,
+};

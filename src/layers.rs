@@ -1,0 +1,312 @@
+//! Layers and models (`tf.layers`, `tf.sequential`, `tf.model`): the layers crate's
+//! [`Layer`] and [`Model`] wrapped for `lib/layers/`. Configs cross as JSON text; tensors as ids.
+
+use crate::train::NativeOptimizer;
+use crate::{engine, id};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::Value;
+use tidytensor_core::TensorId;
+use tidytensor_layers::layer::{shape_json, Shape};
+use tidytensor_layers::{LayerRef, Model, Rows, Src};
+
+fn json(text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| Error::from_reason(format!("Invalid config JSON: {e}")))
+}
+
+fn ids(v: &[f64]) -> Vec<TensorId> {
+    v.iter().map(|&x| id(x)).collect()
+}
+
+fn out_ids(v: Vec<TensorId>) -> Vec<f64> {
+    v.into_iter().map(|t| t as f64).collect()
+}
+
+/// `[[null, 3], ...]` as shapes.
+fn shapes_of(v: &Value) -> Result<Vec<Shape>> {
+    let Value::Array(list) = v else { return Err(Error::from_reason("expected a list of shapes")) };
+    list.iter()
+        .map(|s| match s {
+            Value::Array(d) => Ok(d.iter().map(|x| x.as_u64().map(|n| n as usize)).collect()),
+            _ => Err(Error::from_reason("expected a shape")),
+        })
+        .collect()
+}
+
+fn shapes_json(s: &[Shape]) -> String {
+    Value::Array(s.iter().map(|s| shape_json(s)).collect()).to_string()
+}
+
+#[napi]
+pub struct NativeLayer {
+    pub(crate) inner: LayerRef,
+}
+
+#[napi]
+impl NativeLayer {
+    /// A layer of tfjs class `class_name` from its config (JSON).
+    #[napi(constructor)]
+    pub fn new(class_name: String, config: String) -> Result<NativeLayer> {
+        let config = json(&config)?;
+        let inner = engine(|_| tidytensor_layers::layer(&class_name, &config))?;
+        Ok(NativeLayer { inner })
+    }
+
+    #[napi(getter)]
+    pub fn name(&self) -> String {
+        self.inner.borrow().name.clone()
+    }
+
+    #[napi(getter)]
+    pub fn class_name(&self) -> String {
+        self.inner.borrow().class_name().to_string()
+    }
+
+    #[napi(getter)]
+    pub fn built(&self) -> bool {
+        self.inner.borrow().built
+    }
+
+    #[napi(getter)]
+    pub fn trainable(&self) -> bool {
+        self.inner.borrow().trainable
+    }
+
+    #[napi(setter)]
+    pub fn set_trainable(&self, v: bool) {
+        self.inner.borrow_mut().trainable = v;
+    }
+
+    #[napi(getter)]
+    pub fn dtype(&self) -> String {
+        self.inner.borrow().dtype.name().to_string()
+    }
+
+    /// `batchInputShape` from the config, as JSON (`null` when none).
+    #[napi(getter)]
+    pub fn batch_input_shape(&self) -> String {
+        self.inner.borrow().batch_input_shape.as_ref().map_or("null".into(), |s| shape_json(s).to_string())
+    }
+
+    /// The input and output shapes of the first call, as JSON lists of shapes.
+    #[napi]
+    pub fn shapes(&self) -> Vec<String> {
+        let l = self.inner.borrow();
+        vec![shapes_json(&l.input_shapes), shapes_json(&l.output_shapes)]
+    }
+
+    /// tfjs's `getConfig()`, as JSON.
+    #[napi]
+    pub fn config(&self) -> String {
+        self.inner.borrow().config().to_string()
+    }
+
+    /// Builds the weights for inputs of these shapes (JSON); returns the output shapes.
+    #[napi]
+    pub fn build(&self, input_shapes: String) -> Result<String> {
+        let shapes = shapes_of(&json(&input_shapes)?)?;
+        let out = engine(|e| self.inner.borrow_mut().build(e, &shapes))?;
+        Ok(shapes_json(&out))
+    }
+
+    /// The output shapes for inputs of these shapes, without building.
+    #[napi]
+    pub fn compute_output_shape(&self, input_shapes: String) -> Result<String> {
+        let shapes = shapes_of(&json(&input_shapes)?)?;
+        let out = engine(|_| self.inner.borrow().kind.output_shapes(&shapes))?;
+        Ok(shapes_json(&out))
+    }
+
+    /// `layer.apply(tensors)` on concrete tensors: the outputs, nothing else left behind.
+    #[napi]
+    pub fn apply(&self, inputs: Vec<f64>, training: bool) -> Result<Vec<f64>> {
+        let inputs = ids(&inputs);
+        engine(|e| e.tidy(|e| self.inner.borrow_mut().call(e, &inputs, training))).map(out_ids)
+    }
+
+    /// The weights' variable ids: trainable first (tfjs's `weights`).
+    #[napi]
+    pub fn weights(&self) -> Vec<f64> {
+        out_ids(self.inner.borrow().ordered_weights())
+    }
+
+    #[napi]
+    pub fn trainable_weights(&self) -> Vec<f64> {
+        out_ids(self.inner.borrow().trainable_weights())
+    }
+
+    #[napi]
+    pub fn set_weights(&self, values: Vec<f64>) -> Result<()> {
+        let values = ids(&values);
+        engine(|e| self.inner.borrow_mut().set_weights(e, &values))
+    }
+
+    #[napi]
+    pub fn count_params(&self) -> Result<f64> {
+        engine(|e| Ok(self.inner.borrow().count_params(e) as f64))
+    }
+
+    /// Disposes the weights; returns how many variables went.
+    #[napi]
+    pub fn dispose(&self) -> Result<f64> {
+        engine(|e| Ok(self.inner.borrow_mut().dispose_weights(e) as f64))
+    }
+}
+
+#[napi]
+pub struct NativeModel {
+    inner: Model,
+}
+
+#[napi]
+impl NativeModel {
+    /// `tf.sequential({layers, name})`.
+    #[napi(factory)]
+    pub fn sequential(name: Option<String>, layers: Vec<&NativeLayer>) -> Result<NativeModel> {
+        let layers: Vec<LayerRef> = layers.iter().map(|l| l.inner.clone()).collect();
+        let inner = engine(|e| Model::sequential(e, name.as_deref(), layers))?;
+        Ok(NativeModel { inner })
+    }
+
+    /// `tf.model({inputs, outputs})`: `layers[i]` is called on `wiring[i]`, a list of
+    /// `[source, output]` pairs (source -1 - k: model input k; else an earlier call);
+    /// `outputs` the same pairs.
+    #[napi(factory)]
+    pub fn functional(name: Option<String>, layers: Vec<&NativeLayer>, wiring: String, n_inputs: u32, outputs: String) -> Result<NativeModel> {
+        let src = |v: &Value| -> Result<Src> {
+            let a = v.as_array().filter(|a| a.len() == 2).ok_or_else(|| Error::from_reason("bad wiring"))?;
+            let (s, o) = (a[0].as_i64().unwrap_or(0), a[1].as_u64().unwrap_or(0) as usize);
+            Ok(if s < 0 { Src::Input((-1 - s) as usize) } else { Src::Node(s as usize, o) })
+        };
+        let wiring = json(&wiring)?;
+        let lists = wiring.as_array().ok_or_else(|| Error::from_reason("bad wiring"))?;
+        let mut nodes = Vec::new();
+        for (l, ins) in layers.iter().zip(lists) {
+            let ins = ins.as_array().ok_or_else(|| Error::from_reason("bad wiring"))?;
+            nodes.push((l.inner.clone(), ins.iter().map(src).collect::<Result<Vec<_>>>()?));
+        }
+        let outputs = json(&outputs)?;
+        let outputs = outputs.as_array().ok_or_else(|| Error::from_reason("bad outputs"))?.iter().map(src).collect::<Result<Vec<_>>>()?;
+        let inner = engine(|e| Model::functional(e, name.as_deref(), nodes, n_inputs as usize, outputs))?;
+        Ok(NativeModel { inner })
+    }
+
+    #[napi(getter)]
+    pub fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+
+    #[napi]
+    pub fn add(&mut self, layer: &NativeLayer) -> Result<()> {
+        let l = layer.inner.clone();
+        engine(|e| self.inner.add(e, l))
+    }
+
+    #[napi]
+    pub fn pop(&mut self) -> Result<()> {
+        engine(|_| self.inner.pop())
+    }
+
+    /// `[inputShapes, outputShapes, inputNames]` as JSON.
+    #[napi]
+    pub fn io(&self) -> Vec<String> {
+        vec![
+            shapes_json(&self.inner.input_shapes),
+            shapes_json(&self.inner.output_shapes()),
+            Value::from(self.inner.input_names.clone()).to_string(),
+        ]
+    }
+
+    /// `compile`: the optimizer (`owns`: made by compile from a name, disposed with the
+    /// model), a loss name per output (or one for all), metric names.
+    #[napi]
+    pub fn compile(&mut self, optimizer: &NativeOptimizer, owns: bool, losses: Vec<String>, metrics: Vec<String>) -> Result<()> {
+        let losses: Vec<&str> = losses.iter().map(String::as_str).collect();
+        let metrics: Vec<&str> = metrics.iter().map(String::as_str).collect();
+        let opt = optimizer.inner.clone();
+        engine(|e| self.inner.compile_with(e, opt, owns, &losses, &metrics))
+    }
+
+    #[napi]
+    pub fn metric_names(&self) -> Vec<String> {
+        self.inner.metric_names()
+    }
+
+    #[napi]
+    pub fn predict(&self, inputs: Vec<f64>, batch_size: u32) -> Result<Vec<f64>> {
+        let inputs = ids(&inputs);
+        engine(|e| self.inner.predict(e, &inputs, batch_size as usize)).map(out_ids)
+    }
+
+    /// The outputs of a forward pass (`model.apply(x, {training})`).
+    #[napi]
+    pub fn apply(&self, inputs: Vec<f64>, training: bool) -> Result<Vec<f64>> {
+        let inputs = ids(&inputs);
+        engine(|e| e.tidy(|e| self.inner.forward(e, &inputs, training))).map(out_ids)
+    }
+
+    /// One training step on rows `start..end` of `xs`/`ys`, or on the rows `indices`.
+    #[napi]
+    pub fn train_batch(
+        &mut self,
+        xs: Vec<f64>,
+        ys: Vec<f64>,
+        start: u32,
+        end: u32,
+        indices: Option<Int32Array>,
+        class_weight: Option<Vec<f64>>,
+    ) -> Result<Vec<f64>> {
+        let (xs, ys) = (ids(&xs), ids(&ys));
+        let rows = match &indices {
+            Some(i) => Rows::Indices(i.as_ref()),
+            None => Rows::Range(start as usize, end as usize),
+        };
+        engine(|e| self.inner.train_batch(e, &xs, &ys, rows, class_weight.as_deref()))
+    }
+
+    #[napi]
+    pub fn evaluate(&self, xs: Vec<f64>, ys: Vec<f64>, batch_size: u32) -> Result<Vec<f64>> {
+        let (xs, ys) = (ids(&xs), ids(&ys));
+        engine(|e| self.inner.evaluate(e, &xs, &ys, batch_size as usize))
+    }
+
+    /// Variable ids: `[weights (trainable first), trainable, non-trainable, getWeights order]`.
+    #[napi]
+    pub fn weight_ids(&self) -> Vec<Vec<f64>> {
+        vec![
+            out_ids(self.inner.weights()),
+            out_ids(self.inner.trainable_weights()),
+            out_ids(self.inner.non_trainable_weights()),
+            out_ids(self.inner.layer_ordered_weights()),
+        ]
+    }
+
+    #[napi]
+    pub fn set_weights(&self, values: Vec<f64>) -> Result<()> {
+        let values = ids(&values);
+        engine(|e| self.inner.set_weights(e, &values))
+    }
+
+    #[napi]
+    pub fn count_params(&self) -> Result<f64> {
+        engine(|e| Ok(self.inner.count_params(e) as f64))
+    }
+
+    /// `summary()` rows as JSON: `[name (class), output shape, params, inbound]`.
+    #[napi]
+    pub fn summary_rows(&self) -> Result<String> {
+        engine(|e| Ok(serde_json::to_string(&self.inner.summary_rows(e)).unwrap_or_default()))
+    }
+
+    /// The Keras topology (`model.toJSON()`), as JSON.
+    #[napi]
+    pub fn topology(&self) -> String {
+        self.inner.topology().to_string()
+    }
+
+    /// `[refCountAfterDispose, numDisposedVariables]`.
+    #[napi]
+    pub fn dispose(&mut self) -> Result<Vec<f64>> {
+        engine(|e| self.inner.dispose(e)).map(|(r, n)| vec![r as f64, n as f64])
+    }
+}
