@@ -866,6 +866,219 @@ export declare class OptimizerConstructors {
 }
 export declare const train: typeof OptimizerConstructors;
 
+// Layers and models (tf.layers, tf.sequential, tf.model; native in crates/layers)
+
+export type Shape = Array<number | null>;
+export type ActivationIdentifier = 'elu' | 'hardSigmoid' | 'linear' | 'relu' | 'relu6' | 'selu' | 'sigmoid' |
+  'softmax' | 'softplus' | 'softsign' | 'tanh' | 'swish' | 'mish' | 'gelu' | 'gelu_new' | 'logSoftmax';
+/** An initializer, regularizer or constraint: its class name and config. */
+export declare class ConfigObject extends serialization.Serializable {
+  getClassName(): string;
+  getConfig(): { [key: string]: unknown };
+}
+export type InitializerIdentifier = 'constant' | 'glorotNormal' | 'glorotUniform' | 'heNormal' | 'heUniform' |
+  'identity' | 'leCunNormal' | 'leCunUniform' | 'ones' | 'orthogonal' | 'randomNormal' | 'randomUniform' |
+  'truncatedNormal' | 'varianceScaling' | 'zeros' | string;
+/** The options tf.layers.* factories take (tfjs's names; each layer reads its own). */
+export interface LayerArgs {
+  inputShape?: Shape;
+  batchInputShape?: Shape;
+  batchSize?: number;
+  inputDim?: number;
+  inputLength?: number;
+  name?: string;
+  trainable?: boolean;
+  dtype?: DataType;
+  units?: number;
+  filters?: number;
+  kernelSize?: number | number[];
+  strides?: number | number[];
+  padding?: 'valid' | 'same' | 'causal' | number | number[] | number[][];
+  dilationRate?: number | number[];
+  depthMultiplier?: number;
+  poolSize?: number | number[];
+  activation?: ActivationIdentifier;
+  recurrentActivation?: ActivationIdentifier;
+  useBias?: boolean;
+  rate?: number;
+  targetShape?: number[];
+  dims?: number[];
+  n?: number;
+  axis?: number | number[];
+  momentum?: number;
+  epsilon?: number;
+  center?: boolean;
+  scale?: boolean;
+  outputDim?: number;
+  size?: number[];
+  interpolation?: 'nearest' | 'bilinear';
+  maxValue?: number;
+  alpha?: number;
+  returnSequences?: boolean;
+  returnState?: boolean;
+  goBackwards?: boolean;
+  unitForgetBias?: boolean;
+  [key: string]: unknown;
+}
+export declare class SymbolicTensor {
+  readonly dtype: DataType;
+  readonly shape: Shape;
+  readonly name: string;
+  readonly rank: number;
+  readonly sourceLayer: Layer | null;
+}
+export interface LayerVariable {
+  readonly name: string;
+  readonly shape: number[];
+  readonly dtype: DataType;
+  readonly trainable: boolean;
+  read(): Variable;
+  write(value: Tensor): LayerVariable;
+}
+export interface DisposeResult {
+  refCountAfterDispose: number;
+  numDisposedVariables: number;
+}
+export declare class Layer extends serialization.Serializable {
+  name: string;
+  trainable: boolean;
+  readonly built: boolean;
+  readonly inputShape: Shape | Shape[];
+  readonly outputShape: Shape | Shape[];
+  readonly weights: LayerVariable[];
+  readonly trainableWeights: LayerVariable[];
+  readonly nonTrainableWeights: LayerVariable[];
+  getClassName(): string;
+  apply(inputs: Tensor | Tensor[], kwargs?: { training?: boolean }): Tensor | Tensor[];
+  apply(inputs: SymbolicTensor | SymbolicTensor[], kwargs?: { training?: boolean }): SymbolicTensor | SymbolicTensor[];
+  build(inputShape: Shape | Shape[]): void;
+  computeOutputShape(inputShape: Shape | Shape[]): Shape | Shape[];
+  getWeights(trainableOnly?: boolean): Tensor[];
+  setWeights(weights: Tensor[]): void;
+  countParams(): number;
+  getConfig(): { [key: string]: unknown };
+  dispose(): DisposeResult;
+}
+export type Logs = { [key: string]: number };
+export declare class BaseCallback {
+  params: { [key: string]: unknown } | null;
+  model: LayersModel | null;
+  setParams(params: { [key: string]: unknown }): void;
+  setModel(model: LayersModel): void;
+  onEpochBegin(epoch: number, logs?: Logs): Promise<void>;
+  onEpochEnd(epoch: number, logs?: Logs): Promise<void>;
+  onBatchBegin(batch: number, logs?: Logs): Promise<void>;
+  onBatchEnd(batch: number, logs?: Logs): Promise<void>;
+  onTrainBegin(logs?: Logs): Promise<void>;
+  onTrainEnd(logs?: Logs): Promise<void>;
+}
+export declare class Callback extends BaseCallback {}
+export interface CustomCallbackArgs {
+  onTrainBegin?: (logs?: Logs) => void | Promise<void>;
+  onTrainEnd?: (logs?: Logs) => void | Promise<void>;
+  onEpochBegin?: (epoch: number, logs?: Logs) => void | Promise<void>;
+  onEpochEnd?: (epoch: number, logs?: Logs) => void | Promise<void>;
+  onBatchBegin?: (batch: number, logs?: Logs) => void | Promise<void>;
+  onBatchEnd?: (batch: number, logs?: Logs) => void | Promise<void>;
+  onYield?: (epoch: number, batch: number, logs: Logs) => void | Promise<void>;
+}
+export declare class CustomCallback extends BaseCallback {
+  constructor(args: CustomCallbackArgs, yieldEvery?: YieldEveryOptions);
+}
+export declare class CallbackList {
+  constructor(callbacks?: BaseCallback[], queueLength?: number);
+}
+export declare class History extends BaseCallback {
+  epoch: number[];
+  history: { [key: string]: number[] };
+}
+export interface EarlyStoppingCallbackArgs {
+  monitor?: string;
+  minDelta?: number;
+  patience?: number;
+  verbose?: number;
+  mode?: 'auto' | 'min' | 'max';
+  baseline?: number;
+  restoreBestWeights?: boolean;
+}
+export declare class EarlyStopping extends Callback {
+  constructor(args?: EarlyStoppingCallbackArgs);
+}
+export declare const callbacks: { earlyStopping(args?: EarlyStoppingCallbackArgs): EarlyStopping };
+export type YieldEveryOptions = 'auto' | 'batch' | 'epoch' | 'never' | number;
+export interface ModelFitArgs {
+  batchSize?: number;
+  epochs?: number;
+  verbose?: 0 | 1 | 2;
+  callbacks?: BaseCallback[] | CustomCallbackArgs | CustomCallbackArgs[];
+  validationSplit?: number;
+  validationData?: [Tensor | Tensor[], Tensor | Tensor[]];
+  shuffle?: boolean;
+  classWeight?: { [classIndex: string]: number };
+  initialEpoch?: number;
+  yieldEvery?: YieldEveryOptions;
+}
+export interface ModelCompileArgs {
+  optimizer: string | Optimizer;
+  loss: string | string[] | { [outputName: string]: string };
+  metrics?: string | string[] | Array<(yTrue: Tensor, yPred: Tensor) => Tensor>;
+}
+export declare class LayersModel extends Layer {
+  layers: Layer[];
+  inputs: SymbolicTensor[];
+  outputs: SymbolicTensor[];
+  optimizer: Optimizer;
+  stopTraining: boolean;
+  history: History | null;
+  readonly inputNames: string[];
+  readonly outputNames: string[];
+  compile(args: ModelCompileArgs): void;
+  fit(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: ModelFitArgs): Promise<History>;
+  evaluate(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: { batchSize?: number; verbose?: number }): Scalar | Scalar[];
+  predict(x: Tensor | Tensor[], args?: { batchSize?: number; verbose?: boolean }): Tensor | Tensor[];
+  predictOnBatch(x: Tensor | Tensor[]): Tensor | Tensor[];
+  trainOnBatch(x: Tensor | Tensor[], y: Tensor | Tensor[]): Promise<number | number[]>;
+  summary(lineLength?: number, positions?: number[], printFn?: (message?: unknown, ...rest: unknown[]) => void): void;
+  getLayer(name: string): Layer;
+  getLayer(index: number): Layer;
+  toJSON(unused?: unknown, returnString?: boolean): string | object;
+}
+export declare class Sequential extends LayersModel {
+  constructor(args?: { layers?: Layer[]; name?: string });
+  add(layer: Layer): void;
+  pop(): void;
+}
+export function sequential(config?: { layers?: Layer[]; name?: string }): Sequential;
+export function model(args: { inputs: SymbolicTensor | SymbolicTensor[]; outputs: SymbolicTensor | SymbolicTensor[]; name?: string }): LayersModel;
+export function input(config: { shape?: Shape; batchShape?: Shape; name?: string; dtype?: DataType }): SymbolicTensor;
+type LayerFactory = (args?: LayerArgs) => Layer;
+type MergeFactory = (args?: LayerArgs | Tensor[] | SymbolicTensor[]) => Layer | Tensor | SymbolicTensor;
+export declare const layers: {
+  Layer: typeof Layer;
+  input: typeof input;
+  add: MergeFactory; average: MergeFactory; concatenate: MergeFactory; maximum: MergeFactory; minimum: MergeFactory;
+  multiply: MergeFactory;
+  activation: LayerFactory; averagePooling1d: LayerFactory; averagePooling2d: LayerFactory;
+  avgPool1d: LayerFactory; avgPool2d: LayerFactory; avgPooling1d: LayerFactory; avgPooling2d: LayerFactory;
+  batchNormalization: LayerFactory; conv1d: LayerFactory; conv2d: LayerFactory;
+  conv2dTranspose: LayerFactory; dense: LayerFactory; depthwiseConv2d: LayerFactory; dropout: LayerFactory;
+  elu: LayerFactory; embedding: LayerFactory; flatten: LayerFactory; globalAveragePooling1d: LayerFactory;
+  globalAveragePooling2d: LayerFactory; globalMaxPool1d: LayerFactory; globalMaxPool2d: LayerFactory;
+  globalMaxPooling1d: LayerFactory; globalMaxPooling2d: LayerFactory; gru: LayerFactory;
+  inputLayer: LayerFactory; layerNormalization: LayerFactory; leakyReLU: LayerFactory; lstm: LayerFactory;
+  maxPool1d: LayerFactory; maxPool2d: LayerFactory; maxPooling1d: LayerFactory; maxPooling2d: LayerFactory;
+  permute: LayerFactory; reLU: LayerFactory; repeatVector: LayerFactory; reshape: LayerFactory;
+  separableConv2d: LayerFactory; simpleRNN: LayerFactory; softmax: LayerFactory; upSampling2d: LayerFactory;
+  zeroPadding2d: LayerFactory;
+};
+export declare const initializers: { [name: string]: (config?: { [key: string]: unknown }) => ConfigObject };
+export declare const regularizers: {
+  l1(config?: { l1?: number }): ConfigObject;
+  l2(config?: { l2?: number }): ConfigObject;
+  l1l2(config?: { l1?: number; l2?: number }): ConfigObject;
+};
+export declare const constraints: { [name: string]: (config?: { [key: string]: unknown }) => ConfigObject };
+
 export function getBackend(): string;
 export function setBackend(backendName: string): Promise<boolean>;
 export function ready(): Promise<void>;

@@ -19,7 +19,7 @@ async function main() {
   const log = (msg) => process.stderr.write(`  [${label}] ${msg}\n`);
   const { tf, backend, version, notes } = await impl.load();
   log(`loaded: backend ${backend}${version ? ', version ' + version : ''}`);
-  const results = runAll(tf, { only, log });
+  const results = await runAll(tf, { only, log });
   return { impl: name, backend, version, notes, results };
 }
 

@@ -351,12 +351,13 @@ const workloads = [
       return { value: median(rate), samples: rate, iters, check: last < first ? 'ok' : `loss ${first} -> ${last}: not falling` };
     },
   },
+  ...require('./models').modelWorkloads(randomFloats),
 ];
 
-// Runs every workload (or those whose id is in `only`) and returns one result per workload.
+// Runs every workload (or those whose id is in `only`) and resolves to one result per workload.
 // A workload that throws is reported with its error and does not stop the others. Each
 // workload must leave tf.memory().numTensors where it found it.
-function runAll(tf, { only, log = () => {} } = {}) {
+async function runAll(tf, { only, log = () => {} } = {}) {
   const results = [];
   for (const w of workloads) {
     if (only && !only.includes(w.id)) continue;
@@ -364,7 +365,7 @@ function runAll(tf, { only, log = () => {} } = {}) {
     const t0 = performance.now();
     let r;
     try {
-      r = w.run(tf);
+      r = await w.run(tf);
     } catch (e) {
       r = { error: String((e && e.stack) || e) };
     }

@@ -103,6 +103,24 @@ async function main(): Promise<void> {
   adam.dispose();
   sgd.dispose();
 
+  const mlp = tf.sequential({
+    layers: [tf.layers.dense({ inputShape: [4], units: 8, activation: 'relu', kernelRegularizer: tf.regularizers.l2() }) ],
+  });
+  mlp.add(tf.layers.dense({ units: 3, activation: 'softmax' }));
+  mlp.compile({ optimizer: 'adam', loss: 'categoricalCrossentropy', metrics: ['accuracy'] });
+  const xs = tf.ones([2, 4]);
+  const ys = tf.tensor2d([[1, 0, 0], [0, 1, 0]]);
+  const hist: tf.History = await mlp.fit(xs, ys, { epochs: 1, verbose: 0, callbacks: [tf.callbacks.earlyStopping()] });
+  const pred = mlp.predict(xs) as tf.Tensor;
+  const inp = tf.input({ shape: [4] });
+  const out = tf.layers.dense({ units: 2 }).apply(inp) as tf.SymbolicTensor;
+  const fm: tf.LayersModel = tf.model({ inputs: inp, outputs: out });
+  console.log(hist.history.loss, mlp.countParams(), fm.outputShape);
+  tf.dispose([xs, ys, pred]);
+  const freed: tf.DisposeResult = mlp.dispose();
+  fm.dispose();
+  console.log(freed.numDisposedVariables);
+
   const kept = tf.keep(tf.scalar(1));
   tf.dispose([kept, z, m, mx, am, sm, r3, ex, sq, tr, cc, st, sl, sl2, g, oh, e, rn, ru, ln, rg]);
   tf.dispose({ zs, os, fl, zl, cl, ca, f32, y, named });

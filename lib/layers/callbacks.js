@@ -187,15 +187,17 @@ class EarlyStopping extends Callback {
 
 const callbacks = { earlyStopping: (args) => new EarlyStopping(args) };
 
-// tfjs's succinct number display: two significant decimals past the leading zeros.
+// tfjs-node's succinct number display: two decimals past the leading zeros, exponential
+// notation beyond four.
 function succinct(x) {
   const places = !Number.isFinite(x) || x === 0 || x > 1 || x < -1 ? 2 : 2 - Math.floor(Math.log10(Math.abs(x)));
-  return places > 0 ? x.toFixed(places) : x.toString();
+  return places > 4 ? x.toExponential(2) : x.toFixed(places);
 }
 
+// tfjs-node's `key=value ` list, keys sorted.
 function formatLogs(logs) {
-  return Object.keys(logs).filter((k) => k !== 'batch' && k !== 'size' && typeof logs[k] === 'number')
-    .map((k) => `${k}=${succinct(logs[k])}`).join(' ');
+  return Object.keys(logs).sort().filter((k) => k !== 'batch' && k !== 'size')
+    .map((k) => `${k}=${succinct(logs[k])} `).join('');
 }
 
 // verbose 1 on a terminal: `Epoch 1 / 5`, then a bar with the ETA and the running logs,
@@ -240,7 +242,8 @@ class ProgbarLogger extends BaseCallback {
 
   async onEpochEnd(epoch, logs) {
     const ms = Date.now() - this.epochStart;
-    const usPerStep = (ms * 1000) / Math.max(1, this.seen);
+    // tfjs-node's "step" is a sample here.
+    const usPerStep = (ms * 1000) / Math.max(1, this.params.samples || this.seen);
     if (this.bar) this.stream.write('\r\x1b[K');
     this.stream.write(`${ms.toFixed(0)}ms ${usPerStep.toFixed(0)}us/step - ${formatLogs(logs)}\n`);
   }

@@ -277,6 +277,8 @@ class Layer extends serialization.Serializable {
   }
 }
 
+let inputUid = 0;
+
 // tf.input({shape, batchShape, name, dtype}): the symbolic input of a functional model.
 function input(config = {}) {
   if (config.shape == null && config.batchShape == null) {
@@ -286,7 +288,9 @@ function input(config = {}) {
     throw new Error('Please provide either a `shape` or `batchShape` argument to Input, but not both.');
   }
   const batchShape = config.batchShape != null ? config.batchShape : [null, ...config.shape];
-  const layer = new Layer('InputLayer', { batchInputShape: batchShape, name: config.name, dtype: config.dtype, sparse: config.sparse });
+  // tfjs names inputs `input1`, `input2` ... (its getUid('input')).
+  const name = config.name != null ? config.name : `input${++inputUid}`;
+  const layer = new Layer('InputLayer', { batchInputShape: batchShape, name, dtype: config.dtype, sparse: config.sparse });
   return layer.apply(new SymbolicTensor(config.dtype || 'float32', batchShape, null, [], {}, layer.name, 0));
 }
 
@@ -306,22 +310,9 @@ const CLASSES = {
   simpleRNN: 'SimpleRNN', softmax: 'Softmax', upSampling2d: 'UpSampling2D', zeroPadding2d: 'ZeroPadding2D',
 };
 
-// Merge layers may be called with the inputs directly: tf.layers.add([a, b]) applies at once
-// to a list of tensors, as tfjs's merge factories do.
-const MERGE = new Set(['add', 'average', 'concatenate', 'maximum', 'minimum', 'multiply']);
-
 const layers = { Layer, input };
 for (const [name, className] of Object.entries(CLASSES)) {
-  if (MERGE.has(name)) {
-    layers[name] = (config) => {
-      if (Array.isArray(config) || config instanceof Tensor || config instanceof SymbolicTensor) {
-        return new Layer(className, {}).apply(config);
-      }
-      return new Layer(className, config);
-    };
-  } else {
-    layers[name] = (config) => new Layer(className, config);
-  }
+  layers[name] = (config) => new Layer(className, config);
 }
 if (layers.inputLayer) {
   const make = layers.inputLayer;

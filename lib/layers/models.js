@@ -213,7 +213,8 @@ class LayersModel extends Layer {
 
   checkCompiled() {
     if (this.metricsNames == null) {
-      throw new Error('You must compile a model before training/testing. Use LayersModel.compile(modelCompileConfig).');
+      throw new Error(this instanceof Sequential ? 'The model needs to be compiled before being used.'
+        : 'You must compile a model before training/testing. Use LayersModel.compile(modelCompileArgs).');
     }
   }
 
@@ -311,6 +312,7 @@ class LayersModel extends Layer {
         return Array.from({ length: max + 1 }, (_, i) => (cw[i] == null ? NaN : cw[i]));
       })();
       const n = rowsOf(xs);
+      if (classWeight) checkClassWeight(ys[0], classWeight);
       const names = this.metricsNames;
       const callbackMetrics = names.slice();
       if (val) callbackMetrics.push(...names.map((m) => `val_${m}`));
@@ -333,33 +335,45 @@ class LayersModel extends Layer {
           lastYield = Date.now();
         }
       };
-      this.stopTraining_ = false;
       await callbacks.onTrainBegin();
+      this.stopTraining_ = false;
+      if (shuffle === 'batch') throw new Error('batch shuffling is not implemneted yet');
       const xIds = xs.map((t) => t.id);
       const yIds = ys.map((t) => t.id);
+      // One order, shuffled in place each epoch (tfjs's util.shuffle on its index array).
+      const order = shuffle ? Int32Array.from({ length: n }, (_, i) => i) : null;
       for (let epoch = initialEpoch; epoch < epochs; epoch++) {
         await callbacks.onEpochBegin(epoch);
-        const order = shuffle ? shuffled(n) : null;
+        if (order) shuffleInPlace(order);
         const sums = new Array(names.length).fill(0);
+        let seen = 0;
+        let finished = false;
         for (let b = 0, start = 0; start < n; b++, start += batchSize) {
           const end = Math.min(n, start + batchSize);
-          const batchLogs = { batch: b, size: end - start };
+          // The logs object gets its values after onBatchBegin, as in tfjs.
+          const batchLogs = {};
           await callbacks.onBatchBegin(b, batchLogs);
+          batchLogs.batch = b;
+          batchLogs.size = end - start;
           const outs = this.model.trainBatch(xIds, yIds, start, end, order ? order.subarray(start, end) : null, classWeight);
           names.forEach((name, i) => {
             batchLogs[name] = outs[i];
             sums[i] += outs[i] * (end - start);
           });
+          seen += end - start;
+          finished = end === n;
           await callbacks.onBatchEnd(b, batchLogs);
           await maybeYield('batch');
           if (this.stopTraining_) break;
         }
+        // Validation after the epoch's last batch (not when training stopped before it);
+        // its keys come first, as in tfjs's logs.
         const epochLogs = {};
-        names.forEach((name, i) => { epochLogs[name] = sums[i] / n; });
-        if (val) {
+        if (val && finished) {
           const v = this.model.evaluate(val[0].map((t) => t.id), val[1].map((t) => t.id), batchSize);
           names.forEach((name, i) => { epochLogs[`val_${name}`] = v[i]; });
         }
+        if (seen > 0) names.forEach((name, i) => { epochLogs[name] = sums[i] / seen; });
         await callbacks.onEpochEnd(epoch, epochLogs);
         await maybeYield('epoch');
         if (this.stopTraining_) break;
@@ -400,8 +414,7 @@ class LayersModel extends Layer {
       const layer = layers.find((l) => name.startsWith(`${l.name} (`));
       let inputShape = 'multiple';
       try {
-        const s = JSON.parse(layer.native.shapes()[0]);
-        inputShape = JSON.stringify(s.length === 1 ? s[0] : s);
+        inputShape = JSON.stringify(JSON.parse(layer.native.shapes()[0]));
       } catch (e) { /* keeps 'multiple' */ }
       const fields = [name, inputShape, shape, String(params)];
       if (!sequentialLike) fields.push(inbound.join(' '));
@@ -435,17 +448,33 @@ class LayersModel extends Layer {
 LayersModel.className = 'Model';
 serialization.registerClass(LayersModel);
 
-// A fresh random order of 0..n-1 (Fisher-Yates with Math.random, as tfjs's util.shuffle).
-function shuffled(n) {
-  const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    const t = order[i];
-    order[i] = order[j];
-    order[j] = t;
+// tfjs's util.shuffle: the same draws of Math.random, so a seeded Math.random gives tfjs's order.
+function shuffleInPlace(array) {
+  let counter = array.length;
+  while (counter > 0) {
+    const index = (Math.random() * counter) | 0;
+    counter--;
+    const t = array[counter];
+    array[counter] = array[index];
+    array[index] = t;
   }
-  return order;
+}
+
+// tfjs checks classWeight against every label before training (the class of a one-hot row is
+// its argMax; a single column holds the rounded class).
+function checkClassWeight(y, weights) {
+  const v = y.dataSync();
+  const cols = y.rank === 2 && y.shape[1] > 1 ? y.shape[1] : 1;
+  for (let r = 0; r < v.length / cols; r++) {
+    let c = Math.round(v[r]);
+    if (cols > 1) {
+      c = 0;
+      for (let k = 1; k < cols; k++) if (v[r * cols + k] > v[r * cols + c]) c = k;
+    }
+    if (!(c < weights.length) || Number.isNaN(weights[c])) {
+      throw new Error(`classWeight must contain all classes in the training data. The class ${c} exists in the data but not in classWeight`);
+    }
+  }
 }
 
 // fit's `callbacks`: a callback, a list, or objects of hooks (CustomCallback).
@@ -472,6 +501,18 @@ class Sequential extends LayersModel {
   pop() {
     this.model.pop();
     this.layers.pop();
+  }
+
+  // The model's input and output as symbolic tensors (tfjs's `model.inputs`/`outputs`).
+  get inputs() {
+    const [shapes, , names] = this.model.io().map((j) => JSON.parse(j));
+    return shapes.map((s, i) => new SymbolicTensor('float32', s, null, [], {}, names[i], 0));
+  }
+
+  get outputs() {
+    const shapes = JSON.parse(this.model.io()[1]);
+    const last = this.layers[this.layers.length - 1] || null;
+    return shapes.map((s, i) => new SymbolicTensor('float32', s, last, [], {}, last ? last.name : '', i));
   }
 }
 Sequential.className = 'Sequential';

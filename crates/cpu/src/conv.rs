@@ -386,29 +386,34 @@ pub(crate) fn pool(op: PoolOp, x: &[f32], g: &ConvGeom) -> Vec<f32> {
 
 pub(crate) fn max_pool_positions(x: &[f32], g: &ConvGeom, include_batch: bool) -> Vec<i32> {
     let c = g.in_channels;
-    let len = g.batch * g.out_spatial() * c;
     let [od, oh, ow] = g.out_size;
+    let pixels = g.batch * g.out_spatial();
     let per_batch = g.in_spatial();
-    let one = |i: usize| -> i32 {
-        let (ch, pix) = (i % c, i / c);
+    let mut out = vec![-1i32; pixels * c];
+    // One output pixel at a time: its window's positions once, then every channel in a
+    // contiguous run (the first maximum wins, as tfjs's kernel keeps it).
+    let pixel = |pix: usize, at: &mut [i32], best: &mut Vec<f32>| {
         let (b, z, y, xo) = (pix / (od * oh * ow), (pix / (oh * ow)) % od, (pix / ow) % oh, pix % ow);
-        let (mut best, mut at) = (f32::NEG_INFINITY, -1i64);
+        best.clear();
+        best.resize(c, f32::NEG_INFINITY);
         window(g, b, z, y, xo, |_, p| {
             let Some(p) = p else { return };
-            let v = x[p * c + ch];
-            if v > best {
-                best = v;
-                let p = if include_batch { p } else { p - b * per_batch };
-                at = (p * c + ch) as i64;
+            let base = if include_batch { p } else { p - b * per_batch } * c;
+            for (ch, v) in x[p * c..(p + 1) * c].iter().enumerate() {
+                if *v > best[ch] {
+                    best[ch] = *v;
+                    at[ch] = (base + ch) as i32;
+                }
             }
         });
-        at as i32
     };
-    if len >= PAR_THRESHOLD {
-        (0..len).into_par_iter().map(one).collect()
+    if pixels * c >= PAR_THRESHOLD {
+        out.par_chunks_mut(c).enumerate().for_each_init(Vec::new, |best, (pix, at)| pixel(pix, at, best));
     } else {
-        (0..len).map(one).collect()
+        let mut best = Vec::new();
+        out.chunks_mut(c).enumerate().for_each(|(pix, at)| pixel(pix, at, &mut best));
     }
+    out
 }
 
 /// Local response normalization along rows of `channels`, in f64 as tfjs computes it.

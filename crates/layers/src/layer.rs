@@ -70,19 +70,41 @@ pub fn unique_tensor_name(e: &Engine, name: &str) -> String {
     })
 }
 
-/// `Dense` as `dense`, `BatchNormalization` as `batch_normalization` (tfjs's toSnakeCase).
+/// tfjs's `toSnakeCase`: `BatchNormalization` as `batch_normalization`, `Conv2D` as `conv2d`,
+/// `SimpleRNN` as `simple_rnn` (its two regular expressions, by hand).
 pub fn snake_class(class: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in class.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            let prev_lower = class[..i].chars().last().is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
-            if i > 0 && prev_lower {
-                out.push('_');
+    let c: Vec<char> = class.chars().collect();
+    // (.)([A-Z][a-z0-9]+) -> $1_$2, left to right without overlaps.
+    let mut step = String::new();
+    let mut i = 0;
+    while i < c.len() {
+        if i + 1 < c.len() && c[i + 1].is_ascii_uppercase() && c.get(i + 2).is_some_and(|x| x.is_ascii_lowercase() || x.is_ascii_digit()) {
+            step.push(c[i]);
+            step.push('_');
+            let mut j = i + 1;
+            step.push(c[j]);
+            j += 1;
+            while j < c.len() && (c[j].is_ascii_lowercase() || c[j].is_ascii_digit()) {
+                step.push(c[j]);
+                j += 1;
             }
-            out.push(c.to_ascii_lowercase());
+            i = j;
         } else {
-            out.push(c);
+            step.push(c[i]);
+            i += 1;
         }
+    }
+    // ([a-z])([A-Z]) -> $1_$2, then lower case.
+    let c: Vec<char> = step.chars().collect();
+    let mut out = String::new();
+    for (k, &ch) in c.iter().enumerate() {
+        out.push(ch.to_ascii_lowercase());
+        if ch.is_ascii_lowercase() && c.get(k + 1).is_some_and(|n| n.is_ascii_uppercase()) {
+            out.push('_');
+        }
+    }
+    if out.starts_with('_') {
+        out.insert_str(0, "private");
     }
     out
 }
@@ -210,13 +232,21 @@ impl Layer {
                 let batch = c.get("batchSize").and_then(Value::as_u64).map(|b| b as usize);
                 Some(std::iter::once(batch).chain(s).collect())
             }
-            (None, None, Some(d)) => {
-                let d = d.as_u64().ok_or_else(|| tidytensor_core::Error("inputDim must be an integer".into()))?;
-                let mut s: Shape = vec![None, Some(d as usize)];
-                if let Some(len) = c.get("inputLength").and_then(Value::as_u64) {
-                    s = vec![None, Some(len as usize), Some(d as usize)];
+            (None, None, _) if class == "Embedding" => {
+                // tfjs: [batch, inputLength], the length unknown when not given.
+                let batch = c.get("batchSize").and_then(Value::as_u64).map(|b| b as usize);
+                let mut s: Shape = vec![batch];
+                match c.get("inputLength") {
+                    Some(Value::Array(a)) => s.extend(a.iter().map(|v| v.as_u64().map(|n| n as usize))),
+                    Some(v) => s.push(v.as_u64().map(|n| n as usize)),
+                    None => s.push(None),
                 }
                 Some(s)
+            }
+            (None, None, Some(d)) if class == "Dense" => {
+                let d = d.as_u64().ok_or_else(|| tidytensor_core::Error("inputDim must be an integer".into()))?;
+                let batch = c.get("batchSize").and_then(Value::as_u64).map(|b| b as usize);
+                Some(vec![batch, Some(d as usize)])
             }
             _ => None,
         };
@@ -249,6 +279,7 @@ impl Layer {
         if self.disposed {
             bail!("Layer '{}' is already disposed.", self.name);
         }
+        self.check_count(inputs.len())?;
         let outputs = self.kind.output_shapes(inputs)?;
         if !self.built {
             let mut b = Builder { e, layer: &self.name, dtype: self.dtype, weights: Vec::new(), spec: None };
@@ -267,6 +298,14 @@ impl Layer {
             self.output_shapes = outputs.clone();
         }
         Ok(outputs)
+    }
+
+    /// A layer of one input refuses several (tfjs's text).
+    fn check_count(&self, n: usize) -> Result<()> {
+        if !self.kind.takes_list() && n != 1 {
+            bail!("Layer {} expects 1 inputs, but it received {n} input tensors.", self.name);
+        }
+        Ok(())
     }
 
     /// Checks `inputs` against the layer's input spec (tfjs's texts).
@@ -300,6 +339,7 @@ impl Layer {
     /// Calls the layer on concrete tensors (building it first if needed). Temporaries stay in
     /// the caller's scope.
     pub fn call(&mut self, e: &mut Engine, inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        self.check_count(inputs.len())?;
         let shapes: Vec<Vec<usize>> = inputs.iter().map(|&x| e.shape(x).map(<[usize]>::to_vec)).collect::<Result<_>>()?;
         if !self.built {
             let mut s: Vec<Shape> = shapes.iter().map(|s| known(s)).collect();

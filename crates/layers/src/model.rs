@@ -157,15 +157,25 @@ impl Model {
     /// reading `Src::Input(i)`); `nodes` in an order where each reads only earlier ones.
     pub fn functional(e: &mut Engine, name: Option<&str>, nodes: Vec<(LayerRef, Vec<Src>)>, n_inputs: usize, outputs: Vec<Src>) -> Result<Model> {
         let mut m = Model::empty(name.map_or_else(|| crate::layer::uid("model"), str::to_string), false);
-        for (l, _) in nodes.iter().filter(|(_, ins)| matches!(ins.as_slice(), [Src::Input(_)])) {
-            let b = l.borrow();
-            let Some(shape) = b.batch_input_shape.clone() else { bail!("Model inputs must come from `tf.input()`") };
-            m.input_shapes.push(shape);
-            m.input_names.push(b.name.clone());
-            m.input_dtypes.push(b.dtype);
+        // Model input k comes from the input layer of the node reading `Src::Input(k)`.
+        m.input_shapes = vec![Vec::new(); n_inputs];
+        m.input_names = vec![String::new(); n_inputs];
+        m.input_dtypes = vec![DType::Float32; n_inputs];
+        let mut found = vec![false; n_inputs];
+        for (l, ins) in &nodes {
+            if let [Src::Input(k)] = ins.as_slice() {
+                let b = l.borrow();
+                let (Some(shape), true) = (b.batch_input_shape.clone(), *k < n_inputs) else {
+                    bail!("Model inputs must come from `tf.input()`")
+                };
+                m.input_shapes[*k] = shape;
+                m.input_names[*k] = b.name.clone();
+                m.input_dtypes[*k] = b.dtype;
+                found[*k] = true;
+            }
         }
-        if m.input_shapes.len() != n_inputs {
-            bail!("Expected {n_inputs} model inputs, found {}", m.input_shapes.len());
+        if found.iter().any(|f| !f) {
+            bail!("Every model input must be the input of an input layer");
         }
         for (l, inputs) in nodes {
             for s in &inputs {
@@ -203,7 +213,11 @@ impl Model {
 
     fn check_live(&self) -> Result<()> {
         if self.disposed {
-            bail!("Container '{}' is already disposed.", self.name);
+            // A Sequential model runs its layers, and tfjs's first layer notices.
+            match (self.sequential, self.layers.first()) {
+                (true, Some(l)) => bail!("Layer '{}' is already disposed.", l.borrow().name),
+                _ => bail!("Container '{}' is already disposed.", self.name),
+            }
         }
         Ok(())
     }
@@ -223,15 +237,41 @@ impl Model {
         Ok(self.outputs.iter().map(|&s| get(&values, s)).collect())
     }
 
-    /// tfjs's input checks (`standardizeInputData`): count, rank and known dimensions.
-    pub fn check_data(&self, e: &Engine, xs: &[TensorId], shapes: &[Shape], names: &[String], what: &str) -> Result<()> {
+    /// `predict`'s input checks (tfjs's `checkInputData`, its texts): count, rank, and every
+    /// known dimension but the batch.
+    pub fn check_inputs(&self, e: &Engine, xs: &[TensorId]) -> Result<()> {
+        let (shapes, names) = (&self.input_shapes, &self.input_names);
         if xs.len() != shapes.len() {
             bail!(
-                "Error when checking model {what}: the Array of Tensors that you are passing to your model is not the size the model expected. Expected to see {} Tensor(s), but instead got {} Tensors(s).",
+                "Error when checking model : the Array of Tensors that you are passing to your model is not the size the the model expected. Expected to see {} Tensor(s), but instead got {} Tensors(s).",
                 shapes.len(),
                 xs.len()
             );
         }
+        for ((&x, want), name) in xs.iter().zip(shapes).zip(names) {
+            let got = e.shape(x)?;
+            let json = |s: &[usize]| format!("[{}]", tidytensor_core::shape::fmt(s));
+            if got.len() != want.len() {
+                bail!("Error when checking : expected {name} to have {} dimension(s), but got array with shape {}", want.len(), json(got));
+            }
+            if got.iter().zip(want).skip(1).any(|(&g, w)| w.is_some_and(|w| w != g)) {
+                bail!("Error when checking : expected {name} to have shape {} but got array with shape {}.", shape_text(want), json(got));
+            }
+        }
+        Ok(())
+    }
+
+    /// `fit`'s and `evaluate`'s checks of inputs (`what` = "input") or targets ("target"):
+    /// tfjs's `standardizeInputData` and its texts.
+    fn check_batch(e: &Engine, xs: &[TensorId], shapes: &[Shape], names: &[String], what: &str) -> Result<()> {
+        if xs.len() != shapes.len() {
+            bail!(
+                "Error when checking model {what}: the Array of Tensors that you are passing to your model is not the size the model expected. Expected to see {} Tensor(s), but instead got the following list of Tensor(s): {}",
+                shapes.len(),
+                xs.len()
+            );
+        }
+        let list = |s: &[Option<usize>]| s.iter().map(|d| d.map_or(String::new(), |d| d.to_string())).collect::<Vec<_>>().join(",");
         for ((&x, want), name) in xs.iter().zip(shapes).zip(names) {
             let got = e.shape(x)?;
             if got.len() != want.len() {
@@ -241,24 +281,50 @@ impl Model {
                     tidytensor_core::shape::fmt(got)
                 );
             }
-            for (i, (&g, w)) in got.iter().zip(want).enumerate() {
-                if i > 0 && w.is_some_and(|w| w != g) {
-                    bail!(
-                        "Error when checking {what}: expected {name} to have shape {} but got array with shape [{}].",
-                        shape_text(want),
-                        tidytensor_core::shape::fmt(got)
-                    );
-                }
+            if got.iter().zip(want).skip(1).any(|(&g, w)| w.is_some_and(|w| w != g)) {
+                let each = list(&want[1..]);
+                bail!(
+                    "{what} expected a batch of elements where each example has shape [{each}] (i.e.,tensor shape [*,{each}]) but the {what} received an input with {} examples, each with shape [{}] (tensor shape [{}])",
+                    got[0],
+                    tidytensor_core::shape::fmt(&got[1..]),
+                    tidytensor_core::shape::fmt(got)
+                );
             }
         }
         Ok(())
     }
 
+    /// The inputs and targets of `fit`/`evaluate`, checked as tfjs checks them (rank-1 data
+    /// becomes a column first, as tfjs's `ensureTensorsRank2OrHigher`); the promoted tensors
+    /// are new ids in the caller's scope.
+    fn standardize(&self, e: &mut Engine, xs: &[TensorId], ys: &[TensorId]) -> Result<(Vec<TensorId>, Vec<TensorId>)> {
+        let column = |e: &mut Engine, list: &[TensorId]| -> Result<Vec<TensorId>> {
+            list.iter().map(|&t| if e.shape(t)?.len() == 1 { e.reshape(t, &[-1, 1]) } else { Ok(t) }).collect()
+        };
+        let (xs, ys) = (column(e, xs)?, column(e, ys)?);
+        Model::check_batch(e, &xs, &self.input_shapes, &self.input_names, "input")?;
+        let c = self.compiled()?;
+        let mut target_shapes = self.output_shapes();
+        for (s, loss) in target_shapes.iter_mut().zip(&c.losses) {
+            if *loss == Loss::SparseCategoricalCrossentropy {
+                if let Some(last) = s.last_mut() {
+                    *last = Some(1);
+                }
+            }
+        }
+        let names: Vec<String> = (0..self.outputs.len()).map(|o| self.output_name(o)).collect();
+        Model::check_batch(e, &ys, &target_shapes, &names, "target")?;
+        let (n, m) = (rows(e, &xs)?, rows(e, &ys)?);
+        if n != m {
+            bail!("Input Tensors should have the same number of samples as target Tensors. Found {n} input sample(s) and {m} target sample(s).");
+        }
+        Ok((xs, ys))
+    }
+
     /// `model.predict(x, {batchSize})`: the outputs, computed `batch_size` rows at a time.
     pub fn predict(&self, e: &mut Engine, xs: &[TensorId], batch_size: usize) -> Result<Vec<TensorId>> {
         self.check_live()?;
-        let names = self.input_names.clone();
-        self.check_data(e, xs, &self.input_shapes, &names, "input")?;
+        self.check_inputs(e, xs)?;
         let n = rows(e, xs)?;
         if n <= batch_size.max(1) {
             return e.tidy(|e| self.forward(e, xs, false));
@@ -339,7 +405,8 @@ impl Model {
         self.check_live()?;
         match &self.compiled {
             Some(c) => Ok(c),
-            None => bail!("You must compile a model before training/testing. Use LayersModel.compile(modelCompileConfig)."),
+            None if self.sequential => bail!("The model needs to be compiled before being used."),
+            None => bail!("You must compile a model before training/testing. Use LayersModel.compile(modelCompileArgs)."),
         }
     }
 
@@ -441,13 +508,13 @@ impl Model {
         class_weight: Option<&[f64]>,
     ) -> Result<Vec<f64>> {
         self.compiled()?;
-        let names = self.input_names.clone();
-        self.check_data(e, xs, &self.input_shapes, &names, "input")?;
         let vars = self.trainable_weights();
         let var_names: Vec<String> = vars.iter().map(|&v| e.variable_name(v).map(str::to_string)).collect::<Result<_>>()?;
         let c = self.compiled.as_ref().expect("checked");
         e.start_scope();
         let step = (|| -> Result<Vec<TensorId>> {
+            let (xs, ys) = self.standardize(e, xs, ys)?;
+            let (xs, ys) = (xs.as_slice(), ys.as_slice());
             let bx = take_rows(e, xs, rows_copy(&rows))?;
             let by = take_rows(e, ys, rows_copy(&rows))?;
             let weights = match class_weight {
@@ -534,15 +601,22 @@ impl Model {
     /// metrics, averaged over every sample.
     pub fn evaluate(&self, e: &mut Engine, xs: &[TensorId], ys: &[TensorId], batch_size: usize) -> Result<Vec<f64>> {
         let c = self.compiled()?;
-        let names = self.input_names.clone();
-        self.check_data(e, xs, &self.input_shapes, &names, "input")?;
+        e.start_scope();
+        let checked = self.standardize(e, xs, ys);
+        let (xs, ys) = match checked {
+            Ok(v) => v,
+            Err(err) => {
+                e.end_scope(&[]);
+                return Err(err);
+            }
+        };
+        let result = self.evaluate_checked(e, c, &xs, &ys, batch_size);
+        e.end_scope(&[]);
+        result
+    }
+
+    fn evaluate_checked(&self, e: &mut Engine, c: &Compiled, xs: &[TensorId], ys: &[TensorId], batch_size: usize) -> Result<Vec<f64>> {
         let n = rows(e, xs)?;
-        if rows(e, ys)? != n {
-            bail!(
-                "Input Tensors should have the same number of samples as target Tensors. Found {n} input sample(s) and {} target sample(s).",
-                rows(e, ys)?
-            );
-        }
         let mut sums: Vec<f64> = Vec::new();
         let mut start = 0;
         while start < n {
@@ -577,7 +651,9 @@ impl Model {
     /// `model.dispose()`: the layers no other model uses lose their weights; an optimizer made
     /// by `compile` goes too. Returns `(refCountAfterDispose, numDisposedVariables)`.
     pub fn dispose(&mut self, e: &mut Engine) -> Result<(usize, usize)> {
-        self.check_live()?;
+        if self.disposed {
+            bail!("Container '{}' is already disposed.", self.name);
+        }
         let mut n = 0;
         for l in &self.layers {
             let mut l = l.borrow_mut();

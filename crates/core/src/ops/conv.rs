@@ -543,6 +543,17 @@ impl Engine {
     /// What tap `tap` (depth, height, width) of every window reads from an input padded by
     /// [`Engine::pad_for_taps`]: `[b, od, oh, ow, c]`, gathered axis by axis.
     fn tap_patch(&mut self, xp: TensorId, g: &ConvGeom, tap: [usize; 3]) -> Result<TensorId> {
+        if g.strides == [1, 1, 1] {
+            // Unit strides: one slice (a copy) instead of a gather per axis.
+            let c = self.shape(xp)?[4] as i64;
+            let mut begin = vec![0i64; 5];
+            let mut size = vec![g.batch as i64, 0, 0, 0, c];
+            for a in 0..3 {
+                begin[a + 1] = (tap[a] * g.dilations[a]) as i64;
+                size[a + 1] = g.out_size[a] as i64;
+            }
+            return self.slice(xp, &begin, &size);
+        }
         let mut patch = xp;
         for (a, t) in tap.into_iter().enumerate() {
             let idx: Vec<i32> = (0..g.out_size[a]).map(|o| (o * g.strides[a] + t * g.dilations[a]) as i32).collect();

@@ -29,6 +29,9 @@ impl Kind for Dense {
         "Dense"
     }
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
+        if inputs[0].len() < 2 {
+            bail!("Input 0 is incompatible with layer {}: expected min_ndim=2, found ndim={}", b.layer, inputs[0].len());
+        }
         let Some(Some(input_dim)) = inputs[0].last().copied() else {
             bail!("The last dimension of the inputs to `Dense` should be defined. Found `None`.");
         };
@@ -103,8 +106,9 @@ impl Kind for ActivationLayer {
 /// `1 / (1 - rate)`; the identity otherwise.
 pub struct Dropout {
     rate: f64,
-    noise_shape: Option<Vec<i64>>,
-    seed: Option<String>,
+    /// `null` entries take the input's size.
+    noise_shape: Option<Vec<Option<usize>>>,
+    seed: Option<Value>,
 }
 
 impl Dropout {
@@ -116,8 +120,7 @@ impl Dropout {
         if !(0.0..=1.0).contains(&rate) {
             bail!("Invalid dropout rate {rate}: it must be in the interval [0, 1]");
         }
-        let seed = c.get("seed").map(|s| s.as_str().map_or(s.to_string(), str::to_string));
-        Ok(Dropout { rate, noise_shape: c.ints("noiseShape")?, seed })
+        Ok(Dropout { rate, noise_shape: c.shape("noiseShape")?, seed: c.get("seed").cloned() })
     }
 }
 
@@ -135,12 +138,13 @@ impl Kind for Dropout {
         }
         let shape = e.shape(x)?.to_vec();
         let noise: Vec<usize> = match &self.noise_shape {
-            Some(n) => n.iter().zip(&shape).map(|(&d, &s)| if d < 0 { s } else { d as usize }).collect(),
+            Some(n) => n.iter().zip(&shape).map(|(d, &s)| d.unwrap_or(s)).collect(),
             None => shape.clone(),
         };
+        let seed = self.seed.as_ref().map(|s| s.as_str().map_or_else(|| s.to_string(), str::to_string));
         let keep = 1.0 - self.rate;
         // tfjs's dropout: floor(uniform[0, 1) + keep) is 1 with probability `keep`.
-        let u = e.random(&noise, Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, self.seed.as_deref())?;
+        let u = e.random(&noise, Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, seed.as_deref())?;
         let u = e.add_s(u, keep)?;
         let m = e.unary(UnaryOp::Floor, u)?;
         let m = e.mul_s(m, 1.0 / keep)?;
@@ -149,7 +153,7 @@ impl Kind for Dropout {
     fn config(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("rate".into(), json!(self.rate));
-        m.insert("noiseShape".into(), json!(self.noise_shape));
+        m.insert("noiseShape".into(), self.noise_shape.as_ref().map_or(Value::Null, |s| crate::layer::shape_json(s)));
         m.insert("seed".into(), json!(self.seed));
         m
     }
@@ -164,8 +168,8 @@ impl Kind for Flatten {
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
-        if s.len() < 2 {
-            bail!("Flatten expects inputs of rank 2 or more");
+        if s.len() < 3 {
+            bail!("Input 0 is incompatible with layer flatten: expected min_ndim=3, found ndim={}", s.len());
         }
         let rest: Option<usize> = s[1..].iter().try_fold(1usize, |a, d| d.map(|d| a * d));
         if rest.is_none() {
@@ -426,7 +430,8 @@ impl Advanced {
         Ok(Advanced::LeakyReLU { alpha: c.f64_or("alpha", 0.3)? })
     }
     pub fn softmax(c: Cfg) -> Result<Advanced> {
-        Ok(Advanced::Softmax { axis: c.f64_or("axis", -1.0)? as i64 })
+        // tfjs's default axis is 1 (Keras's is -1); the same on rank-2 inputs.
+        Ok(Advanced::Softmax { axis: c.f64_or("axis", 1.0)? as i64 })
     }
     pub fn elu(c: Cfg) -> Result<Advanced> {
         let alpha = c.f64_or("alpha", 1.0)?;

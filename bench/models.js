@@ -1,0 +1,156 @@
+'use strict';
+// The model workloads (issue 10's targets): tf.sequential models trained with fit and run
+// with predict, through the layers API, on every implementation. Asynchronous (fit is), timed
+// like the op workloads: a warm-up, then samples of enough repetitions to last ~SAMPLE_MS.
+
+const { performance } = require('perf_hooks');
+
+const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS || 150);
+const MIN_SAMPLES = Math.max(5, Number(process.env.BENCH_SAMPLES || 7));
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function measureAsync(once) {
+  let t0 = performance.now();
+  await once();
+  let warm = performance.now() - t0;
+  if (warm < 1000) {
+    t0 = performance.now();
+    await once();
+    warm = performance.now() - t0;
+  }
+  const iters = Math.max(1, Math.ceil(SAMPLE_MS / Math.max(warm, 1e-3)));
+  const perIter = [];
+  for (let s = 0; s < MIN_SAMPLES; s++) {
+    t0 = performance.now();
+    for (let i = 0; i < iters; i++) await once();
+    perIter.push((performance.now() - t0) / iters);
+  }
+  return { perIter, iters };
+}
+
+function modelWorkloads(randomFloats) {
+  // One-hot labels for `n` samples of `classes` classes, and random inputs of `shape`.
+  const data = (tf, n, shape, classes, seed) => {
+    const size = shape.reduce((a, b) => a * b, 1);
+    const x = tf.tensor(randomFloats(n * size, seed), [n, ...shape]);
+    const labels = Array.from({ length: n }, (_, i) => (i * 7) % classes);
+    const y = tf.tidy(() => tf.oneHot(tf.tensor1d(labels, 'int32'), classes).toFloat());
+    return { x, y };
+  };
+  const seedModel = (tf) => {
+    const model = tf.sequential({
+      layers: [
+        tf.layers.dense({ inputShape: [784], units: 256, activation: 'relu', kernelRegularizer: tf.regularizers.l2({ l2: 0.01 }) }),
+        tf.layers.dense({ units: 10, activation: 'softmax' }),
+      ],
+    });
+    model.compile({ optimizer: 'adam', loss: 'categoricalCrossentropy', metrics: ['accuracy'] });
+    return model;
+  };
+  // fit of `samples` samples per repetition, as samples per second.
+  const fitWorkload = ({ id, label, build, shape, classes, samples, batchSize, seed }) => ({
+    id,
+    label,
+    unit: 'samples/s',
+    higherIsBetter: true,
+    async run(tf) {
+      const model = build(tf);
+      const { x, y } = data(tf, samples, shape, classes, seed);
+      let first = NaN;
+      let last = NaN;
+      const { perIter, iters } = await measureAsync(async () => {
+        const h = await model.fit(x, y, { epochs: 1, batchSize, verbose: 0 });
+        last = h.history.loss[0];
+        if (Number.isNaN(first)) first = last;
+      });
+      model.dispose();
+      tf.dispose([x, y]);
+      const rate = perIter.map((ms) => (samples * 1000) / ms);
+      return { value: median(rate), samples: rate, iters, check: last < first ? 'ok' : `loss ${first} -> ${last}: not falling` };
+    },
+  });
+  const predictWorkload = (batch) => ({
+    id: `predict${batch}`,
+    label: `seed MLP predict, batch ${batch}`,
+    unit: batch === 1 ? 'ms' : 'samples/s',
+    higherIsBetter: batch !== 1,
+    async run(tf) {
+      const model = seedModel(tf);
+      const x = tf.tensor2d(randomFloats(batch * 784, 91), [batch, 784]);
+      let sum = NaN;
+      const { perIter, iters } = await measureAsync(async () => {
+        const p = model.predict(x);
+        const v = p.dataSync();
+        sum = v.slice(0, 10).reduce((a, b) => a + b, 0);
+        p.dispose();
+      });
+      model.dispose();
+      x.dispose();
+      const values = batch === 1 ? perIter : perIter.map((ms) => (batch * 1000) / ms);
+      return { value: median(values), samples: values, iters, check: Math.abs(sum - 1) < 1e-3 ? 'ok' : `softmax row sums to ${sum}` };
+    },
+  });
+  return [
+    fitWorkload({
+      id: 'mlpfit',
+      label: 'seed MLP fit (784→256 relu + l2, 10 softmax; adam), 4,096 samples, batch 128',
+      build: seedModel,
+      shape: [784],
+      classes: 10,
+      samples: 4096,
+      batchSize: 128,
+      seed: 92,
+    }),
+    predictWorkload(1),
+    predictWorkload(256),
+    fitWorkload({
+      id: 'cnnfit',
+      label: 'CNN fit (conv 32, pool, conv 64, pool, dense 10) on 28×28×1, 256 samples, batch 64',
+      build: (tf) => {
+        const model = tf.sequential({
+          layers: [
+            tf.layers.conv2d({ inputShape: [28, 28, 1], filters: 32, kernelSize: 3, activation: 'relu' }),
+            tf.layers.maxPooling2d({ poolSize: 2 }),
+            tf.layers.conv2d({ filters: 64, kernelSize: 3, activation: 'relu' }),
+            tf.layers.maxPooling2d({ poolSize: 2 }),
+            tf.layers.flatten(),
+            tf.layers.dense({ units: 10, activation: 'softmax' }),
+          ],
+        });
+        model.compile({ optimizer: 'adam', loss: 'categoricalCrossentropy' });
+        return model;
+      },
+      shape: [28, 28, 1],
+      classes: 10,
+      samples: 256,
+      batchSize: 64,
+      seed: 93,
+    }),
+    fitWorkload({
+      id: 'lstmfit',
+      label: 'lstm(64) fit over 50 steps of 8 features, 256 samples, batch 32',
+      build: (tf) => {
+        const model = tf.sequential({
+          layers: [
+            tf.layers.lstm({ inputShape: [50, 8], units: 64 }),
+            tf.layers.dense({ units: 4, activation: 'softmax' }),
+          ],
+        });
+        model.compile({ optimizer: 'adam', loss: 'categoricalCrossentropy' });
+        return model;
+      },
+      shape: [50, 8],
+      classes: 4,
+      samples: 256,
+      batchSize: 32,
+      seed: 94,
+    }),
+  ];
+}
+
+module.exports = { modelWorkloads };
