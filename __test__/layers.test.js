@@ -850,8 +850,8 @@ describe('initializers', () => {
     assert.ok(s.min >= -0.3 && s.max <= 0.7, `[${s.min}, ${s.max}]`);
     assert.ok(s.min < -0.25 && s.max > 0.65, 'spans the range');
     near(s.mean, 0.2, 0.03, 'mean');
-    // Default bounds +-0.05.
-    const d = kernelOf(tt.initializers.randomUniform());
+    // Default bounds +-0.05 (tfjs needs the options object, as here).
+    const d = kernelOf(tt.initializers.randomUniform({}));
     assert.ok(d.min >= -0.05 && d.max <= 0.05 && d.max > 0.045, `[${d.min}, ${d.max}]`);
   });
 

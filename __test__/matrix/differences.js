@@ -8,6 +8,31 @@
 // Keep it short and honest: an entry is a deliberate difference, never a bug being hidden.
 module.exports = [
   {
+    reason: 'layer factories given no options (undefined, null) use the defaults where tfjs throws a ' +
+      'TypeError reading them',
+    name: /^layers\.\w+\((undefined|null)?\)$/,
+    tfjs: /^throws TypeError: Cannot read properties of (undefined|null)/,
+    tidytensor: /^returns/,
+  },
+  {
+    reason: 'layer factories refuse an argument that is not an object of options (a string, number, ' +
+      'list, typed array or Tensor); tfjs reads options off it, making a layer or throwing a TypeError',
+    name: /^layers\./,
+    tidytensor: /^throws Error: The argument of tf\.layers\.\* \(layer \w+\) must be an object of options/,
+  },
+  {
+    reason: 'layer factories check their required options when the layer is made (dropout\'s rate, ' +
+      'repeatVector\'s n ...); tfjs makes a layer that fails or computes NaN later',
+    name: /^layers\./,
+    tfjs: /^returns/,
+    tidytensor: /^throws Error: \w+ is required but was not provided/,
+  },
+  {
+    reason: 'a layer config\'s getters are all read when the layer is made (tfjs reads only the options it knows)',
+    name: /^layers\.\w+\(\{throwing getters\}\)$/,
+    tidytensor: /^throws Error: getter boom/,
+  },
+  {
     reason: 'ops that compute numbers refuse dtype string and complex64 (tfjs makes a string ' +
       'tensor it cannot read, or throws "Unknown data type")',
     tidytensor: /^throws Error: (\w+ makes numbers: dtype (string|complex64) is not supported|Cannot construct a complex64 tensor directly)/,

@@ -131,8 +131,9 @@ class History extends BaseCallback {
 
 // Stops training when a monitored value stops improving (tfjs's EarlyStopping).
 class EarlyStopping extends Callback {
-  constructor(args = {}) {
+  constructor(args) {
     super();
+    if (args == null) args = {};
     if (args.restoreBestWeights) {
       throw new Error('restoreBestWeights = True is not implemented in EarlyStopping yet.');
     }

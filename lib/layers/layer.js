@@ -10,17 +10,13 @@ const { serialization } = require('../internals');
 
 // ---- initializers, regularizers, constraints --------------------------------------------
 
-// A config object of tfjs-layers (an initializer, a regularizer, a constraint): its class name
-// and config; the native side reads `{className, config}`.
+// The config objects of tfjs-layers (initializers, regularizers, constraints): classes of
+// tfjs's names whose constructors read their arguments as tfjs's do (the same defaults, checks
+// and, for a missing argument object, the same TypeError); the native side reads
+// `{className, config}` from getConfig().
 class ConfigObject extends serialization.Serializable {
-  constructor(className, config = {}) {
-    super();
-    Object.defineProperty(this, 'className', { value: className });
-    Object.assign(this, config);
-  }
-
   getClassName() {
-    return this.className;
+    return this.constructor.className;
   }
 
   getConfig() {
@@ -28,46 +24,145 @@ class ConfigObject extends serialization.Serializable {
   }
 }
 
-const made = (className) => (config = {}) => new ConfigObject(className, config);
+function named(className, init) {
+  const cls = { [className]: class extends ConfigObject {
+    constructor(args) {
+      super();
+      init.call(this, args);
+    }
+  } }[className];
+  cls.className = className;
+  serialization.registerClass(cls);
+  return cls;
+}
 
-const initializers = {
-  constant: made('Constant'),
-  glorotNormal: made('GlorotNormal'),
-  glorotUniform: made('GlorotUniform'),
-  heNormal: made('HeNormal'),
-  heUniform: made('HeUniform'),
-  identity: made('Identity'),
-  leCunNormal: made('LeCunNormal'),
-  leCunUniform: made('LeCunUniform'),
-  ones: () => new ConfigObject('Ones'),
-  orthogonal: made('Orthogonal'),
-  randomNormal: made('RandomNormal'),
-  randomUniform: made('RandomUniform'),
-  truncatedNormal: made('TruncatedNormal'),
-  varianceScaling: made('VarianceScaling'),
-  zeros: () => new ConfigObject('Zeros'),
+function checkUnion(values, label, value) {
+  if (value != null && values.indexOf(value) < 0) {
+    throw new Error(`${value} is not a valid ${label}.  Valid values are ${values} or null/undefined.`);
+  }
+}
+
+function varianceScaling(args) {
+  if (args.scale < 0.0) throw new Error(`scale must be a positive float. Got: ${args.scale}`);
+  this.scale = args.scale == null ? 1.0 : args.scale;
+  this.mode = args.mode == null ? 'fanIn' : args.mode;
+  checkUnion(['fanIn', 'fanOut', 'fanAvg'], 'FanMode', this.mode);
+  this.distribution = args.distribution == null ? 'normal' : args.distribution;
+  checkUnion(['normal', 'uniform', 'truncatedNormal'], 'Distribution', this.distribution);
+  this.seed = args.seed;
+}
+const preset = (scale, mode, distribution) => function (args) {
+  varianceScaling.call(this, { scale, mode, distribution, seed: args == null ? null : args.seed });
 };
 
+const I = {
+  Zeros: named('Zeros', () => {}),
+  Ones: named('Ones', () => {}),
+  Constant: named('Constant', function (args) {
+    if (typeof args !== 'object') throw new Error(`Expected argument of type ConstantConfig but got ${args}`);
+    if (args.value === undefined) throw new Error(`config must have value set but got ${args}`);
+    this.value = args.value;
+  }),
+  RandomUniform: named('RandomUniform', function (args) {
+    this.minval = args.minval || -0.05;
+    this.maxval = args.maxval || 0.05;
+    this.seed = args.seed;
+  }),
+  RandomNormal: named('RandomNormal', function (args) {
+    this.mean = args.mean || 0;
+    this.stddev = args.stddev || 0.05;
+    this.seed = args.seed;
+  }),
+  TruncatedNormal: named('TruncatedNormal', function (args) {
+    this.mean = args.mean || 0;
+    this.stddev = args.stddev || 0.05;
+    this.seed = args.seed;
+  }),
+  Identity: named('Identity', function (args) {
+    this.gain = args.gain != null ? args.gain : 1.0;
+  }),
+  VarianceScaling: named('VarianceScaling', varianceScaling),
+  GlorotUniform: named('GlorotUniform', preset(1.0, 'fanAvg', 'uniform')),
+  GlorotNormal: named('GlorotNormal', preset(1.0, 'fanAvg', 'normal')),
+  HeNormal: named('HeNormal', preset(2.0, 'fanIn', 'normal')),
+  HeUniform: named('HeUniform', preset(2.0, 'fanIn', 'uniform')),
+  LeCunNormal: named('LeCunNormal', preset(1.0, 'fanIn', 'normal')),
+  LeCunUniform: named('LeCunUniform', preset(1.0, 'fanIn', 'uniform')),
+  Orthogonal: named('Orthogonal', function (args) {
+    this.gain = args.gain == null ? 1 : args.gain;
+    this.seed = args.seed;
+  }),
+};
+
+const initializers = {
+  constant: (args) => new I.Constant(args),
+  glorotNormal: (args) => new I.GlorotNormal(args),
+  glorotUniform: (args) => new I.GlorotUniform(args),
+  heNormal: (args) => new I.HeNormal(args),
+  heUniform: (args) => new I.HeUniform(args),
+  identity: (args) => new I.Identity(args),
+  leCunNormal: (args) => new I.LeCunNormal(args),
+  leCunUniform: (args) => new I.LeCunUniform(args),
+  ones: () => new I.Ones(),
+  orthogonal: (args) => new I.Orthogonal(args),
+  randomNormal: (args) => new I.RandomNormal(args),
+  randomUniform: (args) => new I.RandomUniform(args),
+  truncatedNormal: (args) => new I.TruncatedNormal(args),
+  varianceScaling: (args) => new I.VarianceScaling(args),
+  zeros: () => new I.Zeros(),
+};
+
+function objectArgs(args) {
+  if (args != null && typeof args !== 'object') {
+    throw new Error(`Argument to L1L2 regularizer's constructor is expected to be an object, but received: ${args}`);
+  }
+}
+const L1L2 = named('L1L2', function (args) {
+  objectArgs(args);
+  this.l1 = args == null || args.l1 == null ? 0.01 : args.l1;
+  this.l2 = args == null || args.l2 == null ? 0.01 : args.l2;
+});
+
 const regularizers = {
-  l1: (config = {}) => new ConfigObject('L1L2', { l1: config.l1 == null ? 0.01 : config.l1, l2: 0 }),
-  l2: (config = {}) => new ConfigObject('L1L2', { l1: 0, l2: config.l2 == null ? 0.01 : config.l2 }),
-  l1l2: (config = {}) => new ConfigObject('L1L2', {
-    l1: config.l1 == null ? 0.01 : config.l1, l2: config.l2 == null ? 0.01 : config.l2,
+  l1: (args) => {
+    objectArgs(args);
+    return new L1L2({ l1: args != null ? args.l1 : null, l2: 0 });
+  },
+  l2: (args) => {
+    objectArgs(args);
+    return new L1L2({ l2: args != null ? args.l2 : null, l1: 0 });
+  },
+  l1l2: (args) => new L1L2(args),
+};
+
+const C = {
+  MaxNorm: named('MaxNorm', function (args) {
+    this.maxValue = args.maxValue != null ? args.maxValue : 2;
+    this.axis = args.axis != null ? args.axis : 0;
+  }),
+  UnitNorm: named('UnitNorm', function (args) {
+    this.axis = args.axis != null ? args.axis : 0;
+  }),
+  NonNeg: named('NonNeg', () => {}),
+  MinMaxNorm: named('MinMaxNorm', function (args) {
+    this.minValue = args.minValue != null ? args.minValue : 0;
+    this.maxValue = args.maxValue != null ? args.maxValue : 1;
+    this.rate = args.rate != null ? args.rate : 1;
+    this.axis = args.axis != null ? args.axis : 0;
   }),
 };
 
 const constraints = {
-  maxNorm: made('MaxNorm'),
-  minMaxNorm: made('MinMaxNorm'),
-  nonNeg: () => new ConfigObject('NonNeg'),
-  unitNorm: made('UnitNorm'),
+  maxNorm: (args) => new C.MaxNorm(args),
+  minMaxNorm: (args) => new C.MinMaxNorm(args),
+  nonNeg: () => new C.NonNeg(),
+  unitNorm: (args) => new C.UnitNorm(args),
 };
 
 // A layer config as JSON for the native side: config objects as {className, config}, shapes
 // and numbers as they are; functions (custom activations ...) are refused clearly.
 function configJSON(config) {
   return JSON.stringify(config, (key, v) => {
-    if (v instanceof ConfigObject) return { className: v.className, config: { ...v } };
     if (v != null && typeof v === 'object' && typeof v.getClassName === 'function' && typeof v.getConfig === 'function') {
       return { className: v.getClassName(), config: v.getConfig() };
     }
@@ -147,7 +242,14 @@ class Layer extends serialization.Serializable {
     this.outboundNodes = [];
     this.supportsMasking = false;
     if (className == null) return;
-    if (config == null || typeof config !== 'object') config = {};
+    if (config == null) config = {};
+    const plain = typeof config === 'object' && !Array.isArray(config) && !ArrayBuffer.isView(config)
+      && !(config instanceof Tensor);
+    if (!plain) {
+      const what = config instanceof Tensor ? 'a Tensor' : Array.isArray(config) ? 'an Array'
+        : ArrayBuffer.isView(config) ? 'a typed array' : `${typeof config} ${String(config)}`;
+      throw new Error(`The argument of tf.layers.* (layer ${className}) must be an object of options, got ${what}`);
+    }
     Object.defineProperty(this, 'native', { value: new native.NativeLayer(className, configJSON(config)) });
     Object.defineProperty(this, 'layerClassName', { value: this.native.className });
     this.name = this.native.name;
@@ -290,7 +392,7 @@ function input(config = {}) {
   const batchShape = config.batchShape != null ? config.batchShape : [null, ...config.shape];
   // tfjs names inputs `input1`, `input2` ... (its getUid('input')).
   const name = config.name != null ? config.name : `input${++inputUid}`;
-  const layer = new Layer('InputLayer', { batchInputShape: batchShape, name, dtype: config.dtype, sparse: config.sparse });
+  const layer = new (classOf('InputLayer'))('InputLayer', { batchInputShape: batchShape, name, dtype: config.dtype, sparse: config.sparse });
   return layer.apply(new SymbolicTensor(config.dtype || 'float32', batchShape, null, [], {}, layer.name, 0));
 }
 
@@ -310,13 +412,27 @@ const CLASSES = {
   simpleRNN: 'SimpleRNN', softmax: 'Softmax', upSampling2d: 'UpSampling2D', zeroPadding2d: 'ZeroPadding2D',
 };
 
+// One subclass per layer class, named as tfjs's (`layer.constructor.name` is 'Dense').
+const classes = {};
+const classOf = (className) => {
+  if (!classes[className]) {
+    classes[className] = { [className]: class extends Layer {} }[className];
+    classes[className].className = className;
+  }
+  return classes[className];
+};
+
 const layers = { Layer, input };
 for (const [name, className] of Object.entries(CLASSES)) {
-  layers[name] = (config) => new Layer(className, config);
+  const cls = classOf(className);
+  layers[name] = (config) => new cls(className, config);
 }
 if (layers.inputLayer) {
   const make = layers.inputLayer;
-  layers.inputLayer = (config = {}) => {
+  layers.inputLayer = (config) => {
+    if (config == null || (config.inputShape == null && config.batchInputShape == null)) {
+      throw new Error('An InputLayer should be passed either a `batchInputShape` or an `inputShape`.');
+    }
     const c = { ...config };
     if (c.inputShape != null && c.batchInputShape == null) {
       c.batchInputShape = [c.batchSize == null ? null : c.batchSize, ...c.inputShape];

@@ -485,7 +485,8 @@ function standardizeCallbacks(callbacks, yieldEvery) {
 }
 
 class Sequential extends LayersModel {
-  constructor(args = {}) {
+  constructor(args) {
+    if (args == null) args = {};
     const made = native.NativeModel.sequential(args.name, []);
     super({}, made);
     for (const l of args.layers || []) this.add(l);

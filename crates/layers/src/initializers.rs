@@ -89,7 +89,7 @@ impl Initializer {
                     m => bail!("Invalid FanMode: {m}. Valid values are fanIn, fanOut, fanAvg"),
                 };
                 let normal = match c.str_or("distribution", "normal")?.as_str() {
-                    "normal" | "truncated_normal" | "untruncated_normal" => true,
+                    "normal" | "truncatedNormal" | "truncated_normal" | "untruncated_normal" => true,
                     "uniform" => false,
                     d => bail!("Invalid Distribution: {d}. Valid values are normal, uniform"),
                 };

@@ -77,10 +77,8 @@ impl Kind for Dense {
 pub struct ActivationLayer(Activation);
 
 impl ActivationLayer {
+    /// Without `activation`, linear (as tfjs's `getActivation(undefined)`).
     pub fn new(c: Cfg) -> Result<ActivationLayer> {
-        if !c.has("activation") {
-            bail!("activation is required but was not provided");
-        }
         Ok(ActivationLayer(Activation::parse(c.get("activation"))?))
     }
 }
