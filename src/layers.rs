@@ -172,7 +172,13 @@ impl NativeModel {
     /// `[source, output]` pairs (source -1 - k: model input k; else an earlier call);
     /// `outputs` the same pairs.
     #[napi(factory)]
-    pub fn functional(name: Option<String>, layers: Vec<&NativeLayer>, wiring: String, n_inputs: u32, outputs: String) -> Result<NativeModel> {
+    pub fn functional(
+        name: Option<String>,
+        layers: Vec<&NativeLayer>,
+        wiring: String,
+        n_inputs: u32,
+        outputs: String,
+    ) -> Result<NativeModel> {
         let src = |v: &Value| -> Result<Src> {
             let a = v.as_array().filter(|a| a.len() == 2).ok_or_else(|| Error::from_reason("bad wiring"))?;
             let (s, o) = (a[0].as_i64().unwrap_or(0), a[1].as_u64().unwrap_or(0) as usize);
@@ -186,7 +192,12 @@ impl NativeModel {
             nodes.push((l.inner.clone(), ins.iter().map(src).collect::<Result<Vec<_>>>()?));
         }
         let outputs = json(&outputs)?;
-        let outputs = outputs.as_array().ok_or_else(|| Error::from_reason("bad outputs"))?.iter().map(src).collect::<Result<Vec<_>>>()?;
+        let outputs = outputs
+            .as_array()
+            .ok_or_else(|| Error::from_reason("bad outputs"))?
+            .iter()
+            .map(src)
+            .collect::<Result<Vec<_>>>()?;
         let inner = engine(|e| Model::functional(e, name.as_deref(), nodes, n_inputs as usize, outputs))?;
         Ok(NativeModel { inner })
     }
@@ -220,7 +231,13 @@ impl NativeModel {
     /// `compile`: the optimizer (`owns`: made by compile from a name, disposed with the
     /// model), a loss name per output (or one for all), metric names.
     #[napi]
-    pub fn compile(&mut self, optimizer: &NativeOptimizer, owns: bool, losses: Vec<String>, metrics: Vec<String>) -> Result<()> {
+    pub fn compile(
+        &mut self,
+        optimizer: &NativeOptimizer,
+        owns: bool,
+        losses: Vec<String>,
+        metrics: Vec<String>,
+    ) -> Result<()> {
         let losses: Vec<&str> = losses.iter().map(String::as_str).collect();
         let metrics: Vec<&str> = metrics.iter().map(String::as_str).collect();
         let opt = optimizer.inner.clone();

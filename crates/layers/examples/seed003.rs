@@ -18,7 +18,10 @@ fn main() -> tidytensor_core::Result<()> {
 
         let l2 = json!({"className": "L1L2", "config": {"l1": 0, "l2": 0.0001}});
         let layers = vec![
-            layer("Dense", &json!({"units": 256, "activation": "relu", "inputShape": [features], "kernelRegularizer": l2}))?,
+            layer(
+                "Dense",
+                &json!({"units": 256, "activation": "relu", "inputShape": [features], "kernelRegularizer": l2}),
+            )?,
             layer("Dense", &json!({"units": classes, "activation": "softmax"}))?,
         ];
         let mut model = Model::sequential(e, None, layers)?;
@@ -40,7 +43,10 @@ fn main() -> tidytensor_core::Result<()> {
         e.dispose(x);
         e.dispose(y);
         let end = e.memory();
-        println!("dispose freed {freed} variables; tensors {} -> {}, bytes {} -> {}", start.num_tensors, end.num_tensors, start.num_bytes, end.num_bytes);
+        println!(
+            "dispose freed {freed} variables; tensors {} -> {}, bytes {} -> {}",
+            start.num_tensors, end.num_tensors, start.num_bytes, end.num_bytes
+        );
         assert_eq!((start.num_tensors, start.num_bytes), (end.num_tensors, end.num_bytes), "leaked");
         Ok(())
     })

@@ -31,7 +31,9 @@ impl Activation {
         let name = match v {
             None | Some(Value::Null) => return Ok(Activation::Linear),
             Some(Value::String(s)) => s.as_str(),
-            Some(Value::Object(m)) => m.get("className").or_else(|| m.get("class_name")).and_then(Value::as_str).unwrap_or(""),
+            Some(Value::Object(m)) => {
+                m.get("className").or_else(|| m.get("class_name")).and_then(Value::as_str).unwrap_or("")
+            }
             Some(other) => bail!("Unknown activation: {other}"),
         };
         Activation::named(name)

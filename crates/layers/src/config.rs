@@ -111,7 +111,9 @@ impl<'a> Cfg<'a> {
             Some(v) => v,
         };
         let list: Vec<f64> = match v {
-            Value::Array(a) => a.iter().map(|x| x.as_f64().ok_or_else(|| bad(key, "integers", v))).collect::<Result<_>>()?,
+            Value::Array(a) => {
+                a.iter().map(|x| x.as_f64().ok_or_else(|| bad(key, "integers", v))).collect::<Result<_>>()?
+            }
             _ => vec![v.as_f64().ok_or_else(|| bad(key, "an integer or a list of integers", v))?; n],
         };
         if list.len() != n || list.iter().any(|x| *x < 0.0 || x.fract() != 0.0) {
@@ -124,9 +126,9 @@ impl<'a> Cfg<'a> {
     pub fn ints(&self, key: &str) -> Result<Option<Vec<i64>>> {
         match self.get(key) {
             None => Ok(None),
-            Some(Value::Array(a)) => {
-                Ok(Some(a.iter().map(|x| x.as_i64().ok_or_else(|| bad(key, "a list of integers", x))).collect::<Result<_>>()?))
-            }
+            Some(Value::Array(a)) => Ok(Some(
+                a.iter().map(|x| x.as_i64().ok_or_else(|| bad(key, "a list of integers", x))).collect::<Result<_>>()?,
+            )),
             Some(v) => Err(bad(key, "a list of integers", v)),
         }
     }

@@ -111,7 +111,8 @@ impl Initializer {
 
     /// `{className, config}` as tfjs serializes it.
     pub fn to_json(&self) -> Value {
-        let seed = |s: &Option<String>| s.as_ref().map_or(Value::Null, |s| s.parse::<f64>().map_or(json!(s), |n| json!(n)));
+        let seed =
+            |s: &Option<String>| s.as_ref().map_or(Value::Null, |s| s.parse::<f64>().map_or(json!(s), |n| json!(n)));
         match self {
             Initializer::Zeros => json!({"className": "Zeros", "config": {}}),
             Initializer::Ones => json!({"className": "Ones", "config": {}}),

@@ -78,7 +78,10 @@ pub fn snake_class(class: &str) -> String {
     let mut step = String::new();
     let mut i = 0;
     while i < c.len() {
-        if i + 1 < c.len() && c[i + 1].is_ascii_uppercase() && c.get(i + 2).is_some_and(|x| x.is_ascii_lowercase() || x.is_ascii_digit()) {
+        if i + 1 < c.len()
+            && c[i + 1].is_ascii_uppercase()
+            && c.get(i + 2).is_some_and(|x| x.is_ascii_lowercase() || x.is_ascii_digit())
+        {
             step.push(c[i]);
             step.push('_');
             let mut j = i + 1;
@@ -314,12 +317,20 @@ impl Layer {
         for (i, s) in shapes.iter().enumerate() {
             if let Some(n) = spec.ndim {
                 if s.len() != n {
-                    bail!("Input {i} is incompatible with layer {}: expected ndim={n}, found ndim={}", self.name, s.len());
+                    bail!(
+                        "Input {i} is incompatible with layer {}: expected ndim={n}, found ndim={}",
+                        self.name,
+                        s.len()
+                    );
                 }
             }
             if let Some(n) = spec.min_ndim {
                 if s.len() < n {
-                    bail!("Input {i} is incompatible with layer {}: expected min_ndim={n}, found ndim={}", self.name, s.len());
+                    bail!(
+                        "Input {i} is incompatible with layer {}: expected min_ndim={n}, found ndim={}",
+                        self.name,
+                        s.len()
+                    );
                 }
             }
             for &(axis, size) in &spec.axes {
@@ -340,7 +351,8 @@ impl Layer {
     /// the caller's scope.
     pub fn call(&mut self, e: &mut Engine, inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
         self.check_count(inputs.len())?;
-        let shapes: Vec<Vec<usize>> = inputs.iter().map(|&x| e.shape(x).map(<[usize]>::to_vec)).collect::<Result<_>>()?;
+        let shapes: Vec<Vec<usize>> =
+            inputs.iter().map(|&x| e.shape(x).map(<[usize]>::to_vec)).collect::<Result<_>>()?;
         if !self.built {
             let mut s: Vec<Shape> = shapes.iter().map(|s| known(s)).collect();
             for s in &mut s {
@@ -360,7 +372,11 @@ impl Layer {
             for &x in inputs {
                 // Layers compute in float32; embeddings cast their indices themselves.
                 let d = e.dtype(x)?;
-                v.push(if d == DType::Float32 || self.class_name() == "Embedding" { x } else { e.cast(x, DType::Float32)? });
+                v.push(if d == DType::Float32 || self.class_name() == "Embedding" {
+                    x
+                } else {
+                    e.cast(x, DType::Float32)?
+                });
             }
             v
         } else {

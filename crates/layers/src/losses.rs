@@ -185,7 +185,12 @@ impl Loss {
 
 /// `-sum(target * log(p))` over the last axis, `p` the output rescaled to sum to 1 (or the
 /// softmax of logits) and clipped to `[eps, 1 - eps]`.
-pub fn categorical_crossentropy(e: &mut Engine, target: TensorId, output: TensorId, from_logits: bool) -> Result<TensorId> {
+pub fn categorical_crossentropy(
+    e: &mut Engine,
+    target: TensorId,
+    output: TensorId,
+    from_logits: bool,
+) -> Result<TensorId> {
     let p = if from_logits {
         e.softmax(output, -1)?
     } else {

@@ -66,7 +66,9 @@ pub fn optimizer_named(e: &mut Engine, name: &str) -> Result<Optimizer> {
         "adagrad" | "Adagrad" => (Rule::Adagrad { initial_accumulator: 0.1 }, 0.01),
         "adadelta" | "Adadelta" => (Rule::Adadelta { rho: 0.95, epsilon: EPSILON }, 1.0),
         "adamax" | "Adamax" => (Rule::Adamax { beta1: 0.9, beta2: 0.999, epsilon: EPSILON, decay: 0.0 }, 0.002),
-        "rmsprop" | "RMSProp" => (Rule::RmsProp { decay: 0.9, momentum: 0.0, epsilon: EPSILON, centered: false }, 0.001),
+        "rmsprop" | "RMSProp" => {
+            (Rule::RmsProp { decay: 0.9, momentum: 0.0, epsilon: EPSILON, centered: false }, 0.001)
+        }
         _ => bail!("Unknown Optimizer {name}"),
     };
     Optimizer::new(e, rule, lr)
@@ -108,7 +110,9 @@ impl Model {
                 let b = l.borrow();
                 match &b.batch_input_shape {
                     Some(s) => (s.clone(), format!("{}_input", b.name), b.dtype),
-                    None => bail!("The first layer in a Sequential model must get an `inputShape` or `batchInputShape` argument."),
+                    None => bail!(
+                        "The first layer in a Sequential model must get an `inputShape` or `batchInputShape` argument."
+                    ),
                 }
             };
             self.input_shapes = vec![shape];
@@ -122,10 +126,7 @@ impl Model {
             bail!("An InputLayer can only be the first layer of a Sequential model");
         }
         if self.layers.iter().any(|x| x.borrow().name == l.borrow().name) {
-            bail!(
-                "The name \"{}\" is used 2 times in the model. All layer names should be unique.",
-                l.borrow().name
-            );
+            bail!("The name \"{}\" is used 2 times in the model. All layer names should be unique.", l.borrow().name);
         }
         let input = self.outputs[0];
         let in_shape = self.shape_of(input).clone();
@@ -155,7 +156,13 @@ impl Model {
 
     /// `tf.model({inputs, outputs})`: `inputs` are input layers (one node each among `nodes`,
     /// reading `Src::Input(i)`); `nodes` in an order where each reads only earlier ones.
-    pub fn functional(e: &mut Engine, name: Option<&str>, nodes: Vec<(LayerRef, Vec<Src>)>, n_inputs: usize, outputs: Vec<Src>) -> Result<Model> {
+    pub fn functional(
+        e: &mut Engine,
+        name: Option<&str>,
+        nodes: Vec<(LayerRef, Vec<Src>)>,
+        n_inputs: usize,
+        outputs: Vec<Src>,
+    ) -> Result<Model> {
         let mut m = Model::empty(name.map_or_else(|| crate::layer::uid("model"), str::to_string), false);
         // Model input k comes from the input layer of the node reading `Src::Input(k)`.
         m.input_shapes = vec![Vec::new(); n_inputs];
@@ -189,7 +196,10 @@ impl Model {
             let out = l.borrow_mut().build(e, &shapes)?;
             if !m.layers.iter().any(|x| Rc::ptr_eq(x, &l)) {
                 if m.layers.iter().any(|x| x.borrow().name == l.borrow().name) {
-                    bail!("The name \"{}\" is used 2 times in the model. All layer names should be unique.", l.borrow().name);
+                    bail!(
+                        "The name \"{}\" is used 2 times in the model. All layer names should be unique.",
+                        l.borrow().name
+                    );
                 }
                 l.borrow_mut().ref_count += 1;
                 m.layers.push(l.clone());
@@ -252,10 +262,18 @@ impl Model {
             let got = e.shape(x)?;
             let json = |s: &[usize]| format!("[{}]", tidytensor_core::shape::fmt(s));
             if got.len() != want.len() {
-                bail!("Error when checking : expected {name} to have {} dimension(s), but got array with shape {}", want.len(), json(got));
+                bail!(
+                    "Error when checking : expected {name} to have {} dimension(s), but got array with shape {}",
+                    want.len(),
+                    json(got)
+                );
             }
             if got.iter().zip(want).skip(1).any(|(&g, w)| w.is_some_and(|w| w != g)) {
-                bail!("Error when checking : expected {name} to have shape {} but got array with shape {}.", shape_text(want), json(got));
+                bail!(
+                    "Error when checking : expected {name} to have shape {} but got array with shape {}.",
+                    shape_text(want),
+                    json(got)
+                );
             }
         }
         Ok(())
@@ -271,7 +289,9 @@ impl Model {
                 xs.len()
             );
         }
-        let list = |s: &[Option<usize>]| s.iter().map(|d| d.map_or(String::new(), |d| d.to_string())).collect::<Vec<_>>().join(",");
+        let list = |s: &[Option<usize>]| {
+            s.iter().map(|d| d.map_or(String::new(), |d| d.to_string())).collect::<Vec<_>>().join(",")
+        };
         for ((&x, want), name) in xs.iter().zip(shapes).zip(names) {
             let got = e.shape(x)?;
             if got.len() != want.len() {
@@ -345,7 +365,14 @@ impl Model {
     }
 
     /// `model.compile`: the optimizer, one loss per output (or one for all) and the metrics.
-    pub fn compile_with(&mut self, e: &mut Engine, optimizer: Rc<RefCell<Optimizer>>, owns: bool, losses: &[&str], metrics: &[&str]) -> Result<()> {
+    pub fn compile_with(
+        &mut self,
+        e: &mut Engine,
+        optimizer: Rc<RefCell<Optimizer>>,
+        owns: bool,
+        losses: &[&str],
+        metrics: &[&str],
+    ) -> Result<()> {
         self.check_live()?;
         let n = self.outputs.len();
         let losses: Vec<Loss> = losses.iter().map(|l| Loss::named(l)).collect::<Result<_>>()?;
@@ -406,7 +433,9 @@ impl Model {
         match &self.compiled {
             Some(c) => Ok(c),
             None if self.sequential => bail!("The model needs to be compiled before being used."),
-            None => bail!("You must compile a model before training/testing. Use LayersModel.compile(modelCompileArgs)."),
+            None => {
+                bail!("You must compile a model before training/testing. Use LayersModel.compile(modelCompileArgs).")
+            }
         }
     }
 
@@ -509,7 +538,8 @@ impl Model {
     ) -> Result<Vec<f64>> {
         self.compiled()?;
         let vars = self.trainable_weights();
-        let var_names: Vec<String> = vars.iter().map(|&v| e.variable_name(v).map(str::to_string)).collect::<Result<_>>()?;
+        let var_names: Vec<String> =
+            vars.iter().map(|&v| e.variable_name(v).map(str::to_string)).collect::<Result<_>>()?;
         let c = self.compiled.as_ref().expect("checked");
         e.start_scope();
         let step = (|| -> Result<Vec<TensorId>> {
@@ -564,7 +594,15 @@ impl Model {
     /// `batch_size` (shuffled each epoch with `seed` when given), returning each epoch's
     /// logs (loss and metrics averaged over the samples, as tfjs's BaseLogger does).
     /// JavaScript's `fit` runs its own loop of `train_batch` calls, with callbacks.
-    pub fn fit(&mut self, e: &mut Engine, xs: &[TensorId], ys: &[TensorId], epochs: usize, batch_size: usize, seed: Option<u64>) -> Result<Vec<Vec<f64>>> {
+    pub fn fit(
+        &mut self,
+        e: &mut Engine,
+        xs: &[TensorId],
+        ys: &[TensorId],
+        epochs: usize,
+        batch_size: usize,
+        seed: Option<u64>,
+    ) -> Result<Vec<Vec<f64>>> {
         let n = rows(e, xs)?;
         let mut order: Vec<i32> = (0..n as i32).collect();
         let mut state = seed.unwrap_or(0);
@@ -615,7 +653,14 @@ impl Model {
         result
     }
 
-    fn evaluate_checked(&self, e: &mut Engine, c: &Compiled, xs: &[TensorId], ys: &[TensorId], batch_size: usize) -> Result<Vec<f64>> {
+    fn evaluate_checked(
+        &self,
+        e: &mut Engine,
+        c: &Compiled,
+        xs: &[TensorId],
+        ys: &[TensorId],
+        batch_size: usize,
+    ) -> Result<Vec<f64>> {
         let n = rows(e, xs)?;
         let mut sums: Vec<f64> = Vec::new();
         let mut start = 0;
@@ -699,10 +744,14 @@ impl Model {
 
     /// tfjs's `model.toJSON()` topology (Keras format): what model files will store.
     pub fn topology(&self) -> Value {
-        let layers: Vec<Value> = self.layers.iter().map(|l| {
-            let l = l.borrow();
-            json!({"class_name": l.class_name(), "config": l.config()})
-        }).collect();
+        let layers: Vec<Value> = self
+            .layers
+            .iter()
+            .map(|l| {
+                let l = l.borrow();
+                json!({"class_name": l.class_name(), "config": l.config()})
+            })
+            .collect();
         if self.sequential {
             json!({"class_name": "Sequential", "config": {"name": self.name, "layers": layers}})
         } else {
@@ -736,7 +785,10 @@ fn rows(e: &Engine, xs: &[TensorId]) -> Result<usize> {
     for &x in xs {
         let r = e.shape(x)?.first().copied().unwrap_or(1);
         if n.is_some_and(|n| n != r) {
-            bail!("All input Tensors (x) should have the same number of samples. Got array shapes: {r} and {}", n.unwrap_or(0));
+            bail!(
+                "All input Tensors (x) should have the same number of samples. Got array shapes: {r} and {}",
+                n.unwrap_or(0)
+            );
         }
         n = Some(r);
     }

@@ -83,7 +83,9 @@ impl Constraint {
 
     pub fn to_json(&self) -> Value {
         match self {
-            Constraint::MaxNorm { max, axis } => json!({"className": "MaxNorm", "config": {"maxValue": max, "axis": axis}}),
+            Constraint::MaxNorm { max, axis } => {
+                json!({"className": "MaxNorm", "config": {"maxValue": max, "axis": axis}})
+            }
             Constraint::UnitNorm { axis } => json!({"className": "UnitNorm", "config": {"axis": axis}}),
             Constraint::NonNeg => json!({"className": "NonNeg", "config": {}}),
             Constraint::MinMaxNorm { min, max, rate, axis } => {

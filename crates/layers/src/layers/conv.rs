@@ -37,7 +37,13 @@ pub struct Conv {
 }
 
 /// tfjs's `convOutputLength`.
-pub fn conv_output_length(len: Option<usize>, k: usize, padding: &str, stride: usize, dilation: usize) -> Option<usize> {
+pub fn conv_output_length(
+    len: Option<usize>,
+    k: usize,
+    padding: &str,
+    stride: usize,
+    dilation: usize,
+) -> Option<usize> {
     let len = len?;
     let dilated = (k - 1) * dilation + 1;
     let out = match padding {
@@ -129,7 +135,12 @@ impl Kind for Conv {
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         let s = &inputs[0];
         if s.len() != self.rank + 2 {
-            bail!("Inputs to {} should have rank {}; Received input shape: {}.", self.class_name(), self.rank + 2, crate::layer::shape_text(s));
+            bail!(
+                "Inputs to {} should have rank {}; Received input shape: {}.",
+                self.class_name(),
+                self.rank + 2,
+                crate::layer::shape_text(s)
+            );
         }
         let Some(cin) = s[s.len() - 1] else {
             bail!("The channel dimension of the inputs should be defined. Found `None`.");
@@ -144,7 +155,14 @@ impl Kind for Conv {
             }
         };
         if let Some((init, reg, con)) = &self.pointwise {
-            b.add("pointwise_kernel", &[1, 1, cin * self.depth_multiplier, self.filters], init, reg.as_ref(), con.as_ref(), true)?;
+            b.add(
+                "pointwise_kernel",
+                &[1, 1, cin * self.depth_multiplier, self.filters],
+                init,
+                reg.as_ref(),
+                con.as_ref(),
+                true,
+            )?;
         }
         self.c.add_bias(b, self.out_channels(cin))?;
         b.spec = Some(InputSpec { ndim: Some(self.rank + 2), axes: vec![(-1, cin)], ..Default::default() });
@@ -154,7 +172,12 @@ impl Kind for Conv {
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
         if s.len() != self.rank + 2 {
-            bail!("Inputs to {} should have rank {}; Received input shape: {}.", self.class_name(), self.rank + 2, crate::layer::shape_text(s));
+            bail!(
+                "Inputs to {} should have rank {}; Received input shape: {}.",
+                self.class_name(),
+                self.rank + 2,
+                crate::layer::shape_text(s)
+            );
         }
         let mut out = vec![s[0]];
         for i in 0..self.rank {

@@ -20,7 +20,11 @@ pub struct Dense {
 
 impl Dense {
     pub fn new(c: Cfg) -> Result<Dense> {
-        Ok(Dense { units: c.positive("units")?, activation: Activation::parse(c.get("activation"))?, c: Common::new(c, "kernel")? })
+        Ok(Dense {
+            units: c.positive("units")?,
+            activation: Activation::parse(c.get("activation"))?,
+            c: Common::new(c, "kernel")?,
+        })
     }
 }
 
@@ -30,7 +34,11 @@ impl Kind for Dense {
     }
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         if inputs[0].len() < 2 {
-            bail!("Input 0 is incompatible with layer {}: expected min_ndim=2, found ndim={}", b.layer, inputs[0].len());
+            bail!(
+                "Input 0 is incompatible with layer {}: expected min_ndim=2, found ndim={}",
+                b.layer,
+                inputs[0].len()
+            );
         }
         let Some(Some(input_dim)) = inputs[0].last().copied() else {
             bail!("The last dimension of the inputs to `Dense` should be defined. Found `None`.");
@@ -196,7 +204,9 @@ pub struct Reshape {
 
 impl Reshape {
     pub fn new(c: Cfg) -> Result<Reshape> {
-        let target = c.ints("targetShape")?.ok_or_else(|| tidytensor_core::Error("targetShape is required but was not provided".into()))?;
+        let target = c
+            .ints("targetShape")?
+            .ok_or_else(|| tidytensor_core::Error("targetShape is required but was not provided".into()))?;
         Ok(Reshape { target })
     }
 }
@@ -252,7 +262,8 @@ pub struct Permute {
 
 impl Permute {
     pub fn new(c: Cfg) -> Result<Permute> {
-        let d = c.ints("dims")?.ok_or_else(|| tidytensor_core::Error("dims is required but was not provided".into()))?;
+        let d =
+            c.ints("dims")?.ok_or_else(|| tidytensor_core::Error("dims is required but was not provided".into()))?;
         let mut sorted = d.clone();
         sorted.sort();
         if sorted != (1..=d.len() as i64).collect::<Vec<_>>() {
@@ -414,10 +425,18 @@ impl Kind for InputLayer {
 /// The activation layers, each with its parameter.
 pub enum Advanced {
     /// `min(relu(x), maxValue)`.
-    ReLU { max_value: Option<f64> },
-    LeakyReLU { alpha: f64 },
-    Softmax { axis: i64 },
-    Elu { alpha: f64 },
+    ReLU {
+        max_value: Option<f64>,
+    },
+    LeakyReLU {
+        alpha: f64,
+    },
+    Softmax {
+        axis: i64,
+    },
+    Elu {
+        alpha: f64,
+    },
 }
 
 impl Advanced {

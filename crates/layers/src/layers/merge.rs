@@ -60,7 +60,8 @@ impl Kind for Merge {
             let a = axis as usize;
             let mut out = first.clone();
             for s in &inputs[1..] {
-                let same_rest = s.len() == first.len() && (0..s.len()).all(|i| i == a || s[i].is_none() || first[i].is_none() || s[i] == first[i]);
+                let same_rest = s.len() == first.len()
+                    && (0..s.len()).all(|i| i == a || s[i].is_none() || first[i].is_none() || s[i] == first[i]);
                 if !same_rest {
                     bail!(
                         "A `Concatenate` layer requires inputs with matching shapes except for the concat axis. Got input shapes: {}",
@@ -75,12 +76,12 @@ impl Kind for Merge {
             return Ok(vec![out]);
         }
         for s in &inputs[1..] {
-            if s.len() != first.len() || s.iter().zip(first).any(|(a, b)| a.is_some() && b.is_some() && a != b && *a != Some(1) && *b != Some(1)) {
-                bail!(
-                    "Operands could not be broadcast together with shapes {} {}",
-                    shape_text(first),
-                    shape_text(s)
-                );
+            if s.len() != first.len()
+                || s.iter()
+                    .zip(first)
+                    .any(|(a, b)| a.is_some() && b.is_some() && a != b && *a != Some(1) && *b != Some(1))
+            {
+                bail!("Operands could not be broadcast together with shapes {} {}", shape_text(first), shape_text(s));
             }
         }
         let mut out = first.clone();

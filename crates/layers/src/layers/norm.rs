@@ -57,7 +57,7 @@ impl Param {
             con: Constraint::from_cfg(c, &format!("{name}Constraint"))?,
         })
     }
-    fn into_config(&self, m: &mut Map<String, Value>, name: &str) {
+    fn write_config(&self, m: &mut Map<String, Value>, name: &str) {
         m.insert(format!("{name}Initializer"), self.init.to_json());
         m.insert(format!("{name}Regularizer"), self.reg.as_ref().map_or(Value::Null, Regularizer::to_json));
         m.insert(format!("{name}Constraint"), self.con.as_ref().map_or(Value::Null, Constraint::to_json));
@@ -169,8 +169,8 @@ impl Kind for BatchNormalization {
         m.insert("epsilon".into(), json!(self.epsilon));
         m.insert("center".into(), json!(self.center));
         m.insert("scale".into(), json!(self.scale));
-        self.beta.into_config(&mut m, "beta");
-        self.gamma.into_config(&mut m, "gamma");
+        self.beta.write_config(&mut m, "beta");
+        self.gamma.write_config(&mut m, "gamma");
         m.insert("movingMeanInitializer".into(), self.moving_mean.to_json());
         m.insert("movingVarianceInitializer".into(), self.moving_variance.to_json());
         m
@@ -192,7 +192,10 @@ impl LayerNormalization {
         let (axes, list) = match c.get("axis") {
             None => (vec![-1], false),
             Some(Value::Array(a)) => (a.iter().filter_map(Value::as_i64).collect(), true),
-            Some(v) => (vec![v.as_i64().ok_or_else(|| tidytensor_core::Error(format!("axis must be an integer, got {v}")))?], false),
+            Some(v) => (
+                vec![v.as_i64().ok_or_else(|| tidytensor_core::Error(format!("axis must be an integer, got {v}")))?],
+                false,
+            ),
         };
         Ok(LayerNormalization {
             axes,
@@ -273,8 +276,8 @@ impl Kind for LayerNormalization {
         m.insert("epsilon".into(), json!(self.epsilon));
         m.insert("center".into(), json!(self.center));
         m.insert("scale".into(), json!(self.scale));
-        self.beta.into_config(&mut m, "beta");
-        self.gamma.into_config(&mut m, "gamma");
+        self.beta.write_config(&mut m, "beta");
+        self.gamma.write_config(&mut m, "gamma");
         m
     }
 }

@@ -44,7 +44,12 @@ impl Kind for Pool {
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
         if s.len() != self.rank + 2 {
-            bail!("Input 0 is incompatible with layer {}: expected ndim={}, found ndim={}", self.class_name(), self.rank + 2, s.len());
+            bail!(
+                "Input 0 is incompatible with layer {}: expected ndim={}, found ndim={}",
+                self.class_name(),
+                self.rank + 2,
+                s.len()
+            );
         }
         let pad = if self.same { "same" } else { "valid" };
         let mut out = vec![s[0]];
@@ -110,7 +115,12 @@ impl Kind for Global {
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
         if s.len() != self.rank + 2 {
-            bail!("Input 0 is incompatible with layer {}: expected ndim={}, found ndim={}", self.class_name(), self.rank + 2, s.len());
+            bail!(
+                "Input 0 is incompatible with layer {}: expected ndim={}, found ndim={}",
+                self.class_name(),
+                self.rank + 2,
+                s.len()
+            );
         }
         Ok(vec![vec![s[0], s[self.rank + 1]]])
     }

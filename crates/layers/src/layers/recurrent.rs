@@ -124,7 +124,8 @@ impl Rnn {
                 let rk_zr = e.slice_axis(rk, 1, 0, 2 * u)?;
                 let rk_h = e.slice_axis(rk, 1, 2 * u, u)?;
                 let inner = e.matmul(h, rk_zr, false, false)?;
-                let (xz, xr, xh) = (e.slice_axis(xp, 1, 0, u)?, e.slice_axis(xp, 1, u, u)?, e.slice_axis(xp, 1, 2 * u, u)?);
+                let (xz, xr, xh) =
+                    (e.slice_axis(xp, 1, 0, u)?, e.slice_axis(xp, 1, u, u)?, e.slice_axis(xp, 1, 2 * u, u)?);
                 let (rz, rr) = (e.slice_axis(inner, 1, 0, u)?, e.slice_axis(inner, 1, u, u)?);
                 let sz = e.add(xz, rz)?;
                 let z = self.recurrent_activation.apply(e, sz)?;
@@ -157,10 +158,19 @@ impl Kind for Rnn {
         if s.len() != 3 {
             bail!("Input 0 is incompatible with layer {}: expected ndim=3, found ndim={}", b.layer, s.len());
         }
-        let Some(features) = s[2] else { bail!("The feature dimension of the inputs to a recurrent layer must be defined") };
+        let Some(features) = s[2] else {
+            bail!("The feature dimension of the inputs to a recurrent layer must be defined")
+        };
         let width = self.cell.gates() * self.units;
         b.add("kernel", &[features, width], &self.kernel_init, self.regs[0].as_ref(), self.cons[0].as_ref(), true)?;
-        b.add("recurrent_kernel", &[self.units, width], &self.recurrent_init, self.regs[1].as_ref(), self.cons[1].as_ref(), true)?;
+        b.add(
+            "recurrent_kernel",
+            &[self.units, width],
+            &self.recurrent_init,
+            self.regs[1].as_ref(),
+            self.cons[1].as_ref(),
+            true,
+        )?;
         if self.use_bias {
             if self.unit_forget_bias {
                 // tfjs: the initializer's values for i, ones for f, the initializer's for c and o.
