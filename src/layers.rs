@@ -249,6 +249,12 @@ impl NativeModel {
         self.inner.metric_names()
     }
 
+    /// The layers' names in the model's order (tfjs's, by depth for functional models).
+    #[napi]
+    pub fn layer_names(&self) -> Vec<String> {
+        self.inner.layer_names()
+    }
+
     #[napi]
     pub fn predict(&self, inputs: Vec<f64>, batch_size: u32) -> Result<Vec<f64>> {
         let inputs = ids(&inputs);

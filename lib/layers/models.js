@@ -93,8 +93,8 @@ class LayersModel extends Layer {
     const layers = order.map((n) => n.layer);
     const m = native.NativeModel.functional(name, layers.map((l) => l.native), JSON.stringify(wiring), ins.length,
       JSON.stringify(outs.map(src)));
-    const unique = [...new Set(layers)];
-    Object.defineProperty(m, 'jsLayers', { value: unique });
+    const byName = new Map(layers.map((l) => [l.name, l]));
+    Object.defineProperty(m, 'jsLayers', { value: m.layerNames().map((n) => byName.get(n)) });
     return m;
   }
 
@@ -410,16 +410,18 @@ class LayersModel extends Layer {
     printRow(header);
     printFn('='.repeat(lineLength));
     const layers = this.layers;
-    rows.forEach(([name, shape, params, inbound], i) => {
-      const layer = layers.find((l) => name.startsWith(`${l.name} (`));
+    layers.forEach((layer, i) => {
+      const [name, shape, params, inbound] = rows.find((r) => r[0].startsWith(`${layer.name} (`));
       let inputShape = 'multiple';
       try {
         inputShape = JSON.stringify(JSON.parse(layer.native.shapes()[0]));
       } catch (e) { /* keeps 'multiple' */ }
       const fields = [name, inputShape, shape, String(params)];
-      if (!sequentialLike) fields.push(inbound.join(' '));
+      if (!sequentialLike) fields.push(inbound[0] || '');
       printRow(fields);
-      printFn((i === rows.length - 1 ? '=' : '_').repeat(lineLength));
+      // Each further inbound layer on a line of its own, as tfjs prints them.
+      if (!sequentialLike) for (const more of inbound.slice(1)) printRow(['', '', '', '', more]);
+      printFn((i === layers.length - 1 ? '=' : '_').repeat(lineLength));
     });
     const count = (ids) => ids.reduce((a, id) => a + variableOf(id).size, 0);
     const [, trainable, nonTrainable] = this.model.weightIds();

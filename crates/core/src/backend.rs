@@ -268,6 +268,12 @@ pub trait Backend: Send + Sync {
     /// flat index `((b * d + z) * h + y) * w + x) * channels + c`, without the batch term
     /// unless `include_batch`.
     fn max_pool_positions(&self, x: View, g: &ConvGeom, include_batch: bool) -> Result<Box<dyn Storage>>;
+    /// Whether `scatter` costs about as much as its updates (a loop over them) rather than
+    /// outputs × updates (a GPU thread per output walking every update): gradients that
+    /// could scatter ask this before choosing how to compose themselves.
+    fn cheap_scatter(&self) -> bool {
+        false
+    }
     /// Local response normalization over the last axis of `x` (`channels` long):
     /// `x * (bias + alpha * sum of x² over [c - radius, c + radius]) ^ -beta`.
     fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)

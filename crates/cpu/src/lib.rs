@@ -294,6 +294,10 @@ impl Backend for CpuBackend {
         boxed(HostData::F32(conv::pool(op, f32s(&x)?, g)))
     }
 
+    fn cheap_scatter(&self) -> bool {
+        true
+    }
+
     fn max_pool_positions(&self, x: View, g: &ConvGeom, include_batch: bool) -> Result<Box<dyn Storage>> {
         boxed(HostData::I32(conv::max_pool_positions(f32s(&x)?, g, include_batch)))
     }

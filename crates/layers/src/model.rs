@@ -3,8 +3,7 @@
 //! loss with the regularization penalties, backward through the core's tape, optimizer
 //! update) is one Rust call, so a JavaScript `fit` pays one round trip per batch.
 
-use crate::layer::{known, shape_text, Layer, LayerRef, Shape};
-use crate::layers::layer;
+use crate::layer::{shape_text, LayerRef, Shape};
 use crate::losses::Loss;
 use crate::metrics::Metric;
 use serde_json::{json, Value};
@@ -39,6 +38,7 @@ pub struct Compiled {
 }
 
 /// Which rows of the data a batch takes.
+#[derive(Clone, Copy, Debug)]
 pub enum Rows<'a> {
     Range(usize, usize),
     Indices(&'a [i32]),
@@ -207,7 +207,35 @@ impl Model {
             m.nodes.push(Node { layer: l, inputs, output_shapes: out });
         }
         m.outputs = outputs;
+        m.order_layers_by_depth();
         Ok(m)
+    }
+
+    /// tfjs's layer order for functional models: by depth, the inputs' first (a node's depth
+    /// is one more than its deepest consumer's; the outputs' are 0), call order within a depth.
+    /// `layers`, and with it the order of the weights, follows it.
+    fn order_layers_by_depth(&mut self) {
+        let mut depth = vec![0usize; self.nodes.len()];
+        for n in (0..self.nodes.len()).rev() {
+            for s in &self.nodes[n].inputs {
+                if let Src::Node(p, _) = *s {
+                    depth[p] = depth[p].max(depth[n] + 1);
+                }
+            }
+        }
+        let layer_depth = |l: &LayerRef| {
+            self.nodes
+                .iter()
+                .zip(&depth)
+                .filter(|(node, _)| Rc::ptr_eq(&node.layer, l))
+                .map(|(_, &d)| d)
+                .max()
+                .unwrap_or(0)
+        };
+        let mut keyed: Vec<(usize, usize, LayerRef)> =
+            self.layers.iter().enumerate().map(|(i, l)| (layer_depth(l), i, l.clone())).collect();
+        keyed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.layers = keyed.into_iter().map(|(_, _, l)| l).collect();
     }
 
     fn shape_of(&self, s: Src) -> &Shape {
@@ -416,7 +444,9 @@ impl Model {
         }
     }
 
-    /// The names of what `train_batch` and `evaluate` return: `loss`, then the metrics.
+    /// The names of what `train_batch` and `evaluate` return: `loss`, then the metrics; a
+    /// name that occurs more than once gets its occurrence's index (`acc_0`, `acc_1`), as
+    /// tfjs's `getDedupedMetricsNames`.
     pub fn metric_names(&self) -> Vec<String> {
         let mut out = vec!["loss".to_string()];
         if let Some(c) = &self.compiled {
@@ -425,7 +455,21 @@ impl Model {
             }
             out.extend(c.metrics.iter().map(|m| m.2.clone()));
         }
-        out
+        let count = |list: &[String], name: &str| list.iter().filter(|n| *n == name).count();
+        (0..out.len())
+            .map(|i| {
+                if count(&out, &out[i]) > 1 {
+                    format!("{}_{}", out[i], count(&out[..i], &out[i]))
+                } else {
+                    out[i].clone()
+                }
+            })
+            .collect()
+    }
+
+    /// The names of the layers, in `layers` order.
+    pub fn layer_names(&self) -> Vec<String> {
+        self.layers.iter().map(|l| l.borrow().name.clone()).collect()
     }
 
     fn compiled(&self) -> Result<&Compiled> {
@@ -542,16 +586,17 @@ impl Model {
             vars.iter().map(|&v| e.variable_name(v).map(str::to_string)).collect::<Result<_>>()?;
         let c = self.compiled.as_ref().expect("checked");
         e.start_scope();
+        // The metric values are kept past the gradient's scope; they go at the end either way.
+        let mut kept = Vec::new();
         let step = (|| -> Result<Vec<TensorId>> {
             let (xs, ys) = self.standardize(e, xs, ys)?;
             let (xs, ys) = (xs.as_slice(), ys.as_slice());
-            let bx = take_rows(e, xs, rows_copy(&rows))?;
-            let by = take_rows(e, ys, rows_copy(&rows))?;
+            let bx = take_rows(e, xs, rows)?;
+            let by = take_rows(e, ys, rows)?;
             let weights = match class_weight {
                 Some(cw) => Some(class_weights(e, by[0], cw)?),
                 None => None,
             };
-            let mut kept = Vec::new();
             let (loss, grads) = e.gradients(
                 |e| {
                     let out = self.forward(e, &bx, true)?;
@@ -571,19 +616,15 @@ impl Model {
             )?;
             let pairs: Vec<(String, Option<TensorId>)> = var_names.iter().cloned().zip(grads).collect();
             c.optimizer.borrow_mut().apply_gradients(e, &pairs)?;
-            let mut out = vec![loss];
-            out.extend(kept);
-            Ok(out)
+            Ok(vec![loss])
         })();
         let values = match &step {
-            Ok(ids) => ids.iter().map(|&t| scalar_value(e, t)).collect::<Result<Vec<f64>>>(),
+            Ok(loss) => loss.iter().chain(&kept).map(|&t| scalar_value(e, t)).collect::<Result<Vec<f64>>>(),
             Err(_) => Ok(Vec::new()),
         };
         // Everything the step made goes, the kept metric values included.
-        if let Ok(ids) = &step {
-            for &t in ids {
-                e.dispose(t);
-            }
+        for &t in step.iter().flatten().chain(&kept) {
+            e.dispose(t);
         }
         e.end_scope(&[]);
         step?;
@@ -772,13 +813,6 @@ impl Drop for Model {
     }
 }
 
-fn rows_copy<'a>(r: &Rows<'a>) -> Rows<'a> {
-    match r {
-        Rows::Range(a, b) => Rows::Range(*a, *b),
-        Rows::Indices(i) => Rows::Indices(i),
-    }
-}
-
 /// The number of samples (rows) of the inputs, which must agree.
 fn rows(e: &Engine, xs: &[TensorId]) -> Result<usize> {
     let mut n = None;
@@ -845,21 +879,4 @@ fn scalar_value(e: &Engine, t: TensorId) -> Result<f64> {
         HostData::I32(v) => v.first().copied().unwrap_or(0) as f64,
         HostData::Bool(v) => v.first().copied().unwrap_or(0) as f64,
     })
-}
-
-/// A model from layer configs, for Rust programs: `[("Dense", {...}), ...]`.
-pub fn sequential_of(e: &mut Engine, name: Option<&str>, specs: &[(&str, Value)]) -> Result<Model> {
-    let layers: Vec<LayerRef> = specs.iter().map(|(c, v)| layer(c, v)).collect::<Result<_>>()?;
-    Model::sequential(e, name, layers)
-}
-
-impl Layer {
-    /// The shape of concrete data as a layer input shape (batch unknown).
-    pub fn data_shape(s: &[usize]) -> Shape {
-        let mut k = known(s);
-        if let Some(b) = k.first_mut() {
-            *b = None;
-        }
-        k
-    }
 }

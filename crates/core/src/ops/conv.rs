@@ -695,13 +695,21 @@ impl Engine {
     }
 
     /// The filter gradient of a convolution: for each tap, the input values it met (a strided
-    /// window of the zero-padded input, gathered) times `dy`, summed over every output. For a
-    /// depthwise convolution each input channel meets only its own outputs.
+    /// window of the zero-padded input) times `dy`, summed over every output. For a depthwise
+    /// convolution each input channel meets only its own outputs. The long sum over outputs is
+    /// split into equal chunks where `n` allows (a batched product, then a sum), so that a GPU
+    /// spreads it over workgroups instead of one walking all of it.
     fn conv_filter_grad_ndhwc(&mut self, x: TensorId, dy: TensorId, g: &ConvGeom, depthwise: bool) -> Result<TensorId> {
         let (ci, co) = (g.in_channels, g.out_channels);
         let (xp, _, _) = self.pad_for_taps(x, g, 0.0)?;
         let n = g.batch * g.out_spatial();
         let dy2 = self.reshape(dy, &[n as i64, co as i64])?;
+        // The largest chunk of at most 1024 outputs that divides n, if it is worth splitting.
+        let chunk = (256..=1024.min(n / 2)).rev().find(|c| n % c == 0);
+        let dy3 = match chunk {
+            Some(c) => Some(self.reshape(dy2, &[(n / c) as i64, c as i64, co as i64])?),
+            None => None,
+        };
         let mut taps = Vec::with_capacity(g.taps());
         for tz in 0..g.filter[0] {
             for ty in 0..g.filter[1] {
@@ -714,6 +722,10 @@ impl Engine {
                         let dy3 = self.reshape(dy2, &[n as i64, ci as i64, m])?;
                         let prod = self.mul(patch, dy3)?;
                         taps.push(self.reduce(crate::ReduceOp::Sum, prod, Some(&[0]), false)?);
+                    } else if let (Some(c), Some(dy3)) = (chunk, dy3) {
+                        let patch = self.reshape(patch, &[(n / c) as i64, c as i64, ci as i64])?;
+                        let parts = self.matmul(patch, dy3, true, false)?;
+                        taps.push(self.reduce(crate::ReduceOp::Sum, parts, Some(&[0]), false)?);
                     } else {
                         let patch = self.reshape(patch, &[n as i64, ci as i64])?;
                         taps.push(self.matmul(patch, dy2, true, false)?);
@@ -925,23 +937,63 @@ impl Engine {
         Ok(y)
     }
 
-    /// Max pooling's input gradient: each dy goes to where its window's maximum was.
+    /// Max pooling's input gradient: each dy goes to where its window's maximum was (the
+    /// first, in tap order, as tfjs). Where scatter is cheap, each dy is added at its window's
+    /// maximum position. Elsewhere, no scatter: the winning tap of each window (an argMax over
+    /// the taps' candidates, the input padded with -Infinity) selects dy into one channel per
+    /// tap, and a transposed convolution with a filter that puts channel `t` at tap `t` lays
+    /// them back onto the input, summing where windows overlap. A scatter would cost a GPU
+    /// thread per input element a walk over every update.
     fn max_pool_grad_ndhwc(&mut self, x: TensorId, dy: TensorId, g: &ConvGeom) -> Result<TensorId> {
-        let out = vec![g.batch, g.out_size[0], g.out_size[1], g.out_size[2], g.in_channels];
-        let g2 = g.clone();
-        let positions = self.run_kernel(k::MAX_POOL_WITH_ARGMAX, &[x], move |e, backend, ins| {
-            if shape::size(&out) == 0 {
-                return e.filled(&out, 0.0, DType::Int32);
+        if self.backend()?.cheap_scatter() {
+            let out = vec![g.batch, g.out_size[0], g.out_size[1], g.out_size[2], g.in_channels];
+            let g2 = g.clone();
+            let positions = self.run_kernel(k::MAX_POOL_WITH_ARGMAX, &[x], move |e, backend, ins| {
+                if shape::size(&out) == 0 {
+                    return e.filled(&out, 0.0, DType::Int32);
+                }
+                let storage = backend.max_pool_positions(ins[0].view(), &g2, true)?;
+                e.output(storage, out, DType::Int32)
+            })?;
+            let rows = self.reshape(positions, &[-1])?;
+            let updates = self.reshape(dy, &[-1, 1])?;
+            let size = g.batch * g.in_spatial() * g.in_channels;
+            let dx = self.scatter_rows(None, rows, updates, size)?;
+            let dims = [g.batch, g.in_size[0], g.in_size[1], g.in_size[2], g.in_channels].map(|d| d as i64);
+            return self.reshape(dx, &dims);
+        }
+        let taps = g.taps();
+        let (b, c) = (g.batch, g.in_channels);
+        let [od, oh, ow] = g.out_size.map(|d| d as i64);
+        let dy6 = self.reshape(dy, &[b as i64, od, oh, ow, c as i64, 1])?;
+        let routed = if taps == 1 {
+            dy6
+        } else {
+            let (xp, _, _) = self.pad_for_taps(x, g, f64::NEG_INFINITY)?;
+            let mut candidates = Vec::with_capacity(taps);
+            for tz in 0..g.filter[0] {
+                for ty in 0..g.filter[1] {
+                    for tx in 0..g.filter[2] {
+                        candidates.push(self.tap_patch(xp, g, [tz, ty, tx])?);
+                    }
+                }
             }
-            let storage = backend.max_pool_positions(ins[0].view(), &g2, true)?;
-            e.output(storage, out, DType::Int32)
-        })?;
-        let rows = self.reshape(positions, &[-1])?;
-        let updates = self.reshape(dy, &[-1, 1])?;
-        let size = g.batch * g.in_spatial() * g.in_channels;
-        let dx = self.scatter_rows(None, rows, updates, size)?;
-        let dims = [g.batch, g.in_size[0], g.in_size[1], g.in_size[2], g.in_channels].map(|d| d as i64);
-        self.reshape(dx, &dims)
+            let all = self.stack(&candidates, 5)?;
+            let winner = self.arg_reduce(crate::ArgOp::ArgMax, all, 5)?;
+            let chosen = self.one_hot(winner, taps as f64, 1.0, 0.0, DType::Float32)?;
+            self.mul(chosen, dy6)?
+        };
+        // Channels become batch entries: [b * c, od, oh, ow, taps].
+        let t = self.transpose(routed, Some(&[0, 4, 1, 2, 3, 5]))?;
+        let t = self.reshape(t, &[(b * c) as i64, od, oh, ow, taps as i64])?;
+        let eye = self.eye(taps as i64, None, &[], DType::Float32)?;
+        let [fd, fh, fw] = g.filter.map(|d| d as i64);
+        let place = self.reshape(eye, &[fd, fh, fw, 1, taps as i64])?;
+        let g1 = ConvGeom { batch: b * c, in_channels: 1, out_channels: taps, ..g.clone() };
+        let dx = self.conv_input_grad_ndhwc(t, place, &g1)?;
+        let [d, h, w] = g.in_size.map(|v| v as i64);
+        let dx = self.reshape(dx, &[b as i64, c as i64, d, h, w])?;
+        self.transpose(dx, Some(&[0, 2, 3, 4, 1]))
     }
 
     /// Average pooling's input gradient: each dy divided by the number of input values its
