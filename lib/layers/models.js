@@ -19,6 +19,8 @@ function nameOf(fn, what) {
   throw new Error(`Unknown ${what} ${fn}`);
 }
 
+// tfjs-layers' getOptimizer: the optimizer `compile` makes for a name, with its defaults (the
+// layers crate's `optimizer_named` is the same table for Rust programs).
 function optimizerNamed(name) {
   const EPS = 1e-7;
   const map = {
@@ -55,12 +57,12 @@ class LayersModel extends Layer {
     this.optimizer_ = null;
     this.isOptimizerOwned = false;
     this.history = null;
+    // A functional model knows its layers (in tfjs's order) and symbolic ends; a Sequential
+    // model adds its layers one by one.
+    this.layers = nativeModel.jsLayers ? nativeModel.jsLayers.slice() : [];
     if (!made) {
-      this.layers = args.__layers;
       this.inputs = toList(args.inputs);
       this.outputs = toList(args.outputs);
-    } else {
-      this.layers = [];
     }
   }
 
@@ -526,12 +528,7 @@ function sequential(config) {
 }
 
 function model(args) {
-  const made = LayersModel.functional(args);
-  const m = new LayersModel({ ...args, __layers: made.jsLayers }, made);
-  m.layers = made.jsLayers;
-  m.inputs = toList(args.inputs);
-  m.outputs = toList(args.outputs);
-  return m;
+  return new LayersModel(args);
 }
 
 module.exports = { LayersModel, Sequential, sequential, model };
