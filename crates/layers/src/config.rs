@@ -4,6 +4,10 @@
 use serde_json::{Map, Value};
 use tidytensor_core::{bail, Result};
 
+/// The largest size, count or dimension a config may give (tfjs's shapes are int32): products
+/// of two such values cannot overflow, and larger tensors fail the engine's size check anyway.
+pub const MAX_INT: usize = i32::MAX as usize;
+
 /// A config object. Keys are looked up in camelCase and then in snake_case.
 #[derive(Clone, Copy)]
 pub struct Cfg<'a>(pub &'a Map<String, Value>);
@@ -86,8 +90,8 @@ impl<'a> Cfg<'a> {
     pub fn positive(&self, key: &str) -> Result<usize> {
         match self.get(key) {
             Some(v) => match v.as_f64() {
-                Some(n) if n >= 1.0 && n.fract() == 0.0 => Ok(n as usize),
-                _ => Err(bad(key, "a positive integer", v)),
+                Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= MAX_INT as f64 => Ok(n as usize),
+                _ => Err(bad(key, "a positive integer (at most 2147483647)", v)),
             },
             None => bail!("{key} is required but was not provided"),
         }
@@ -98,8 +102,8 @@ impl<'a> Cfg<'a> {
         match self.get(key) {
             None => Ok(default),
             Some(v) => match v.as_f64() {
-                Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(n as usize),
-                _ => Err(bad(key, "a non-negative integer", v)),
+                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= MAX_INT as f64 => Ok(n as usize),
+                _ => Err(bad(key, "a non-negative integer (at most 2147483647)", v)),
             },
         }
     }
@@ -116,7 +120,7 @@ impl<'a> Cfg<'a> {
             }
             _ => vec![v.as_f64().ok_or_else(|| bad(key, "an integer or a list of integers", v))?; n],
         };
-        if list.len() != n || list.iter().any(|x| *x < 0.0 || x.fract() != 0.0) {
+        if list.len() != n || list.iter().any(|x| *x < 0.0 || x.fract() != 0.0 || *x > MAX_INT as f64) {
             bail!("The {key} argument must be an integer or tuple of {n} integers. Received: {v}");
         }
         Ok(list.into_iter().map(|x| x as usize).collect())
@@ -141,7 +145,11 @@ impl<'a> Cfg<'a> {
                 a.iter()
                     .map(|x| match x {
                         Value::Null => Ok(None),
-                        _ => x.as_u64().map(|n| Some(n as usize)).ok_or_else(|| bad(key, "a shape", x)),
+                        _ => x
+                            .as_u64()
+                            .filter(|&n| n <= MAX_INT as u64)
+                            .map(|n| Some(n as usize))
+                            .ok_or_else(|| bad(key, "a shape (dimensions at most 2147483647)", x)),
                     })
                     .collect::<Result<_>>()?,
             )),

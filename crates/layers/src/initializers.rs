@@ -144,6 +144,8 @@ impl Initializer {
 
     /// A new tensor of `shape` with this initializer's values.
     pub fn make(&self, e: &mut Engine, shape: &[usize], dtype: DType) -> Result<TensorId> {
+        // First, so that no host table below is sized from a shape too large to hold.
+        e.check_size(shape, dtype)?;
         match self {
             Initializer::Zeros => e.fill(shape, 0.0, dtype),
             Initializer::Ones => e.fill(shape, 1.0, dtype),

@@ -31,6 +31,11 @@ pub fn shape_json(s: &[Option<usize>]) -> Value {
     Value::Array(s.iter().map(|d| d.map_or(Value::Null, |d| json!(d))).collect())
 }
 
+/// A dimension given in a config: an integer up to [`crate::config::MAX_INT`].
+fn dim(v: &Value) -> Option<usize> {
+    v.as_u64().filter(|&n| n <= crate::config::MAX_INT as u64).map(|n| n as usize)
+}
+
 /// The known shape of a concrete tensor.
 pub fn known(s: &[usize]) -> Shape {
     s.iter().map(|&d| Some(d)).collect()
@@ -232,24 +237,25 @@ impl Layer {
         let batch_input_shape = match (c.shape("batchInputShape")?, c.shape("inputShape")?, c.get("inputDim")) {
             (Some(b), _, _) => Some(b),
             (None, Some(s), _) => {
-                let batch = c.get("batchSize").and_then(Value::as_u64).map(|b| b as usize);
+                let batch = c.get("batchSize").and_then(dim);
                 Some(std::iter::once(batch).chain(s).collect())
             }
             (None, None, _) if class == "Embedding" => {
                 // tfjs: [batch, inputLength], the length unknown when not given.
-                let batch = c.get("batchSize").and_then(Value::as_u64).map(|b| b as usize);
+                let batch = c.get("batchSize").and_then(dim);
                 let mut s: Shape = vec![batch];
                 match c.get("inputLength") {
-                    Some(Value::Array(a)) => s.extend(a.iter().map(|v| v.as_u64().map(|n| n as usize))),
-                    Some(v) => s.push(v.as_u64().map(|n| n as usize)),
+                    Some(Value::Array(a)) => s.extend(a.iter().map(dim)),
+                    Some(v) => s.push(dim(v)),
                     None => s.push(None),
                 }
                 Some(s)
             }
             (None, None, Some(d)) if class == "Dense" => {
-                let d = d.as_u64().ok_or_else(|| tidytensor_core::Error("inputDim must be an integer".into()))?;
-                let batch = c.get("batchSize").and_then(Value::as_u64).map(|b| b as usize);
-                Some(vec![batch, Some(d as usize)])
+                let d = dim(d)
+                    .ok_or_else(|| tidytensor_core::Error("inputDim must be an integer up to 2147483647".into()))?;
+                let batch = c.get("batchSize").and_then(dim);
+                Some(vec![batch, Some(d)])
             }
             _ => None,
         };

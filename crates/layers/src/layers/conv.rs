@@ -44,11 +44,12 @@ pub fn conv_output_length(
     stride: usize,
     dilation: usize,
 ) -> Option<usize> {
+    // `None` too when the window does not fit or its extent overflows.
     let len = len?;
-    let dilated = (k - 1) * dilation + 1;
+    let dilated = k.checked_sub(1)?.checked_mul(dilation)?.checked_add(1)?;
     let out = match padding {
         "same" | "causal" => len,
-        _ => (len + 1).checked_sub(dilated)?,
+        _ => len.checked_add(1)?.checked_sub(dilated)?,
     };
     Some(out.div_ceil(stride))
 }
@@ -183,14 +184,17 @@ impl Kind for Conv {
         for i in 0..self.rank {
             let len = s[1 + i];
             out.push(if self.ty == ConvType::Transpose {
-                len.map(|d| {
-                    let (k, st) = (self.kernel_size[i], self.strides[i]);
-                    if self.padding == "same" {
-                        d * st
-                    } else {
-                        d * st + k.saturating_sub(st)
+                match len {
+                    None => None,
+                    Some(d) => {
+                        let (k, st) = (self.kernel_size[i], self.strides[i]);
+                        let extra = if self.padding == "same" { 0 } else { k.saturating_sub(st) };
+                        match d.checked_mul(st).and_then(|v| v.checked_add(extra)) {
+                            Some(v) => Some(v),
+                            None => bail!("The output of {} would be too large", self.class_name()),
+                        }
                     }
-                })
+                }
             } else {
                 conv_output_length(len, self.kernel_size[i], &self.padding, self.strides[i], self.dilation[i])
             });
@@ -321,7 +325,11 @@ impl Kind for ZeroPadding2D {
             bail!("Input 0 is incompatible with layer ZeroPadding2D: expected ndim=4, found ndim={}", s.len());
         }
         let [[t, b], [l, r]] = self.pad;
-        Ok(vec![vec![s[0], s[1].map(|h| h + t + b), s[2].map(|w| w + l + r), s[3]]])
+        let grow = |d: Option<usize>, a: usize, z: usize| -> Result<Option<usize>> {
+            d.map(|d| d.checked_add(a).and_then(|v| v.checked_add(z)).ok_or_else(|| too_large("ZeroPadding2D")))
+                .transpose()
+        };
+        Ok(vec![vec![s[0], grow(s[1], t, b)?, grow(s[2], l, r)?, s[3]]])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
         let [[t, b], [l, r]] = self.pad;
@@ -362,7 +370,10 @@ impl Kind for UpSampling2D {
         if s.len() != 4 {
             bail!("Input 0 is incompatible with layer UpSampling2D: expected ndim=4, found ndim={}", s.len());
         }
-        Ok(vec![vec![s[0], s[1].map(|h| h * self.size[0]), s[2].map(|w| w * self.size[1]), s[3]]])
+        let scale = |d: Option<usize>, f: usize| -> Result<Option<usize>> {
+            d.map(|d| d.checked_mul(f).ok_or_else(|| too_large("UpSampling2D"))).transpose()
+        };
+        Ok(vec![vec![s[0], scale(s[1], self.size[0])?, scale(s[2], self.size[1])?, s[3]]])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
         let s = e.shape(inputs[0])?.to_vec();
@@ -376,4 +387,8 @@ impl Kind for UpSampling2D {
         m.insert("interpolation".into(), json!(if self.bilinear { "bilinear" } else { "nearest" }));
         m
     }
+}
+
+fn too_large(class: &str) -> tidytensor_core::Error {
+    tidytensor_core::Error(format!("The output of {class} would be too large"))
 }

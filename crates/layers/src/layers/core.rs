@@ -177,7 +177,7 @@ impl Kind for Flatten {
         if s.len() < 3 {
             bail!("Input 0 is incompatible with layer flatten: expected min_ndim=3, found ndim={}", s.len());
         }
-        let rest: Option<usize> = s[1..].iter().try_fold(1usize, |a, d| d.map(|d| a * d));
+        let rest: Option<usize> = s[1..].iter().try_fold(1usize, |a, d| a.checked_mul((*d)?));
         if rest.is_none() {
             bail!(
                 "The shape of the input to \"Flatten\" is not fully defined (got {}). Make sure to pass a complete \"input_shape\" or \"batch_input_shape\" argument to the first layer in your model.",
@@ -217,8 +217,9 @@ impl Kind for Reshape {
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
-        let total: Option<usize> = s[1..].iter().try_fold(1usize, |a, d| d.map(|d| a * d));
-        let known: usize = self.target.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+        let total: Option<usize> = s[1..].iter().try_fold(1usize, |a, d| a.checked_mul((*d)?));
+        let known = self.target.iter().filter(|&&d| d >= 0).try_fold(1usize, |a, &d| a.checked_mul(d as usize));
+        let Some(known) = known else { bail!("Total size of new array must be unchanged.") };
         let unknown = self.target.iter().filter(|&&d| d < 0).count();
         if unknown > 1 {
             bail!("Can only specifiy one unknown dimension.");

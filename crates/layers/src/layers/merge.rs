@@ -69,7 +69,10 @@ impl Kind for Merge {
                     );
                 }
                 out[a] = match (out[a], s[a]) {
-                    (Some(x), Some(y)) => Some(x + y),
+                    (Some(x), Some(y)) => match x.checked_add(y) {
+                        Some(v) => Some(v),
+                        None => bail!("The output of Concatenate would be too large"),
+                    },
                     _ => None,
                 };
             }

@@ -42,15 +42,7 @@ impl Kind for Pool {
         }
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
-        let s = &inputs[0];
-        if s.len() != self.rank + 2 {
-            bail!(
-                "Input 0 is incompatible with layer {}: expected ndim={}, found ndim={}",
-                self.class_name(),
-                self.rank + 2,
-                s.len()
-            );
-        }
+        let s = check_rank(self.class_name(), &inputs[0], self.rank)?;
         let pad = if self.same { "same" } else { "valid" };
         let mut out = vec![s[0]];
         for i in 0..self.rank {
@@ -113,15 +105,7 @@ impl Kind for Global {
         }
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
-        let s = &inputs[0];
-        if s.len() != self.rank + 2 {
-            bail!(
-                "Input 0 is incompatible with layer {}: expected ndim={}, found ndim={}",
-                self.class_name(),
-                self.rank + 2,
-                s.len()
-            );
-        }
+        let s = check_rank(self.class_name(), &inputs[0], self.rank)?;
         Ok(vec![vec![s[0], s[self.rank + 1]]])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
@@ -136,4 +120,12 @@ impl Kind for Global {
         }
         m
     }
+}
+
+/// A pooling input: batch, `rank` spatial axes, channels.
+fn check_rank<'a>(class: &str, s: &'a Shape, rank: usize) -> Result<&'a Shape> {
+    if s.len() != rank + 2 {
+        bail!("Input 0 is incompatible with layer {class}: expected ndim={}, found ndim={}", rank + 2, s.len());
+    }
+    Ok(s)
 }
