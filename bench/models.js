@@ -1,44 +1,10 @@
 'use strict';
 // The model workloads (issue 10's targets): tf.sequential models trained with fit and run
 // with predict, through the layers API, on every implementation. Asynchronous (fit is), timed
-// like the op workloads: a warm-up, then samples of enough repetitions to last ~SAMPLE_MS.
+// like the op workloads (workloads.js's measureAsync).
 
-const { performance } = require('perf_hooks');
-
-const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS || 150);
-const MIN_SAMPLES = Math.max(5, Number(process.env.BENCH_SAMPLES || 7));
-// A repetition slower than this (tfjs's cpu backend training the CNN takes tens of seconds)
-// gets only MIN_SAMPLES_SLOW samples and no second warm-up.
-const SLOW_ITER_MS = 1000;
-const MIN_SAMPLES_SLOW = 5;
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-async function measureAsync(once) {
-  let t0 = performance.now();
-  await once();
-  let warm = performance.now() - t0;
-  if (warm < SLOW_ITER_MS) {
-    t0 = performance.now();
-    await once();
-    warm = performance.now() - t0;
-  }
-  const iters = Math.max(1, Math.ceil(SAMPLE_MS / Math.max(warm, 1e-3)));
-  const samples = warm > SLOW_ITER_MS ? MIN_SAMPLES_SLOW : MIN_SAMPLES;
-  const perIter = [];
-  for (let s = 0; s < samples; s++) {
-    t0 = performance.now();
-    for (let i = 0; i < iters; i++) await once();
-    perIter.push((performance.now() - t0) / iters);
-  }
-  return { perIter, iters };
-}
-
-function modelWorkloads(randomFloats) {
+// The helpers come from workloads.js (which lists these workloads after its own).
+function modelWorkloads({ randomFloats, median, measureAsync }) {
   // One-hot labels for `n` samples of `classes` classes, and random inputs of `shape`.
   const data = (tf, n, shape, classes, seed) => {
     const size = shape.reduce((a, b) => a * b, 1);

@@ -60,6 +60,27 @@ function measure(once) {
   return { perIter, iters };
 }
 
+// `measure` for asynchronous repetitions (model.fit): the same warm-up and sampling.
+async function measureAsync(once) {
+  let t0 = performance.now();
+  await once();
+  let warm = performance.now() - t0;
+  if (warm < SAMPLE_MS) {
+    t0 = performance.now();
+    await once();
+    warm = performance.now() - t0;
+  }
+  const iters = Math.max(1, Math.ceil(SAMPLE_MS / Math.max(warm, 1e-3)));
+  const samples = warm > SLOW_ITER_MS ? MIN_SAMPLES_SLOW : MIN_SAMPLES;
+  const perIter = [];
+  for (let s = 0; s < samples; s++) {
+    t0 = performance.now();
+    for (let i = 0; i < iters; i++) await once();
+    perIter.push((performance.now() - t0) / iters);
+  }
+  return { perIter, iters };
+}
+
 function close(a, b, rel) {
   return Math.abs(a - b) <= rel * Math.max(1, Math.abs(b));
 }
@@ -351,7 +372,7 @@ const workloads = [
       return { value: median(rate), samples: rate, iters, check: last < first ? 'ok' : `loss ${first} -> ${last}: not falling` };
     },
   },
-  ...require('./models').modelWorkloads(randomFloats),
+  ...require('./models').modelWorkloads({ randomFloats, median, measureAsync }),
 ];
 
 // Runs every workload (or those whose id is in `only`) and resolves to one result per workload.
