@@ -861,9 +861,21 @@ describe('initializers', () => {
     near(s.std, 0.5 * TRUNC, 0.05, 'std');
   });
 
-  it('glorotUniform bound sqrt(6 / (fanIn + fanOut)) (the dense default too)', () => {
+  it('the default kernel initializers are tfjs\'s (glorotNormal for dense, conv and recurrent kernels)', () => {
+    const defaults = (tf) => [
+      tf.layers.dense({ units: 2 }), tf.layers.conv2d({ filters: 2, kernelSize: 3 }),
+      tf.layers.depthwiseConv2d({ kernelSize: 3 }), tf.layers.separableConv2d({ filters: 2, kernelSize: 3 }),
+      tf.layers.lstm({ units: 2 }),
+    ].map((l) => {
+      const c = l.getConfig();
+      return [c.kernelInitializer || c.depthwiseInitializer, c.pointwiseInitializer || null];
+    });
+    assert.deepEqual(defaults(tt), defaults(tfo));
+  });
+
+  it('glorotUniform bound sqrt(6 / (fanIn + fanOut))', () => {
     const limit = Math.sqrt(6 / (64 + 48));
-    for (const init of [tt.initializers.glorotUniform({}), 'glorotUniform', undefined]) {
+    for (const init of [tt.initializers.glorotUniform({}), 'glorotUniform']) {
       const s = kernelOf(init);
       assert.ok(s.min >= -limit && s.max <= limit, `[${s.min}, ${s.max}] within ${limit}`);
       assert.ok(s.max > 0.9 * limit && s.min < -0.9 * limit, 'spans the range');

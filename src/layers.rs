@@ -135,6 +135,13 @@ impl NativeLayer {
         out_ids(self.inner.borrow().trainable_weights())
     }
 
+    /// The original names (`layer/weight`) of the weights, in `weights()` order.
+    #[napi]
+    pub fn original_names(&self) -> Vec<String> {
+        let l = self.inner.borrow();
+        l.ordered_weights().into_iter().map(|v| l.original_name(v).unwrap_or_default().to_string()).collect()
+    }
+
     #[napi]
     pub fn set_weights(&self, values: Vec<f64>) -> Result<()> {
         let values = ids(&values);
@@ -308,6 +315,12 @@ impl NativeModel {
     pub fn set_weights(&self, values: Vec<f64>) -> Result<()> {
         let values = ids(&values);
         engine(|e| self.inner.set_weights(e, &values))
+    }
+
+    /// The original names (`layer/weight`, as model files name them) of these weights.
+    #[napi]
+    pub fn original_names(&self, vars: Vec<f64>) -> Vec<String> {
+        self.inner.original_names(&ids(&vars))
     }
 
     #[napi]

@@ -205,11 +205,12 @@ const toList = (x) => (Array.isArray(x) ? x : [x]);
 // A layer weight as tfjs's LayerVariable shows it: name, shape, dtype, trainable, read(),
 // write(); its value is the engine variable.
 class LayerVariable {
-  constructor(variable) {
+  // `originalName`: `layer/weight` before the engine made the name unique (model files use it).
+  constructor(variable, originalName) {
     this.val = variable;
     this.id = variable.id;
     this.name = variable.name;
-    this.originalName = variable.name;
+    this.originalName = originalName != null ? originalName : variable.name;
     this.shape = variable.shape;
     this.dtype = variable.dtype;
     this.trainable_ = variable.trainable;
@@ -297,17 +298,25 @@ class Layer extends serialization.Serializable {
     return s.length === 1 ? s[0] : s;
   }
 
+  // The weights as LayerVariables, each with its original name; `keep(id)` filters.
+  layerVariables(keep = () => true) {
+    const names = this.native.originalNames();
+    return this.native.weights().map((id, i) => [id, names[i]]).filter(([id]) => keep(id))
+      .map(([id, name]) => new LayerVariable(variableOf(id), name));
+  }
+
   get weights() {
-    return this.native.weights().map((id) => new LayerVariable(variableOf(id)));
+    return this.layerVariables();
   }
 
   get trainableWeights() {
-    return this.native.trainableWeights().map((id) => new LayerVariable(variableOf(id)));
+    const trainable = new Set(this.native.trainableWeights());
+    return this.layerVariables((id) => trainable.has(id));
   }
 
   get nonTrainableWeights() {
     const trainable = new Set(this.native.trainableWeights());
-    return this.native.weights().filter((id) => !trainable.has(id)).map((id) => new LayerVariable(variableOf(id)));
+    return this.layerVariables((id) => !trainable.has(id));
   }
 
   // tfjs returns the variables themselves: disposing one disposes the weight.
@@ -349,7 +358,7 @@ class Layer extends serialization.Serializable {
         throw new Error('Arguments to apply() must be all SymbolicTensors or all Tensors');
       }
       const out = JSON.parse(this.native.build(JSON.stringify(list.map((s) => s.shape))));
-      const node = { layer: this, inputs: list };
+      const node = { layer: this, inputs: list, callArgs: kwargs };
       this.inboundNodes.push(node);
       const made = out.map((shape, i) => new SymbolicTensor(this.dtype, shape, this, list, kwargs, `${this.name}/${this.name}`, i));
       for (const s of made) s.node = node;
@@ -442,6 +451,9 @@ if (layers.inputLayer) {
   };
 }
 
+const LAYER_CLASSES = new Set(Object.values(CLASSES));
+
 module.exports = {
   Layer, LayerVariable, SymbolicTensor, input, layers, initializers, regularizers, constraints, ConfigObject, toList,
+  classOf, LAYER_CLASSES,
 };

@@ -10,6 +10,7 @@ const { serialization, nextFrame } = require('../internals');
 const train = require('../train');
 const { Layer, SymbolicTensor, LayerVariable, toList } = require('./layer');
 const cb = require('./callbacks');
+const modelIO = require('./model_io');
 
 // Loss and metric functions given as functions: tf.metrics.* and tf.losses-like functions
 // of tfjs-layers' names resolve by name; others cannot run in the native training step.
@@ -153,15 +154,20 @@ class LayersModel extends Layer {
   set trainable(v) {}
 
   get weights() {
-    return this.model.weightIds()[0].map((id) => new LayerVariable(variableOf(id)));
+    return this.variablesOf(this.model.weightIds()[0]);
   }
 
   get trainableWeights() {
-    return this.model.weightIds()[1].map((id) => new LayerVariable(variableOf(id)));
+    return this.variablesOf(this.model.weightIds()[1]);
   }
 
   get nonTrainableWeights() {
-    return this.model.weightIds()[2].map((id) => new LayerVariable(variableOf(id)));
+    return this.variablesOf(this.model.weightIds()[2]);
+  }
+
+  variablesOf(ids) {
+    const names = this.model.originalNames(ids);
+    return ids.map((id, i) => new LayerVariable(variableOf(id), names[i]));
   }
 
   getWeights(trainableOnly = false) {
@@ -390,6 +396,15 @@ class LayersModel extends Layer {
     }
   }
 
+  // Training and evaluation on a tf.data dataset's batches (lib/layers/training_dataset.js).
+  async fitDataset(dataset, args) {
+    return require('./training_dataset').fitDataset(this, dataset, args);
+  }
+
+  async evaluateDataset(dataset, args) {
+    return require('./training_dataset').evaluateDataset(this, dataset, args);
+  }
+
   summary(lineLength, positions, printFn = console.log) {
     const rows = JSON.parse(this.model.summaryRows());
     const sequentialLike = this instanceof Sequential;
@@ -435,13 +450,34 @@ class LayersModel extends Layer {
     printFn('_'.repeat(lineLength));
   }
 
+  // The Keras topology as tfjs writes it in model.json.
   toJSON(unused, returnString = true) {
-    const topology = JSON.parse(this.model.topology());
+    const topology = modelIO.modelTopology(this);
     return returnString ? JSON.stringify(topology) : topology;
   }
 
   getConfig() {
-    return JSON.parse(this.model.topology()).config;
+    return modelIO.convertPythonicToTs(modelIO.modelTopology(this)).config;
+  }
+
+  // model.save('file://dir' | 'path' | 'http(s)://...' | IOHandler, {includeOptimizer}).
+  save(handlerOrURL, config) {
+    return modelIO.saveModel(this, handlerOrURL, config);
+  }
+
+  loadWeights(weights, strict = true) {
+    modelIO.loadWeights(this, weights, strict);
+  }
+
+  setUserDefinedMetadata(userDefinedMetadata) {
+    if (userDefinedMetadata == null || typeof userDefinedMetadata !== 'object' || Array.isArray(userDefinedMetadata)) {
+      throw new Error(`User-defined metadata is expected to be a JSON object, but is not. Model: ${this.name}`);
+    }
+    this.userDefinedMetadata = userDefinedMetadata;
+  }
+
+  getUserDefinedMetadata() {
+    return this.userDefinedMetadata;
   }
 
   dispose() {
@@ -531,4 +567,4 @@ function model(args) {
   return new LayersModel(args);
 }
 
-module.exports = { LayersModel, Sequential, sequential, model };
+module.exports = { LayersModel, Sequential, sequential, model, standardizeCallbacks, checkClassWeight };

@@ -14,7 +14,7 @@ pub enum Initializer {
     RandomNormal { mean: f64, stddev: f64, seed: Option<String> },
     RandomUniform { min: f64, max: f64, seed: Option<String> },
     TruncatedNormal { mean: f64, stddev: f64, seed: Option<String> },
-    VarianceScaling { scale: f64, mode: Fan, normal: bool, seed: Option<String>, class: &'static str },
+    VarianceScaling { scale: f64, mode: Fan, normal: bool, seed: Option<String> },
     Orthogonal { gain: f64, seed: Option<String> },
     Identity { gain: f64 },
 }
@@ -41,13 +41,7 @@ impl Initializer {
         let (class, config) = class_and_config(v)?;
         let c = Cfg::of(&config)?;
         let seed = seed_of(c);
-        let vs = |scale: f64, mode: Fan, normal: bool, class: &'static str| Initializer::VarianceScaling {
-            scale,
-            mode,
-            normal,
-            seed: seed.clone(),
-            class,
-        };
+        let vs = |scale: f64, mode: Fan, normal: bool| Initializer::VarianceScaling { scale, mode, normal, seed: seed.clone() };
         let mut key = crate::config::camel(&class);
         if let Some(first) = key.get(0..1) {
             key = first.to_ascii_lowercase() + &key[1..];
@@ -71,12 +65,12 @@ impl Initializer {
                 stddev: c.f64_or("stddev", 0.05)?,
                 seed,
             },
-            "glorotUniform" => vs(1.0, Fan::Avg, false, "GlorotUniform"),
-            "glorotNormal" => vs(1.0, Fan::Avg, true, "GlorotNormal"),
-            "heUniform" => vs(2.0, Fan::In, false, "HeUniform"),
-            "heNormal" => vs(2.0, Fan::In, true, "HeNormal"),
-            "leCunUniform" | "lecunUniform" => vs(1.0, Fan::In, false, "LeCunUniform"),
-            "leCunNormal" | "lecunNormal" => vs(1.0, Fan::In, true, "LeCunNormal"),
+            "glorotUniform" => vs(1.0, Fan::Avg, false),
+            "glorotNormal" => vs(1.0, Fan::Avg, true),
+            "heUniform" => vs(2.0, Fan::In, false),
+            "heNormal" => vs(2.0, Fan::In, true),
+            "leCunUniform" | "lecunUniform" => vs(1.0, Fan::In, false),
+            "leCunNormal" | "lecunNormal" => vs(1.0, Fan::In, true),
             "varianceScaling" => {
                 let scale = c.f64_or("scale", 1.0)?;
                 if scale < 0.0 {
@@ -93,7 +87,7 @@ impl Initializer {
                     "uniform" => false,
                     d => bail!("Invalid Distribution: {d}. Valid values are normal, uniform"),
                 };
-                vs(scale, mode, normal, "VarianceScaling")
+                vs(scale, mode, normal)
             }
             "orthogonal" => Initializer::Orthogonal { gain: c.f64_or("gain", 1.0)?, seed },
             "identity" => Initializer::Identity { gain: c.f64_or("gain", 1.0)? },
@@ -126,14 +120,15 @@ impl Initializer {
             Initializer::TruncatedNormal { mean, stddev, seed: s } => {
                 json!({"className": "TruncatedNormal", "config": {"mean": mean, "stddev": stddev, "seed": seed(s)}})
             }
-            Initializer::VarianceScaling { scale, mode, normal, seed: s, class } => {
+            Initializer::VarianceScaling { scale, mode, normal, seed: s } => {
                 let mode = match mode {
                     Fan::In => "fanIn",
                     Fan::Out => "fanOut",
                     Fan::Avg => "fanAvg",
                 };
                 let distribution = if *normal { "normal" } else { "uniform" };
-                json!({"className": class, "config": {"scale": scale, "mode": mode, "distribution": distribution, "seed": seed(s)}})
+                // Glorot, He and LeCun are variance scalings, serialized as such (as tfjs).
+                json!({"className": "VarianceScaling", "config": {"scale": scale, "mode": mode, "distribution": distribution, "seed": seed(s)}})
             }
             Initializer::Orthogonal { gain, seed: s } => {
                 json!({"className": "Orthogonal", "config": {"gain": gain, "seed": seed(s)}})

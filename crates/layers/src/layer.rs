@@ -122,6 +122,9 @@ pub fn snake_class(class: &str) -> String {
 pub struct Weight {
     /// The engine variable (its name is `layer/weight`, made unique).
     pub var: TensorId,
+    /// `layer/weight` before it was made unique: the name model files know it by (tfjs's
+    /// `originalName`).
+    pub original: String,
     pub trainable: bool,
     pub regularizer: Option<Regularizer>,
     pub constraint: Option<Constraint>,
@@ -170,11 +173,13 @@ impl Builder<'_> {
         constraint: Option<&Constraint>,
         trainable: bool,
     ) -> Result<usize> {
-        let full = unique_tensor_name(self.e, &format!("{}/{name}", self.layer));
+        let original = format!("{}/{name}", self.layer);
+        let full = unique_tensor_name(self.e, &original);
         let var = self.e.variable(value, trainable, Some(&full), Some(self.dtype));
         self.e.dispose(value);
         self.weights.push(Weight {
             var: var?,
+            original,
             trainable,
             regularizer: regularizer.cloned(),
             constraint: constraint.cloned(),
@@ -429,6 +434,11 @@ impl Layer {
         let constraints: Vec<Option<Constraint>> =
             ids.iter().map(|v| self.weights.iter().find(|w| w.var == *v).and_then(|w| w.constraint.clone())).collect();
         assign_weights(e, &self.name, &ids, &constraints, values)
+    }
+
+    /// The original name of the weight `var`, if it is one of this layer's.
+    pub fn original_name(&self, var: TensorId) -> Option<&str> {
+        self.weights.iter().find(|w| w.var == var).map(|w| w.original.as_str())
     }
 
     /// The constraint of the weight `var`, if it is one of this layer's.

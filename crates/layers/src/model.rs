@@ -505,6 +505,12 @@ impl Model {
         self.layers.iter().flat_map(|l| l.borrow().ordered_weights()).collect()
     }
 
+    /// The original names (`layer/weight`, as model files name them) of the weights `vars`.
+    pub fn original_names(&self, vars: &[TensorId]) -> Vec<String> {
+        let name = |v| self.layers.iter().find_map(|l| l.borrow().original_name(v).map(str::to_string));
+        vars.iter().map(|&v| name(v).unwrap_or_default()).collect()
+    }
+
     /// `model.setWeights(values)` in [`Model::weights`] order.
     pub fn set_weights(&self, e: &mut Engine, values: &[TensorId]) -> Result<()> {
         let vars = self.weights();

@@ -101,7 +101,7 @@ impl Conv {
             dilation,
             depth_multiplier: c.usize_or("depthMultiplier", 1)?.max(1),
             activation: Activation::parse(c.get("activation"))?,
-            c: Common::new(c, kernel_prefix)?,
+            c: Common::new(c, kernel_prefix, if ty == ConvType::Separable { "glorotUniform" } else { "glorotNormal" })?,
             pointwise,
         })
     }

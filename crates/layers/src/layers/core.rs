@@ -23,7 +23,7 @@ impl Dense {
         Ok(Dense {
             units: c.positive("units")?,
             activation: Activation::parse(c.get("activation"))?,
-            c: Common::new(c, "kernel")?,
+            c: Common::new(c, "kernel", "glorotNormal")?,
         })
     }
 }

@@ -81,11 +81,12 @@ pub(crate) struct Common {
 }
 
 impl Common {
-    /// `kernel` is the kernel's config prefix (`kernel`, `depthwise`).
-    pub fn new(c: Cfg, kernel: &str) -> Result<Common> {
+    /// `kernel` is the kernel's config prefix (`kernel`, `depthwise`), `init` its default
+    /// initializer (tfjs's differ by layer: glorotNormal for dense and convolutions).
+    pub fn new(c: Cfg, kernel: &str, init: &str) -> Result<Common> {
         Ok(Common {
             use_bias: c.bool_or("useBias", true)?,
-            kernel_init: Initializer::from_cfg(c, &format!("{kernel}Initializer"), "glorotUniform")?,
+            kernel_init: Initializer::from_cfg(c, &format!("{kernel}Initializer"), init)?,
             bias_init: Initializer::from_cfg(c, "biasInitializer", "zeros")?,
             kernel_reg: Regularizer::from_cfg(c, &format!("{kernel}Regularizer"))?,
             bias_reg: Regularizer::from_cfg(c, "biasRegularizer")?,

@@ -72,7 +72,7 @@ impl Rnn {
                 None => Activation::named(default_recurrent)?,
             },
             use_bias: c.bool_or("useBias", true)?,
-            kernel_init: Initializer::from_cfg(c, "kernelInitializer", "glorotUniform")?,
+            kernel_init: Initializer::from_cfg(c, "kernelInitializer", "glorotNormal")?,
             recurrent_init: Initializer::from_cfg(c, "recurrentInitializer", "orthogonal")?,
             bias_init: Initializer::from_cfg(c, "biasInitializer", "zeros")?,
             unit_forget_bias: cell == Cell::Lstm && c.bool_or("unitForgetBias", true)?,

@@ -1,0 +1,538 @@
+'use strict';
+// Where model artifacts come from and go to: tfjs's IOHandler contract (`load()` returns
+// ModelArtifacts, `save(artifacts)` a SaveResult), the router registry that turns URL strings
+// into handlers, and the handlers Node programs need: files (file://, plain paths, a model's
+// directory; written as tfjs-node writes them), http(s) through Node's fetch, memory.
+const fs = require('node:fs');
+const nodePath = require('node:path');
+const { fileURLToPath } = require('node:url');
+const { CompositeArrayBuffer, DTYPE_VALUE_SIZE_MAP, decodeWeights, getWeightSpecs, sizeFromShape } = require('./weights');
+
+// ---- artifacts <-> model.json --------------------------------------------------------------
+
+const byteLengthOf = (s) => Buffer.byteLength(s, 'utf8');
+
+// tf.io.getModelArtifactsInfoForJSON: the sizes a SaveResult reports.
+function getModelArtifactsInfoForJSON(modelArtifacts) {
+  if (modelArtifacts.modelTopology instanceof ArrayBuffer) {
+    throw new Error('Expected JSON model topology, received ArrayBuffer.');
+  }
+  return {
+    dateSaved: new Date(),
+    modelTopologyType: 'JSON',
+    modelTopologyBytes: modelArtifacts.modelTopology == null ? 0 : byteLengthOf(JSON.stringify(modelArtifacts.modelTopology)),
+    weightSpecsBytes: modelArtifacts.weightSpecs == null ? 0 : byteLengthOf(JSON.stringify(modelArtifacts.weightSpecs)),
+    weightDataBytes: modelArtifacts.weightData == null ? 0 : new CompositeArrayBuffer(modelArtifacts.weightData).byteLength,
+  };
+}
+
+const OPTIONAL_FIELDS = ['signature', 'userDefinedMetadata', 'modelInitializer', 'initializerSignature'];
+
+// The model.json object for artifacts whose weights are described by `manifest`.
+function getModelJSONForModelArtifacts(artifacts, manifest) {
+  const result = {
+    modelTopology: artifacts.modelTopology,
+    format: artifacts.format,
+    generatedBy: artifacts.generatedBy,
+    convertedBy: artifacts.convertedBy,
+    weightsManifest: manifest,
+  };
+  for (const k of [...OPTIONAL_FIELDS, 'trainingConfig']) if (artifacts[k] != null) result[k] = artifacts[k];
+  return result;
+}
+
+// tf.io.getModelArtifactsForJSONSync: artifacts from a model.json and its loaded weights.
+function getModelArtifactsForJSONSync(modelJSON, weightSpecs, weightData) {
+  const artifacts = {
+    modelTopology: modelJSON.modelTopology,
+    format: modelJSON.format,
+    generatedBy: modelJSON.generatedBy,
+    convertedBy: modelJSON.convertedBy,
+  };
+  if (modelJSON.trainingConfig != null) artifacts.trainingConfig = modelJSON.trainingConfig;
+  if (modelJSON.weightsManifest != null) {
+    if (!weightSpecs) throw new Error('modelJSON has weightsManifest but weightSpecs is null');
+    if (!weightData) throw new Error('modelJSON has weightsManifest but weightData is null');
+    artifacts.weightSpecs = weightSpecs;
+    artifacts.weightData = weightData;
+  }
+  for (const k of OPTIONAL_FIELDS) if (modelJSON[k] != null) artifacts[k] = modelJSON[k];
+  return artifacts;
+}
+
+// tf.io.getModelArtifactsForJSON: the same, loading the weights with `loadWeights(manifest)`
+// (which resolves to [weightSpecs, weightData]).
+async function getModelArtifactsForJSON(modelJSON, loadWeights) {
+  let weightSpecs;
+  let weightData;
+  if (modelJSON.weightsManifest != null) [weightSpecs, weightData] = await loadWeights(modelJSON.weightsManifest);
+  return getModelArtifactsForJSONSync(modelJSON, weightSpecs, weightData);
+}
+
+// ---- routers -------------------------------------------------------------------------------
+
+const routers = { save: [], load: [] };
+const registerSaveRouter = (router) => routers.save.push(router);
+const registerLoadRouter = (router) => routers.load.push(router);
+const handlersFor = (list, url, options) => list.map((r) => r(url, options)).filter((h) => h != null);
+const getSaveHandlers = (url) => handlersFor(routers.save, url);
+const getLoadHandlers = (url, loadOptions) => handlersFor(routers.load, url, loadOptions);
+
+// ---- memory --------------------------------------------------------------------------------
+
+const FROM_MEMORY_WARNING = 'Please call tf.io.fromMemory() with only one argument. The argument should be of type ' +
+  'ModelArtifacts. The multi-argument signature of tf.io.fromMemory() has been deprecated and will be removed in a ' +
+  'future release.';
+
+// tf.io.fromMemorySync: a handler whose load() returns the given artifacts.
+function fromMemorySync(modelArtifacts, weightSpecs, weightData, trainingConfig) {
+  let artifacts;
+  if (arguments.length === 1 && (modelArtifacts.modelTopology != null || modelArtifacts.weightSpecs != null)) {
+    artifacts = modelArtifacts;
+  } else {
+    console.warn(FROM_MEMORY_WARNING);
+    artifacts = arguments.length === 1 ? { modelTopology: modelArtifacts }
+      : { modelTopology: modelArtifacts, weightSpecs, weightData, trainingConfig };
+  }
+  return { load: () => artifacts };
+}
+
+// tf.io.fromMemory: the same with an asynchronous load().
+function fromMemory(...args) {
+  const sync = fromMemorySync(...args);
+  return { load: () => Promise.resolve(sync.load()) };
+}
+
+// tf.io.withSaveHandler / withSaveHandlerSync: a handler whose save() calls `saveHandler`.
+const withSaveHandler = (saveHandler) => ({ save: (artifacts) => saveHandler(artifacts) });
+const withSaveHandlerSync = withSaveHandler;
+
+// ---- files ---------------------------------------------------------------------------------
+
+const FILE_SCHEME = 'file://';
+const MODEL_JSON_FILENAME = 'model.json';
+const WEIGHTS_BINARY_FILENAME = 'weights.bin';
+
+// A file:// URL or a plain path, as an absolute path.
+function filePath(p) {
+  if (p.startsWith(FILE_SCHEME)) {
+    try {
+      return fileURLToPath(p);
+    } catch (e) {
+      return nodePath.resolve(p.slice(FILE_SCHEME.length));
+    }
+  }
+  return nodePath.resolve(p);
+}
+
+function notFound(what, e) {
+  if (e.code === 'ENOENT') return new Error(`${what} ${e.path} does not exist: loading failed`);
+  return e;
+}
+
+// Model files on the local file system. Loads model.json (a file, or the model.json of a
+// directory) and its weight files, relative to it; saves model.json + weights.bin into a
+// directory, as tfjs-node's tf.io.fileSystem.
+class NodeFileSystem {
+  constructor(path, loadOptions = {}) {
+    if (Array.isArray(path)) {
+      if (path.length !== 2) throw new Error(`file paths must have a length of 2, (actual length is ${path.length}).`);
+      this.path = path.map(filePath);
+    } else {
+      this.path = filePath(path);
+    }
+    this.onProgress = loadOptions.onProgress;
+  }
+
+  async save(modelArtifacts) {
+    if (Array.isArray(this.path)) throw new Error('Cannot perform saving to multiple paths.');
+    await this.createOrVerifyDirectory();
+    if (modelArtifacts.modelTopology instanceof ArrayBuffer) {
+      throw new Error('NodeFileSystem.save() does not support saving model topology in binary format yet.');
+    }
+    const manifest = [{ paths: [WEIGHTS_BINARY_FILENAME], weights: modelArtifacts.weightSpecs }];
+    const modelJSON = {
+      modelTopology: modelArtifacts.modelTopology,
+      weightsManifest: manifest,
+      format: modelArtifacts.format,
+      generatedBy: modelArtifacts.generatedBy,
+      convertedBy: modelArtifacts.convertedBy,
+    };
+    for (const k of ['trainingConfig', 'signature', 'userDefinedMetadata']) {
+      if (modelArtifacts[k] != null) modelJSON[k] = modelArtifacts[k];
+    }
+    await fs.promises.writeFile(nodePath.join(this.path, MODEL_JSON_FILENAME), JSON.stringify(modelJSON), 'utf8');
+    const weights = modelArtifacts.weightData == null ? new ArrayBuffer(0) : CompositeArrayBuffer.join(modelArtifacts.weightData);
+    await fs.promises.writeFile(nodePath.join(this.path, WEIGHTS_BINARY_FILENAME), Buffer.from(weights));
+    return { modelArtifactsInfo: getModelArtifactsInfoForJSON(modelArtifacts) };
+  }
+
+  async load() {
+    return Array.isArray(this.path) ? this.loadBinaryModel() : this.loadJSONModel();
+  }
+
+  async loadJSONModel() {
+    let path = this.path;
+    let info = await fs.promises.stat(path).catch((e) => { throw notFound('Path', e); });
+    if (info.isDirectory()) {
+      path = nodePath.join(path, MODEL_JSON_FILENAME);
+      info = await fs.promises.stat(path).catch((e) => { throw notFound('Path', e); });
+    }
+    if (!info.isFile()) throw new Error(`The path to load from must be a file: ${path}`);
+    const text = await fs.promises.readFile(path, 'utf8');
+    let modelJSON;
+    try {
+      modelJSON = JSON.parse(text);
+    } catch (e) {
+      throw new Error(`Failed to parse model JSON ${path}: ${e.message}`);
+    }
+    if (modelJSON == null || typeof modelJSON !== 'object' || (modelJSON.modelTopology == null && modelJSON.weightsManifest == null)) {
+      throw new Error(`The JSON file ${path} contains neither model topology or manifest for weights.`);
+    }
+    return getModelArtifactsForJSON(modelJSON, (manifest) => this.loadWeights(manifest, path));
+  }
+
+  async loadBinaryModel() {
+    const [topologyPath, manifestPath] = this.path;
+    const topology = await fs.promises.stat(topologyPath).catch((e) => { throw notFound('Topology Path', e); });
+    const manifestInfo = await fs.promises.stat(manifestPath).catch((e) => { throw notFound('Weight Manifest Path', e); });
+    if (!topology.isFile()) throw new Error('File specified for topology is not a file!');
+    if (!manifestInfo.isFile()) throw new Error('File specified for the weight manifest is not a file!');
+    const modelTopology = await fs.promises.readFile(topologyPath);
+    const manifest = JSON.parse(await fs.promises.readFile(manifestPath, 'utf8'));
+    const [weightSpecs, weightData] = await this.loadWeights(manifest, manifestPath);
+    return { modelTopology, weightSpecs, weightData };
+  }
+
+  // [specs, weight data] of a manifest whose paths are relative to `jsonPath`'s directory;
+  // each file's size is checked against its group's specs.
+  async loadWeights(manifest, jsonPath) {
+    if (!Array.isArray(manifest)) throw new Error(`weightsManifest of ${jsonPath} must be an array`);
+    const dir = nodePath.dirname(jsonPath);
+    const buffers = [];
+    const specs = [];
+    const total = manifest.reduce((n, g) => n + (g.paths || []).length, 0);
+    if (this.onProgress) this.onProgress(0);
+    for (const group of manifest) {
+      let groupBytes = 0;
+      for (const p of group.paths) {
+        const file = nodePath.join(dir, p);
+        const buf = await fs.promises.readFile(file).catch((e) => { throw notFound('Weight file', e); });
+        buffers.push(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+        groupBytes += buf.byteLength;
+        if (this.onProgress) this.onProgress(buffers.length / total);
+      }
+      checkGroupSize(group, groupBytes);
+      specs.push(...group.weights);
+    }
+    return [specs, buffers.length === 1 ? buffers[0] : buffers];
+  }
+
+  async createOrVerifyDirectory() {
+    try {
+      await fs.promises.mkdir(this.path, { recursive: true });
+    } catch (e) {
+      if (e.code !== 'EEXIST' && e.code !== 'ENOTDIR') throw e;
+    }
+    if ((await fs.promises.stat(this.path)).isFile()) {
+      throw new Error(`Path ${this.path} exists as a file. The path must be nonexistent or point to a directory.`);
+    }
+  }
+}
+
+// A weight group's files must hold at least the bytes its specs need (fixed-size dtypes).
+function checkGroupSize(group, bytes) {
+  let need = 0;
+  for (const spec of group.weights || []) {
+    const dtype = spec.quantization ? spec.quantization.dtype : spec.dtype;
+    if (dtype === 'string') return;
+    const size = DTYPE_VALUE_SIZE_MAP[dtype] * sizeFromShape(spec.shape);
+    if (need + size > bytes) {
+      throw new Error(`Weight data is truncated: weight '${spec.name}' needs bytes ${need}..${need + size} but the ` +
+        `files ${JSON.stringify(group.paths)} hold ${bytes} bytes`);
+    }
+    need += size;
+  }
+}
+
+const fileSystem = (path, loadOptions) => new NodeFileSystem(path, loadOptions);
+const nodeFileSystemRouter = (url, loadOptions) => {
+  if (Array.isArray(url)) {
+    return url.every((u) => typeof u === 'string' && u.startsWith(FILE_SCHEME)) ? new NodeFileSystem(url, loadOptions) : null;
+  }
+  return typeof url === 'string' && url.startsWith(FILE_SCHEME) ? new NodeFileSystem(url, loadOptions) : null;
+};
+
+// ---- http ----------------------------------------------------------------------------------
+
+const HTTP_SCHEME = /^https?:\/\//;
+const isHTTPScheme = (url) => url.match(HTTP_SCHEME) != null;
+
+function parseUrl(url) {
+  const lastSlash = url.lastIndexOf('/');
+  const lastSearchParam = url.lastIndexOf('?');
+  const suffix = lastSearchParam > lastSlash ? url.substring(lastSearchParam) : '';
+  return [`${url.substring(0, lastSlash)}/`, suffix];
+}
+
+// tf.io.http: model.json and weights over HTTP with fetch (Node's own, or loadOptions.fetchFunc);
+// save() POSTs model.json and model.weights.bin as multipart form data, as tfjs.
+class HTTPRequest {
+  constructor(path, loadOptions = {}) {
+    this.weightPathPrefix = loadOptions.weightPathPrefix;
+    this.weightUrlConverter = loadOptions.weightUrlConverter;
+    if (loadOptions.fetchFunc != null && typeof loadOptions.fetchFunc !== 'function') {
+      throw new Error('Must pass a function that matches the signature of `fetch` (see ' +
+        'https://developer.mozilla.org/en-US/docs/Web/API/Fetch_API)');
+    }
+    this.fetch = loadOptions.fetchFunc || ((...a) => fetch(...a));
+    if (path == null || path.length === 0) throw new Error('URL path for http must not be null, undefined or empty.');
+    if (Array.isArray(path) && path.length !== 2) {
+      throw new Error(`URL paths for http must have a length of 2, (actual length is ${path.length}).`);
+    }
+    this.path = path;
+    if (loadOptions.requestInit != null && loadOptions.requestInit.body != null) {
+      throw new Error('requestInit is expected to have no pre-existing body, but has one.');
+    }
+    this.requestInit = loadOptions.requestInit || {};
+    this.loadOptions = loadOptions;
+  }
+
+  async save(modelArtifacts) {
+    if (modelArtifacts.modelTopology instanceof ArrayBuffer) {
+      throw new Error('BrowserHTTPRequest.save() does not support saving model topology in binary formats yet.');
+    }
+    const init = { method: 'POST', ...this.requestInit, body: new FormData() };
+    const manifest = [{ paths: ['./model.weights.bin'], weights: modelArtifacts.weightSpecs }];
+    const modelJSON = getModelJSONForModelArtifacts(modelArtifacts, manifest);
+    init.body.append('model.json', new Blob([JSON.stringify(modelJSON)], { type: 'application/json' }), 'model.json');
+    if (modelArtifacts.weightData != null) {
+      const weights = CompositeArrayBuffer.join(modelArtifacts.weightData);
+      init.body.append('model.weights.bin', new Blob([weights], { type: 'application/octet-stream' }), 'model.weights.bin');
+    }
+    const response = await this.fetch(this.path, init);
+    if (!response.ok) throw new Error(`BrowserHTTPRequest.save() failed due to HTTP response status ${response.status}.`);
+    return { modelArtifactsInfo: getModelArtifactsInfoForJSON(modelArtifacts), responses: [response] };
+  }
+
+  async load() {
+    const response = await this.fetch(this.path, this.requestInit);
+    if (!response.ok) {
+      throw new Error(`Request to ${this.path} failed with status code ${response.status}. Please verify this URL ` +
+        'points to the model JSON of the model to load.');
+    }
+    let modelJSON;
+    try {
+      modelJSON = await response.json();
+    } catch (e) {
+      throw new Error(`Failed to parse model JSON of response from ${this.path}. Please make sure the server is ` +
+        'serving valid JSON for this request.');
+    }
+    if (modelJSON.modelTopology == null && modelJSON.weightsManifest == null) {
+      throw new Error(`The JSON from HTTP path ${this.path} contains neither model topology or manifest for weights.`);
+    }
+    return getModelArtifactsForJSON(modelJSON, (manifest) => this.loadWeights(manifest));
+  }
+
+  async loadWeights(manifest) {
+    const weightPath = Array.isArray(this.path) ? this.path[1] : this.path;
+    const [prefix, suffix] = parseUrl(weightPath);
+    const pathPrefix = this.weightPathPrefix || prefix;
+    const urls = [];
+    for (const group of manifest) {
+      for (const p of group.paths) {
+        urls.push(this.weightUrlConverter != null ? await this.weightUrlConverter(p) : pathPrefix + p + suffix);
+      }
+    }
+    const buffers = await fetchAll(urls, this.fetch, this.loadOptions);
+    return [getWeightSpecs(manifest), buffers];
+  }
+}
+
+// The bodies of `urls` as ArrayBuffers, reporting progress as tfjs does (fetches to 0.5,
+// bodies to 1).
+async function fetchAll(urls, fetchFunc, loadOptions = {}) {
+  const progress = loadOptions.onProgress;
+  let done = 0;
+  const tick = (from, to) => (x) => {
+    done++;
+    if (progress) progress(from + ((to - from) * done) / urls.length);
+    return x;
+  };
+  if (progress) progress(0);
+  const step1 = tick(0, 0.5);
+  const responses = await Promise.all(urls.map((u) => Promise.resolve(fetchFunc(u, loadOptions.requestInit, { isBinary: true })).then(step1)));
+  done = 0;
+  const step2 = tick(0.5, 1);
+  return Promise.all(responses.map((r) => r.arrayBuffer().then(step2)));
+}
+
+const http = (path, loadOptions) => new HTTPRequest(path, loadOptions);
+const browserHTTPRequest = http;
+const httpRouter = (url, loadOptions) => {
+  const isHTTP = Array.isArray(url) ? url.every((u) => isHTTPScheme(u)) : typeof url === 'string' && isHTTPScheme(url);
+  return isHTTP ? http(url, loadOptions) : null;
+};
+
+registerSaveRouter(httpRouter);
+registerLoadRouter(httpRouter);
+registerSaveRouter(nodeFileSystemRouter);
+registerLoadRouter(nodeFileSystemRouter);
+
+// The one handler for a URL string: a registered router's, else (no scheme) the file system.
+function handlerFor(url, kind, loadOptions) {
+  const handlers = kind === 'load' ? getLoadHandlers(url, loadOptions) : getSaveHandlers(url);
+  if (handlers.length > 1) {
+    throw new Error(`Found more than one (${handlers.length}) ${kind} handlers for URL '${url}'`);
+  }
+  if (handlers.length === 1) return handlers[0];
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    throw new Error(kind === 'load' ? `Cannot find any load handlers for URL '${url}'` : `Cannot find any save handlers for URL '${url}'`);
+  }
+  return new NodeFileSystem(url, loadOptions);
+}
+
+// ---- weights by manifest -------------------------------------------------------------------
+
+// tf.io.weightsLoaderFactory: a loader of (manifest, prefix, names) -> name -> tensor that
+// reads the groups it needs with `fetchWeights(urls)` (-> ArrayBuffers).
+function weightsLoaderFactory(fetchWeights) {
+  return async (manifest, filePathPrefix = '', weightNames) => {
+    const wanted = manifest.map(() => []);
+    const found = weightNames != null ? weightNames.map(() => false) : [];
+    const allNames = [];
+    manifest.forEach((group, g) => {
+      let offset = 0;
+      for (const entry of group.weights) {
+        const dtype = 'quantization' in entry ? entry.quantization.dtype : entry.dtype;
+        const bytes = DTYPE_VALUE_SIZE_MAP[dtype] * sizeFromShape(entry.shape);
+        let take = weightNames == null;
+        if (weightNames != null) {
+          weightNames.forEach((n, i) => {
+            if (n === entry.name) {
+              take = true;
+              found[i] = true;
+            }
+          });
+        }
+        if (take) wanted[g].push({ entry, offset, bytes });
+        allNames.push(entry.name);
+        offset += bytes;
+      }
+    });
+    if (!found.every((f) => f)) {
+      const missing = weightNames.filter((_, i) => !found[i]);
+      throw new Error(`Could not find weights in manifest with names: ${missing.join(', ')}. \n` +
+        `Manifest JSON has weights with names: ${allNames.join(', ')}.`);
+    }
+    const groups = wanted.map((w, g) => (w.length > 0 ? g : -1)).filter((g) => g >= 0);
+    const urls = [];
+    for (const g of groups) {
+      for (const p of manifest[g].paths) urls.push(filePathPrefix + (!filePathPrefix.endsWith('/') ? '/' : '') + p);
+    }
+    const buffers = await fetchWeights(urls);
+    const out = {};
+    let at = 0;
+    try {
+      for (const g of groups) {
+        const n = manifest[g].paths.length;
+        const data = new CompositeArrayBuffer(buffers.slice(at, at + n));
+        at += n;
+        for (const { entry, offset, bytes } of wanted[g]) {
+          Object.assign(out, decodeWeights(data.slice(offset, offset + bytes), [entry]));
+        }
+      }
+    } catch (e) {
+      for (const t of Object.values(out)) t.dispose();
+      throw e;
+    }
+    return out;
+  };
+}
+
+// tf.io.loadWeights: weights of a manifest whose files are under `filePathPrefix` (a URL or,
+// in Node, a directory / file:// URL).
+function loadWeights(manifest, filePathPrefix = '', weightNames, requestInit) {
+  const fetchWeights = (urls) => {
+    if (urls.every((u) => isHTTPScheme(u))) return fetchAll(urls, (...a) => fetch(...a), { requestInit });
+    return Promise.all(urls.map(async (u) => {
+      const file = filePath(u);
+      const buf = await fs.promises.readFile(file).catch((e) => { throw notFound('Weight file', e); });
+      return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+    }));
+  };
+  return weightsLoaderFactory(fetchWeights)(manifest, filePathPrefix, weightNames);
+}
+
+// ---- browser-only handlers ------------------------------------------------------------------
+
+// tf.io.browserFiles reads File objects from an <input> element: there are none in Node.
+function browserFiles() {
+  throw new Error('tf.io.browserFiles() reads browser File objects and is not available in Node; ' +
+    "load model files with tf.loadLayersModel('file://path/to/model.json') instead");
+}
+
+// ---- model management ----------------------------------------------------------------------
+
+const managers = {};
+
+function parseURL(url) {
+  if (url.indexOf('://') === -1) {
+    throw new Error(`The url string provided does not contain a scheme. Supported schemes are: ${Object.keys(managers).join(',')}`);
+  }
+  return { scheme: url.split('://')[0], path: url.split('://')[1] };
+}
+
+function managerOf(scheme) {
+  const m = managers[scheme];
+  if (m == null) throw new Error(`Cannot find model manager for scheme '${scheme}'`);
+  return m;
+}
+
+// Copies (and for move, deletes) a model between two URLs through their handlers.
+async function cloneModel(sourceURL, destURL, deleteSource) {
+  if (sourceURL === destURL) throw new Error(`Old path and new path are the same: '${sourceURL}'`);
+  const loads = getLoadHandlers(sourceURL);
+  if (loads.length === 0) throw new Error(`Copying failed because no load handler is found for source URL ${sourceURL}.`);
+  if (loads.length > 1) {
+    throw new Error(`Copying failed because more than one (${loads.length}) load handlers for source URL ${sourceURL}.`);
+  }
+  const saves = getSaveHandlers(destURL);
+  if (saves.length === 0) throw new Error(`Copying failed because no save handler is found for destination URL ${destURL}.`);
+  if (saves.length > 1) {
+    throw new Error(`Copying failed because more than one (${loads.length}) save handlers for destination URL ${destURL}.`);
+  }
+  const source = parseURL(sourceURL);
+  const sameMedium = source.scheme === parseURL(destURL).scheme;
+  const artifacts = await loads[0].load();
+  if (deleteSource && sameMedium) await managerOf(source.scheme).removeModel(source.path);
+  const result = await saves[0].save(artifacts);
+  if (deleteSource && !sameMedium) await managerOf(source.scheme).removeModel(source.path);
+  return result.modelArtifactsInfo;
+}
+
+// tf.io.listModels / removeModel / copyModel / moveModel over registered model store managers
+// (browsers register localStorage and IndexedDB; Node has none unless a program adds one).
+async function listModels() {
+  const out = {};
+  for (const scheme of Object.keys(managers)) {
+    const list = await managers[scheme].listModels();
+    for (const path of Object.keys(list)) out[scheme + '://' + path] = list[path];
+  }
+  return out;
+}
+
+async function removeModel(url) {
+  const { scheme, path } = parseURL(url);
+  return managerOf(scheme).removeModel(path);
+}
+
+const copyModel = (sourceURL, destURL) => cloneModel(sourceURL, destURL, false);
+const moveModel = (sourceURL, destURL) => cloneModel(sourceURL, destURL, true);
+
+module.exports = {
+  getModelArtifactsInfoForJSON, getModelJSONForModelArtifacts, getModelArtifactsForJSON, getModelArtifactsForJSONSync,
+  registerSaveRouter, registerLoadRouter, getSaveHandlers, getLoadHandlers, handlerFor, fromMemory, fromMemorySync,
+  withSaveHandler, withSaveHandlerSync, fileSystem, NodeFileSystem, nodeFileSystemRouter, http, browserHTTPRequest,
+  isHTTPScheme, weightsLoaderFactory, loadWeights, browserFiles, listModels, removeModel, copyModel, moveModel,
+};

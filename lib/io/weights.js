@@ -1,0 +1,294 @@
+'use strict';
+// Weight data of model files: tfjs's binary layout (values back to back, little-endian, in
+// manifest order; strings as a uint32 length then UTF-8 bytes), quantized weights
+// (uint8/uint16 with scale and min, float16), and CompositeArrayBuffer over several shards.
+const { tensor } = require('../ops/creation');
+const { complex } = require('../ops/spectral');
+const { Tensor } = require('../tensor');
+
+// Bytes per value of each weight dtype (tfjs's DTYPE_VALUE_SIZE_MAP).
+const DTYPE_VALUE_SIZE_MAP = {
+  float32: 4, float16: 2, int32: 4, uint16: 2, uint8: 1, bool: 1, complex64: 8,
+};
+const NUM_BYTES_STRING_LENGTH = 4;
+
+const sizeFromShape = (shape) => shape.reduce((a, b) => a * b, 1);
+const isTypedArray = (a) => ArrayBuffer.isView(a) && !(a instanceof DataView);
+
+// Several ArrayBuffers read as one (weights are split into shards of a few MB): slicing
+// copies only the bytes asked for.
+class CompositeArrayBuffer {
+  static join(buffers) {
+    return new CompositeArrayBuffer(buffers).slice();
+  }
+
+  constructor(buffers) {
+    this.shards = [];
+    this.previousShardIndex = 0;
+    this.byteLength = 0;
+    if (buffers == null) return;
+    if (!Array.isArray(buffers)) buffers = [buffers];
+    buffers = buffers.map((b) => (isTypedArray(b) ? b.buffer : b));
+    if (buffers.length === 0) return;
+    this.bufferUniformSize = buffers[0].byteLength;
+    let start = 0;
+    for (let i = 0; i < buffers.length; i++) {
+      const buffer = buffers[i];
+      if (i !== buffers.length - 1 && buffer.byteLength !== this.bufferUniformSize) this.bufferUniformSize = undefined;
+      const end = start + buffer.byteLength;
+      this.shards.push({ buffer, start, end });
+      start = end;
+    }
+    this.byteLength = start;
+  }
+
+  slice(start = 0, end = this.byteLength) {
+    if (this.shards.length === 0) return new ArrayBuffer(0);
+    start = Math.max(0, Number.isNaN(Number(start)) ? 0 : start);
+    end = Math.min(this.byteLength, Number.isNaN(Number(end)) ? 0 : end);
+    if (end <= start) return new ArrayBuffer(0);
+    const first = this.findShardForByte(start);
+    if (first === -1) throw new Error(`Could not find start shard for byte ${start}`);
+    const out = new Uint8Array(end - start);
+    let sliced = 0;
+    for (let i = first; i < this.shards.length; i++) {
+      const shard = this.shards[i];
+      const localStart = start + sliced - shard.start;
+      const localEnd = Math.min(end, shard.end) - shard.start;
+      const part = new Uint8Array(shard.buffer, localStart, localEnd - localStart);
+      out.set(part, sliced);
+      sliced += part.length;
+      if (end < shard.end) break;
+    }
+    return out.buffer;
+  }
+
+  findShardForByte(byteIndex) {
+    if (this.shards.length === 0 || byteIndex < 0 || byteIndex >= this.byteLength) return -1;
+    if (this.bufferUniformSize != null) {
+      this.previousShardIndex = Math.floor(byteIndex / this.bufferUniformSize);
+      return this.previousShardIndex;
+    }
+    const check = (shard) => (byteIndex < shard.start ? -1 : byteIndex >= shard.end ? 1 : 0);
+    if (check(this.shards[this.previousShardIndex]) === 0) return this.previousShardIndex;
+    let lo = 0;
+    let hi = this.shards.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const side = check(this.shards[mid]);
+      if (side === 0) {
+        this.previousShardIndex = mid;
+        return mid;
+      }
+      if (side < 0) hi = mid - 1;
+      else lo = mid + 1;
+    }
+    return -1;
+  }
+}
+
+const concatenateArrayBuffers = (buffers) => CompositeArrayBuffer.join(buffers);
+
+// One ArrayBuffer holding typed arrays back to back (each copied if it views part of a buffer).
+function concatenateTypedArrays(xs) {
+  if (xs === null) throw new Error(`Invalid input value: ${JSON.stringify(xs)}`);
+  let total = 0;
+  for (const x of xs) {
+    if (!(x instanceof Float32Array || x instanceof Int32Array || x instanceof Uint8Array)) {
+      throw new Error(`Unsupported TypedArray subtype: ${x.constructor.name}`);
+    }
+    total += x.byteLength;
+  }
+  const y = new Uint8Array(total);
+  let offset = 0;
+  for (const x of xs) {
+    y.set(new Uint8Array(x.buffer, x.byteOffset, x.byteLength), offset);
+    offset += x.byteLength;
+  }
+  return y.buffer;
+}
+
+// tf.io.encodeWeights: `{data, specs}` for named tensors (an array of {name, tensor} or a
+// name -> tensor map); `group` marks them (e.g. 'optimizer').
+async function encodeWeights(tensors, group) {
+  const specs = [];
+  const parts = [];
+  const names = Array.isArray(tensors) ? tensors.map((t) => t.name) : Object.keys(tensors);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const t = Array.isArray(tensors) ? tensors[i].tensor : tensors[name];
+    if (!['float32', 'int32', 'bool', 'string', 'complex64'].includes(t.dtype)) {
+      throw new Error(`Unsupported dtype in weight '${name}': ${t.dtype}`);
+    }
+    const spec = { name, shape: t.shape, dtype: t.dtype };
+    if (t.dtype === 'string') {
+      const vals = await t.bytes();
+      const bytes = new Uint8Array(vals.reduce((p, c) => p + c.length, 0) + NUM_BYTES_STRING_LENGTH * vals.length);
+      let offset = 0;
+      for (const val of vals) {
+        new DataView(bytes.buffer).setUint32(offset, val.length, true);
+        offset += NUM_BYTES_STRING_LENGTH;
+        bytes.set(val, offset);
+        offset += val.length;
+      }
+      parts.push(bytes);
+    } else {
+      const data = await t.data();
+      parts.push(data instanceof Uint8Array || data instanceof Int32Array || data instanceof Float32Array
+        ? data : new Uint8Array(data));
+    }
+    if (group != null) spec.group = group;
+    specs.push(spec);
+  }
+  return { data: concatenateTypedArrays(parts), specs };
+}
+
+// The byte length of one weight starting at the front of `slice(start, end)`.
+function weightByteLength(spec, slice) {
+  const size = sizeFromShape(spec.shape);
+  if ('quantization' in spec) return size * DTYPE_VALUE_SIZE_MAP[spec.quantization.dtype];
+  if (spec.dtype === 'string') {
+    let n = 0;
+    for (let i = 0; i < size; i++) {
+      n += NUM_BYTES_STRING_LENGTH + new DataView(slice(n, n + NUM_BYTES_STRING_LENGTH)).getUint32(0, true);
+    }
+    return n;
+  }
+  return size * DTYPE_VALUE_SIZE_MAP[spec.dtype];
+}
+
+// float16 bits -> float32 values (exact: every float16 is a float32).
+function float16ToFloat32(halves) {
+  const out = new Float32Array(halves.length);
+  for (let i = 0; i < halves.length; i++) {
+    const h = halves[i];
+    const sign = h & 0x8000 ? -1 : 1;
+    const exp = (h >> 10) & 0x1f;
+    const frac = h & 0x3ff;
+    if (exp === 0) out[i] = sign * frac * 2 ** -24;
+    else if (exp === 31) out[i] = frac ? NaN : sign * Infinity;
+    else out[i] = sign * (1 + frac / 1024) * 2 ** (exp - 15);
+  }
+  return out;
+}
+
+// One weight's tensor from its bytes, checked against the spec.
+function decodeWeight(spec, bytes) {
+  const { name, dtype, shape } = spec;
+  const size = sizeFromShape(shape);
+  const expected = weightByteLength(spec, (a, b) => bytes.slice(a, b));
+  if (bytes.byteLength < expected) {
+    throw new Error(`Weight data of '${name}' is truncated: expected ${expected} bytes, got ${bytes.byteLength}`);
+  }
+  if ('quantization' in spec) {
+    const q = spec.quantization;
+    if (q.dtype === 'uint8' || q.dtype === 'uint16') {
+      if (!('min' in q && 'scale' in q)) {
+        throw new Error(`Weight ${name} with quantization ${q.dtype} doesn't have corresponding metadata min and scale.`);
+      }
+    } else if (q.dtype === 'float16') {
+      if (dtype !== 'float32') {
+        throw new Error(`Weight ${name} is quantized with ${q.dtype} which only supports weights of type float32 not ${dtype}.`);
+      }
+    } else {
+      throw new Error(`Weight ${name} has unknown quantization dtype ${q.dtype}. ` +
+        "Supported quantization dtypes are: 'uint8', 'uint16', and 'float16'.");
+    }
+    const raw = q.dtype === 'uint8' ? new Uint8Array(bytes, 0, size) : new Uint16Array(bytes.slice(0, size * 2));
+    if (dtype === 'float32') {
+      if (q.dtype === 'float16') return tensor(float16ToFloat32(raw), shape, 'float32');
+      const values = new Float32Array(size);
+      for (let i = 0; i < size; i++) values[i] = raw[i] * q.scale + q.min;
+      return tensor(values, shape, 'float32');
+    }
+    if (dtype === 'int32') {
+      if (q.dtype === 'float16') throw new Error(`Unsupported quantization type ${q.dtype} for weight type int32.`);
+      const values = new Int32Array(size);
+      for (let i = 0; i < size; i++) values[i] = Math.round(raw[i] * q.scale + q.min);
+      return tensor(values, shape, 'int32');
+    }
+    throw new Error(`Unsupported dtype in weight '${name}': ${dtype}`);
+  }
+  if (dtype === 'string') {
+    const values = [];
+    const view = new DataView(bytes);
+    let offset = 0;
+    for (let i = 0; i < size; i++) {
+      const n = view.getUint32(offset, true);
+      offset += NUM_BYTES_STRING_LENGTH;
+      values.push(new Uint8Array(bytes, offset, n).slice());
+      offset += n;
+    }
+    return tensor(values, shape, 'string');
+  }
+  const whole = bytes.byteLength === expected ? bytes : bytes.slice(0, expected);
+  if (dtype === 'float32') return tensor(new Float32Array(whole), shape, 'float32');
+  if (dtype === 'int32') return tensor(new Int32Array(whole), shape, 'int32');
+  if (dtype === 'bool') return tensor(new Uint8Array(whole), shape, 'bool');
+  if (dtype === 'complex64') {
+    const pairs = new Float32Array(whole);
+    const re = new Float32Array(size);
+    const im = new Float32Array(size);
+    for (let i = 0; i < size; i++) {
+      re[i] = pairs[2 * i];
+      im[i] = pairs[2 * i + 1];
+    }
+    const [r, j] = [tensor(re, shape, 'float32'), tensor(im, shape, 'float32')];
+    try {
+      return complex(r, j);
+    } finally {
+      r.dispose();
+      j.dispose();
+    }
+  }
+  throw new Error(`Unsupported dtype in weight '${name}': ${dtype}`);
+}
+
+// tf.io.decodeWeights: name -> tensor for the specs, read in order from `weightData` (an
+// ArrayBuffer or an array of shards). On an error nothing stays allocated.
+function decodeWeights(weightData, specs) {
+  const data = new CompositeArrayBuffer(weightData);
+  const out = {};
+  let offset = 0;
+  try {
+    for (const spec of specs) {
+      const n = weightByteLength(spec, (a, b) => data.slice(offset + a, offset + b));
+      if (offset + n > data.byteLength) {
+        throw new Error(`Weight data is truncated: weight '${spec.name}' needs bytes ${offset}..${offset + n} ` +
+          `but the weight data has ${data.byteLength} bytes`);
+      }
+      out[spec.name] = decodeWeight(spec, data.slice(offset, offset + n));
+      offset += n;
+    }
+  } catch (e) {
+    for (const t of Object.values(out)) t.dispose();
+    throw e;
+  }
+  return out;
+}
+
+// tf.io.decodeWeightsStream: decodeWeights over a ReadableStream of the weight bytes.
+async function decodeWeightsStream(weightStream, specs) {
+  const reader = weightStream.getReader();
+  const chunks = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value instanceof Uint8Array ? value.slice() : new Uint8Array(value));
+  }
+  return decodeWeights(chunks.map((c) => c.buffer), specs);
+}
+
+// tf.io.getWeightSpecs: the specs of every group of a manifest, in order.
+function getWeightSpecs(weightsManifest) {
+  const specs = [];
+  for (const entry of weightsManifest) specs.push(...entry.weights);
+  return specs;
+}
+
+const isTensorMap = (x) => x != null && Object.values(x).every((t) => t instanceof Tensor);
+
+module.exports = {
+  DTYPE_VALUE_SIZE_MAP, CompositeArrayBuffer, concatenateArrayBuffers, concatenateTypedArrays, encodeWeights,
+  decodeWeights, decodeWeightsStream, getWeightSpecs, sizeFromShape, isTensorMap,
+};
