@@ -214,8 +214,10 @@ class ProgbarLogger extends BaseCallback {
 
   async onTrainBegin() {
     this.numEpochs = this.params.epochs;
-    const samples = this.params.samples;
-    this.batchesPerEpoch = Math.ceil(samples / this.params.batchSize);
+    // fitDataset gives steps (batches) per epoch instead, or none when the dataset's size is
+    // unknown: then only the epoch lines are printed.
+    const { samples, steps } = this.params;
+    this.batchesPerEpoch = samples != null ? Math.ceil(samples / this.params.batchSize) : steps || 0;
   }
 
   async onEpochBegin(epoch) {
@@ -227,7 +229,7 @@ class ProgbarLogger extends BaseCallback {
 
   async onBatchEnd(batch, logs) {
     this.seen = batch + 1;
-    if (!this.bar) return;
+    if (!this.bar || !this.batchesPerEpoch) return;
     const now = Date.now();
     if (now - this.lastDraw < 50 && this.seen < this.batchesPerEpoch) return;
     this.lastDraw = now;
