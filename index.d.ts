@@ -1638,3 +1638,223 @@ export function raggedRange(starts: Tensor | TensorLike, limits: Tensor | Tensor
 export function raggedTensorToTensor(shape: Tensor | TensorLike, values: Tensor | TensorLike,
   defaultValue: Tensor | TensorLike, rowPartitionTensors: Array<Tensor | TensorLike>,
   rowPartitionTypes: string[]): Tensor;
+
+// tf.data (tfjs-data 4.22): datasets from arrays, generators and CSV files, and the models'
+// fitDataset / evaluateDataset.
+export namespace data {
+  type Container<T> = ContainerObject<T> | ContainerArray<T>;
+  interface ContainerObject<T> { [x: string]: Container<T> | T }
+  interface ContainerArray<T> extends Array<Container<T> | T> {}
+  type DatasetContainer = Container<Dataset<TensorContainer>>;
+  /** A stream of `{value, done}` reads (what `Dataset.iterator()` gives). */
+  interface LazyIterator<T> {
+    next(): Promise<IteratorResult<T>>;
+    toArray(): Promise<T[]>;
+  }
+  abstract class Dataset<T extends TensorContainer = TensorContainer> {
+    abstract iterator(): Promise<LazyIterator<T>>;
+    readonly size: number;
+    static readonly MAX_BUFFER_SIZE: number;
+    batch(batchSize: number, smallLastBatch?: boolean): Dataset<TensorContainer>;
+    concatenate(dataset: Dataset<T>): Dataset<T>;
+    filter(predicate: (value: T) => boolean): Dataset<T>;
+    forEachAsync(f: (input: T) => void): Promise<void>;
+    map<O extends TensorContainer>(transform: (value: T) => O): Dataset<O>;
+    mapAsync<O extends TensorContainer>(transform: (value: T) => Promise<O>): Dataset<O>;
+    prefetch(bufferSize: number): Dataset<T>;
+    repeat(count?: number): Dataset<T>;
+    skip(count: number): Dataset<T>;
+    shuffle(bufferSize: number, seed?: string | number, reshuffleEachIteration?: boolean): Dataset<T>;
+    take(count: number): Dataset<T>;
+    toArray(): Promise<T[]>;
+    toArrayForTest(): Promise<T[]>;
+  }
+  interface ColumnConfig {
+    required?: boolean;
+    dtype?: DataType;
+    default?: TensorContainer;
+    isLabel?: boolean;
+  }
+  interface CSVConfig {
+    hasHeader?: boolean;
+    columnNames?: string[];
+    columnConfigs?: { [key: string]: ColumnConfig };
+    configuredColumnsOnly?: boolean;
+    delimiter?: string;
+    delimWhitespace?: boolean;
+  }
+  /** Where bytes come from: a `file://` URL or path, another URL, or bytes. */
+  class FileDataSource {
+    constructor(input: string | Uint8Array, options?: { chunkSize?: number; offset?: number });
+    iterator(): Promise<LazyIterator<Uint8Array>>;
+  }
+  class URLDataSource {
+    constructor(url: string | { url: string }, fileOptions?: { chunkSize?: number; offset?: number });
+    iterator(): Promise<LazyIterator<Uint8Array>>;
+  }
+  class TextLineDataset extends Dataset<string> {
+    constructor(input: FileDataSource | URLDataSource);
+    iterator(): Promise<LazyIterator<string>>;
+  }
+  class CSVDataset extends Dataset<TensorContainer> {
+    constructor(input: FileDataSource | URLDataSource, csvConfig?: CSVConfig);
+    columnNames(): Promise<string[]>;
+    iterator(): Promise<LazyIterator<TensorContainer>>;
+  }
+  function array<T extends TensorContainer>(items: T[]): Dataset<T>;
+  function zip<O extends TensorContainer>(datasets: DatasetContainer): Dataset<O>;
+  /** A CSV file: a `file://` URL or a plain path (read with node:fs), or another URL. */
+  function csv(source: string, csvConfig?: CSVConfig): CSVDataset;
+  function func<T extends TensorContainer>(f: () => IteratorResult<T> | Promise<IteratorResult<T>>): Dataset<T>;
+  function generator<T extends TensorContainer>(
+    generator: () => Iterator<T> | Promise<Iterator<T>> | AsyncIterator<T>): Dataset<T>;
+  function webcam(webcamVideoElement?: unknown, webcamConfig?: unknown): Promise<never>;
+  function microphone(microphoneConfig?: unknown): Promise<never>;
+  const version_data: string;
+}
+type TensorOrArrayOrMap = Tensor | Tensor[] | { [name: string]: Tensor };
+export interface ModelFitDatasetArgs<T extends TensorContainer = TensorContainer> {
+  batchesPerEpoch?: number;
+  epochs: number;
+  verbose?: 0 | 1 | 2;
+  callbacks?: BaseCallback[] | CustomCallbackArgs | CustomCallbackArgs[];
+  validationData?: [TensorOrArrayOrMap, TensorOrArrayOrMap] | data.Dataset<T>;
+  validationBatchSize?: number;
+  validationBatches?: number;
+  yieldEvery?: YieldEveryOptions;
+  initialEpoch?: number;
+  classWeight?: { [classIndex: string]: number } | Array<{ [classIndex: string]: number }>;
+}
+export interface ModelEvaluateDatasetArgs {
+  batches?: number;
+  verbose?: 0 | 1 | 2;
+}
+export interface LayersModel {
+  /** Trains on the `{xs, ys}` batches of a dataset; each batch's tensors are disposed after its step. */
+  fitDataset<T extends TensorContainer>(dataset: data.Dataset<T>, args: ModelFitDatasetArgs<T>): Promise<History>;
+  evaluateDataset<T extends TensorContainer>(dataset: data.Dataset<T>, args?: ModelEvaluateDatasetArgs): Promise<Scalar | Scalar[]>;
+}
+
+// Images (lib/images.js): tfjs-node's tf.node decoders and encoders, tfjs's tf.browser pixels.
+/** Pixel data as tfjs's PixelData: RGBA bytes, four per pixel. */
+export interface PixelData {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+/** An object drawn on by toPixels and draw (in Node, e.g. a node-canvas Canvas). */
+export interface CanvasLike {
+  width: number;
+  height: number;
+  getContext(contextId: string, options?: unknown): unknown;
+}
+export interface ImageOptions {
+  alpha?: number;
+}
+export interface ContextOptions {
+  contextType?: string;
+  contextAttributes?: unknown;
+}
+export interface DrawOptions {
+  imageOptions?: ImageOptions;
+  contextOptions?: ContextOptions;
+}
+export namespace node {
+  function decodeImage(content: Uint8Array, channels?: number, dtype?: string,
+    expandAnimations?: boolean): Tensor3D | Tensor4D;
+  function decodeJpeg(contents: Uint8Array, channels?: number, ratio?: number, fancyUpscaling?: boolean,
+    tryRecoverTruncated?: boolean, acceptableFraction?: number, dctMethod?: string): Tensor3D;
+  function decodePng(contents: Uint8Array, channels?: number, dtype?: string): Tensor3D;
+  function decodeBmp(contents: Uint8Array, channels?: number): Tensor3D;
+  function decodeGif(contents: Uint8Array): Tensor4D;
+  function encodeJpeg(image: Tensor3D, format?: '' | 'grayscale' | 'rgb', quality?: number,
+    progressive?: boolean, optimizeSize?: boolean, chromaDownsampling?: boolean, densityUnit?: 'in' | 'cm',
+    xDensity?: number, yDensity?: number, xmpMetadata?: string): Promise<Uint8Array>;
+  function encodePng(image: Tensor3D, compression?: number): Promise<Uint8Array>;
+}
+export namespace browser {
+  function fromPixels(pixels: PixelData | CanvasLike, numChannels?: number): Tensor3D;
+  function fromPixelsAsync(pixels: PixelData | CanvasLike, numChannels?: number): Promise<Tensor3D>;
+  function toPixels(img: Tensor2D | Tensor3D | TensorLike, canvas?: CanvasLike): Promise<Uint8ClampedArray>;
+  function draw(image: Tensor2D | Tensor3D | TensorLike, canvas: CanvasLike, options?: DrawOptions): void;
+}
+
+// ---- model files (tf.io, tf.loadLayersModel, model.save) -------------------------------
+export namespace io {
+  type WeightsManifestEntry = {
+    name: string; shape: number[]; dtype: 'float32' | 'int32' | 'bool' | 'string' | 'complex64';
+    group?: string; quantization?: { dtype: 'uint8' | 'uint16' | 'float16'; scale?: number; min?: number };
+  };
+  type WeightsManifestGroupConfig = { paths: string[]; weights: WeightsManifestEntry[] };
+  type WeightsManifestConfig = WeightsManifestGroupConfig[];
+  type WeightData = ArrayBuffer | ArrayBuffer[];
+  interface ModelArtifacts {
+    modelTopology?: object | ArrayBuffer; trainingConfig?: object; weightSpecs?: WeightsManifestEntry[];
+    weightData?: WeightData; format?: string; generatedBy?: string; convertedBy?: string | null;
+    signature?: object; userDefinedMetadata?: { [key: string]: object }; modelInitializer?: object;
+    initializerSignature?: object;
+  }
+  interface ModelArtifactsInfo {
+    dateSaved: Date; modelTopologyType: 'JSON' | 'GraphDef'; modelTopologyBytes?: number;
+    weightSpecsBytes?: number; weightDataBytes?: number;
+  }
+  interface SaveResult { modelArtifactsInfo: ModelArtifactsInfo; responses?: Response[]; errors?: Array<{} | string> }
+  interface IOHandler { save?: (modelArtifacts: ModelArtifacts) => Promise<SaveResult>; load?: () => Promise<ModelArtifacts> }
+  interface LoadOptions {
+    requestInit?: RequestInit; onProgress?: (fraction: number) => void; fetchFunc?: Function; strict?: boolean;
+    weightPathPrefix?: string; weightUrlConverter?: (weightFileName: string) => Promise<string>;
+  }
+  type IORouter = (url: string | string[], loadOptions?: LoadOptions) => IOHandler | null;
+  type NamedTensor = { name: string; tensor: Tensor };
+  type NamedTensorMap = { [name: string]: Tensor };
+  class CompositeArrayBuffer {
+    static join(buffers?: ArrayBuffer[] | ArrayBuffer): ArrayBuffer;
+    constructor(buffers?: ArrayBuffer | ArrayBuffer[] | ArrayBufferView | ArrayBufferView[]);
+    readonly byteLength: number;
+    slice(start?: number, end?: number): ArrayBuffer;
+  }
+  function fromMemory(modelArtifacts: object | ModelArtifacts, weightSpecs?: WeightsManifestEntry[],
+    weightData?: WeightData, trainingConfig?: object): IOHandler;
+  function fromMemorySync(modelArtifacts: object | ModelArtifacts, weightSpecs?: WeightsManifestEntry[],
+    weightData?: WeightData, trainingConfig?: object): IOHandler;
+  function withSaveHandler(saveHandler: (artifacts: ModelArtifacts) => Promise<SaveResult>): IOHandler;
+  function withSaveHandlerSync(saveHandler: (artifacts: ModelArtifacts) => SaveResult): IOHandler;
+  function encodeWeights(tensors: NamedTensorMap | NamedTensor[], group?: string):
+    Promise<{ data: ArrayBuffer; specs: WeightsManifestEntry[] }>;
+  function decodeWeights(weightData: WeightData, specs: WeightsManifestEntry[]): NamedTensorMap;
+  function decodeWeightsStream(weightStream: ReadableStream<ArrayBuffer>, specs: WeightsManifestEntry[]): Promise<NamedTensorMap>;
+  function concatenateArrayBuffers(buffers: ArrayBuffer[] | ArrayBuffer): ArrayBuffer;
+  function getModelArtifactsInfoForJSON(modelArtifacts: ModelArtifacts): ModelArtifactsInfo;
+  function getModelArtifactsForJSON(modelJSON: object,
+    loadWeights: (manifest: WeightsManifestConfig) => Promise<[WeightsManifestEntry[], WeightData]>): Promise<ModelArtifacts>;
+  function getModelArtifactsForJSONSync(modelJSON: object, weightSpecs?: WeightsManifestEntry[], weightData?: WeightData): ModelArtifacts;
+  function getWeightSpecs(weightsManifest: WeightsManifestConfig): WeightsManifestEntry[];
+  function weightsLoaderFactory(fetchWeightsFunction: (fetchUrls: string[]) => Promise<ArrayBuffer[]>):
+    (manifest: WeightsManifestConfig, filePathPrefix?: string, weightNames?: string[]) => Promise<NamedTensorMap>;
+  function loadWeights(manifest: WeightsManifestConfig, filePathPrefix?: string, weightNames?: string[],
+    requestInit?: RequestInit): Promise<NamedTensorMap>;
+  function registerLoadRouter(loadRouter: IORouter): void;
+  function registerSaveRouter(saveRouter: IORouter): void;
+  function getLoadHandlers(url: string | string[], loadOptions?: LoadOptions): IOHandler[];
+  function getSaveHandlers(url: string | string[]): IOHandler[];
+  function http(path: string, loadOptions?: LoadOptions): IOHandler;
+  function browserHTTPRequest(path: string, loadOptions?: LoadOptions): IOHandler;
+  function isHTTPScheme(url: string): boolean;
+  /** tfjs-node's file handler: model.json + weights.bin in a directory. */
+  function fileSystem(path: string | string[]): IOHandler;
+  function browserFiles(files: unknown[]): IOHandler;
+  function copyModel(sourceURL: string, destURL: string): Promise<ModelArtifactsInfo>;
+  function moveModel(sourceURL: string, destURL: string): Promise<ModelArtifactsInfo>;
+  function listModels(): Promise<{ [url: string]: ModelArtifactsInfo }>;
+  function removeModel(url: string): Promise<ModelArtifactsInfo>;
+}
+export function loadLayersModel(pathOrIOHandler: string | io.IOHandler, options?: io.LoadOptions): Promise<LayersModel>;
+export namespace models {
+  function modelFromJSON(modelAndWeightsConfig: object, customObjects?: object): Promise<LayersModel>;
+}
+export interface LayersModel {
+  save(handlerOrURL: io.IOHandler | string, config?: { trainableOnly?: boolean; includeOptimizer?: boolean }): Promise<io.SaveResult>;
+  loadWeights(weights: io.NamedTensorMap, strict?: boolean): void;
+  setUserDefinedMetadata(userDefinedMetadata: {}): void;
+  getUserDefinedMetadata(): {};
+}

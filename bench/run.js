@@ -147,6 +147,9 @@ const TARGETS = {
   predict256: { speedup: 1.5 },
   cnnfit: { speedup: 1.5 },
   lstmfit: { speedup: 1.5 },
+  seedloop: { speedup: 2 },
+  loadmodel: { speedup: 2 },
+  decodejpeg: { speedup: 1 },
   // Against the fastest peer in the run (tfjs's wasm backend, usually), not tfjs-node.
   predict1: { speedup: 5, fastestPeer: true },
 };

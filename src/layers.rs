@@ -77,6 +77,12 @@ impl NativeLayer {
         self.inner.borrow_mut().trainable = v;
     }
 
+    /// Build with zero weights (the weights will be loaded from a file).
+    #[napi(setter)]
+    pub fn set_fast_weight_init(&self, v: bool) {
+        self.inner.borrow_mut().fast_init = v;
+    }
+
     #[napi(getter)]
     pub fn dtype(&self) -> String {
         self.inner.borrow().dtype.name().to_string()

@@ -117,15 +117,18 @@ function unknown(what, className) {
 }
 
 // A layer from `{className, config}` (TypeScript form): tidytensor's own class, or a class
-// registered with tf.serialization.registerClass.
-function deserializeLayer(conf) {
+// registered with tf.serialization.registerClass. `fastWeightInit`: build with zero weights
+// (the file's weights replace them all).
+function deserializeLayer(conf, fastWeightInit = false) {
   if (conf == null || conf.className == null || conf.config == null) {
     throw new Error(`layer: Improper config format: ${JSON.stringify(conf)}.\n'className' and 'config' must set.`);
   }
   const { className } = conf;
   if (LAYER_CLASSES.has(className)) {
     const cls = classOf(className);
-    return new cls(className, conf.config);
+    const layer = new cls(className, conf.config);
+    if (fastWeightInit) layer.native.fastWeightInit = true;
+    return layer;
   }
   const registered = serialization.SerializationMap.getMap().classNameMap[className];
   if (registered != null && registered[0].prototype instanceof Layer) {
@@ -139,7 +142,7 @@ function deserializeLayer(conf) {
 }
 
 // A model from its topology (TypeScript form).
-function deserializeModel(topology) {
+function deserializeModel(topology, fastWeightInit = false) {
   const { className, config } = topology;
   const { sequential, model } = require('./models');
   if (className === 'Sequential') {
@@ -148,20 +151,20 @@ function deserializeModel(topology) {
       throw new Error("When the config data for a Sequential model is not an Array, it must be an Object that contains the 'layers' field.");
     }
     const m = sequential(Array.isArray(config) ? {} : { name: config.name });
-    for (const conf of confs) m.add(deserializeLayer(conf));
+    for (const conf of confs) m.add(deserializeLayer(conf, fastWeightInit));
     return m;
   }
   if (className !== 'Model' && className !== 'Functional') throw unknown('model', className);
-  return functionalFromConfig(config, model);
+  return functionalFromConfig(config, model, fastWeightInit);
 }
 
 // tfjs's Container.fromConfig: makes the layers, then replays their calls (deferring a call
 // until the layers it reads from have run), then wires inputs and outputs.
-function functionalFromConfig(config, model) {
+function functionalFromConfig(config, model, fastWeightInit) {
   const outputs = new Map();
   const created = [];
   for (const conf of config.layers) {
-    const layer = deserializeLayer(conf);
+    const layer = deserializeLayer(conf, fastWeightInit);
     const name = conf.name != null ? conf.name : layer.name;
     created.push({ layer, name, pending: (conf.inboundNodes || []).slice() });
     outputs.set(name, []);
@@ -321,7 +324,8 @@ async function modelFromArtifacts(artifacts, options = {}) {
     throw new Error('The model artifacts hold a binary (graph model) topology: load it with tf.loadGraphModel');
   }
   const strict = options.strict == null ? true : options.strict;
-  const model = deserializeModel(convertPythonicToTs(topologyOf(artifacts.modelTopology)));
+  const fastWeightInit = artifacts.weightData != null && artifacts.weightSpecs != null && strict;
+  const model = deserializeModel(convertPythonicToTs(topologyOf(artifacts.modelTopology)), fastWeightInit);
   try {
     if (artifacts.trainingConfig != null) loadTrainingConfig(model, artifacts.trainingConfig);
     if (artifacts.userDefinedMetadata != null) model.setUserDefinedMetadata(artifacts.userDefinedMetadata);

@@ -146,6 +146,8 @@ pub struct Builder<'a> {
     pub dtype: DType,
     pub weights: Vec<Weight>,
     pub spec: Option<InputSpec>,
+    /// Zeros instead of the initializers: the weights are about to be loaded from a file.
+    pub fast_init: bool,
 }
 
 impl Builder<'_> {
@@ -160,6 +162,7 @@ impl Builder<'_> {
         constraint: Option<&Constraint>,
         trainable: bool,
     ) -> Result<usize> {
+        let init = if self.fast_init { &Initializer::Zeros } else { init };
         let value = init.make(self.e, shape, self.dtype)?;
         self.add_value(name, value, regularizer, constraint, trainable)
     }
@@ -224,6 +227,9 @@ pub struct Layer {
     /// Models using this layer (for `dispose`: the weights go with the last).
     pub ref_count: usize,
     pub disposed: bool,
+    /// Build with zero weights instead of running the initializers (tfjs's
+    /// `setFastWeightInitDuringBuild`: set while a model file is loaded).
+    pub fast_init: bool,
 }
 
 impl Layer {
@@ -277,6 +283,7 @@ impl Layer {
             output_shapes: Vec::new(),
             ref_count: 0,
             disposed: false,
+            fast_init: false,
         })
     }
 
@@ -296,7 +303,8 @@ impl Layer {
         self.check_count(inputs.len())?;
         let outputs = self.kind.output_shapes(inputs)?;
         if !self.built {
-            let mut b = Builder { e, layer: &self.name, dtype: self.dtype, weights: Vec::new(), spec: None };
+            let mut b =
+                Builder { e, layer: &self.name, dtype: self.dtype, weights: Vec::new(), spec: None, fast_init: self.fast_init };
             let built = e_tidy_build(&mut b, &mut *self.kind, inputs);
             let (weights, spec) = (std::mem::take(&mut b.weights), b.spec.take());
             if let Err(err) = built {

@@ -199,7 +199,7 @@ impl Engine {
             Random::Normal { mean, std_dev } | Random::TruncatedNormal { mean, std_dev } => {
                 let truncated = matches!(dist, Random::TruncatedNormal { .. });
                 let mut g = Gauss::new(mean, std_dev, truncated, round, &seed);
-                HostData::from_f64(dtype, (0..n).map(|_| g.sample()))
+                HostData::from_f64(dtype, g.fill(n))
             }
             // `min + (max - min) * u`, also for min > max, infinite or NaN bounds.
             Random::Uniform { min, max } => {
