@@ -117,6 +117,11 @@ async function main(): Promise<void> {
   const fm: tf.LayersModel = tf.model({ inputs: inp, outputs: out });
   console.log(hist.history.loss, mlp.countParams(), fm.outputShape);
   tf.dispose([xs, ys, pred]);
+  const saved: tf.io.SaveResult = await mlp.save(tf.io.withSaveHandler(async (a: tf.io.ModelArtifacts) =>
+    ({ modelArtifactsInfo: tf.io.getModelArtifactsInfoForJSON(a) })));
+  const loaded: tf.LayersModel = await tf.loadLayersModel(tf.io.fromMemory({ modelTopology: mlp.toJSON(null, false) as object }));
+  console.log(saved.modelArtifactsInfo.weightDataBytes, loaded.name);
+  loaded.dispose();
   const freed: tf.DisposeResult = mlp.dispose();
   fm.dispose();
   console.log(freed.numDisposedVariables);
