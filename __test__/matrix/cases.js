@@ -521,7 +521,7 @@ function lookup(tf, fn) {
 // Namespaces whose functions join the generic layer, and those left out of it: the util
 // helpers that fetch, time or draw random numbers (util.test.js checks the rest).
 const NAMESPACES = ['image', 'linalg', 'losses', 'math', 'metrics', 'signal', 'util', 'tensor_util', 'sparse', 'fused', 'test_util',
-  'spectral', 'string', 'layers', 'initializers', 'regularizers', 'constraints', 'callbacks'];
+  'spectral', 'string', 'layers', 'initializers', 'regularizers', 'constraints', 'callbacks', 'io', 'browser', 'data'];
 const NAMESPACE_SKIP = new Set(['util.fetch', 'util.now', 'util.shuffle', 'util.shuffleCombo',
   'util.createShuffledIndices', 'util.randUniform', 'util.repeatedTry']);
 

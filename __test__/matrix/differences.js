@@ -8,6 +8,19 @@
 // Keep it short and honest: an entry is a deliberate difference, never a bug being hidden.
 module.exports = [
   {
+    reason: 'io.browserFiles takes only an array of files (tfjs slices whatever it is given: a string, a ' +
+      'typed array, a tensor, whose slice is a new tensor left allocated)',
+    name: /^io\.browserFiles\(/,
+    tidytensor: /^throws Error: tf\.io\.browserFiles\(\) takes an array of File objects/,
+  },
+  {
+    reason: 'datasets are instances of an unnamed subclass of tf.data.Dataset (tfjs\'s compiled class is ' +
+      'named "class_1")',
+    name: /^data\./,
+    tfjs: /^returns \{"T":"object","ctor":"class_1"\}$/,
+    tidytensor: /^returns \{"T":"object","ctor":"\?"\}$/,
+  },
+  {
     reason: 'layer factories given no options (undefined, null) use the defaults where tfjs throws a ' +
       'TypeError reading them',
     name: /^layers\.\w+\((undefined|null)?\)$/,

@@ -13,9 +13,11 @@ const { util, tensor_util } = require('../util');
 
 // Whether deep maps recurse into `obj`: arrays and plain objects, not tensors, typed arrays,
 // promises or decoders.
+// (A tensor is recognised as tfjs's Tensor[Symbol.hasInstance] does: by dataId, shape and dtype.)
 function isIterable(obj) {
+  const tensorLike = (o) => o instanceof Tensor || (o.dataId != null && o.shape != null && o.dtype != null);
   return obj != null && !ArrayBuffer.isView(obj) && (Array.isArray(obj) || (typeof obj === 'object'
-    && !(obj instanceof Tensor) && !(obj instanceof Promise) && !(obj instanceof StringDecoder)));
+    && !tensorLike(obj) && !(obj instanceof Promise) && !(obj instanceof StringDecoder)));
 }
 
 // What batch() turns into one tensor: primitives, arrays, tensors, typed arrays.

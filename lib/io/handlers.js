@@ -72,8 +72,8 @@ async function getModelArtifactsForJSON(modelJSON, loadWeights) {
 // ---- routers -------------------------------------------------------------------------------
 
 const routers = { save: [], load: [] };
-const registerSaveRouter = (router) => routers.save.push(router);
-const registerLoadRouter = (router) => routers.load.push(router);
+const registerSaveRouter = (router) => { routers.save.push(router); };
+const registerLoadRouter = (router) => { routers.load.push(router); };
 const handlersFor = (list, url, options) => list.map((r) => r(url, options)).filter((h) => h != null);
 const getSaveHandlers = (url) => handlersFor(routers.save, url);
 const getLoadHandlers = (url, loadOptions) => handlersFor(routers.load, url, loadOptions);
@@ -84,28 +84,53 @@ const FROM_MEMORY_WARNING = 'Please call tf.io.fromMemory() with only one argume
   'ModelArtifacts. The multi-argument signature of tf.io.fromMemory() has been deprecated and will be removed in a ' +
   'future release.';
 
+// The handlers of tf.io.fromMemory / withSaveHandler (tfjs's class names, as programs print
+// them): load() returns the given artifacts; save() calls the given function.
+class PassthroughLoader {
+  constructor(modelArtifacts) {
+    this.modelArtifacts = modelArtifacts;
+  }
+
+  load() {
+    return this.modelArtifacts;
+  }
+}
+
+class PassthroughSaver {
+  constructor(saveHandler) {
+    this.saveHandler = saveHandler;
+  }
+
+  save(modelArtifacts) {
+    return this.saveHandler(modelArtifacts);
+  }
+}
+
+class PassthroughAsync {
+  constructor(handler) {
+    if (handler.load) this.load = () => Promise.resolve(handler.load());
+    if (handler.save) this.save = (artifacts) => Promise.resolve(handler.save(artifacts));
+  }
+}
+
 // tf.io.fromMemorySync: a handler whose load() returns the given artifacts.
 function fromMemorySync(modelArtifacts, weightSpecs, weightData, trainingConfig) {
-  let artifacts;
   if (arguments.length === 1 && (modelArtifacts.modelTopology != null || modelArtifacts.weightSpecs != null)) {
-    artifacts = modelArtifacts;
-  } else {
-    console.warn(FROM_MEMORY_WARNING);
-    artifacts = arguments.length === 1 ? { modelTopology: modelArtifacts }
-      : { modelTopology: modelArtifacts, weightSpecs, weightData, trainingConfig };
+    return new PassthroughLoader(modelArtifacts);
   }
-  return { load: () => artifacts };
+  console.warn(FROM_MEMORY_WARNING);
+  return new PassthroughLoader(arguments.length === 1 ? { modelTopology: modelArtifacts }
+    : { modelTopology: modelArtifacts, weightSpecs, weightData, trainingConfig });
 }
 
 // tf.io.fromMemory: the same with an asynchronous load().
 function fromMemory(...args) {
-  const sync = fromMemorySync(...args);
-  return { load: () => Promise.resolve(sync.load()) };
+  return new PassthroughAsync(fromMemorySync(...args));
 }
 
 // tf.io.withSaveHandler / withSaveHandlerSync: a handler whose save() calls `saveHandler`.
-const withSaveHandler = (saveHandler) => ({ save: (artifacts) => saveHandler(artifacts) });
-const withSaveHandlerSync = withSaveHandler;
+const withSaveHandler = (saveHandler) => new PassthroughSaver(saveHandler);
+const withSaveHandlerSync = (saveHandler) => new PassthroughSaver(saveHandler);
 
 // ---- files ---------------------------------------------------------------------------------
 
@@ -286,7 +311,7 @@ class HTTPRequest {
         'https://developer.mozilla.org/en-US/docs/Web/API/Fetch_API)');
     }
     this.fetch = loadOptions.fetchFunc || ((...a) => fetch(...a));
-    if (path == null || path.length === 0) throw new Error('URL path for http must not be null, undefined or empty.');
+    if (path == null || !(path.length > 0)) throw new Error('URL path for http must not be null, undefined or empty.');
     if (Array.isArray(path) && path.length !== 2) {
       throw new Error(`URL paths for http must have a length of 2, (actual length is ${path.length}).`);
     }
@@ -370,7 +395,7 @@ async function fetchAll(urls, fetchFunc, loadOptions = {}) {
 const http = (path, loadOptions) => new HTTPRequest(path, loadOptions);
 const browserHTTPRequest = http;
 const httpRouter = (url, loadOptions) => {
-  const isHTTP = Array.isArray(url) ? url.every((u) => isHTTPScheme(u)) : typeof url === 'string' && isHTTPScheme(url);
+  const isHTTP = Array.isArray(url) ? url.every((u) => isHTTPScheme(u)) : isHTTPScheme(url);
   return isHTTP ? http(url, loadOptions) : null;
 };
 
@@ -466,11 +491,24 @@ function loadWeights(manifest, filePathPrefix = '', weightNames, requestInit) {
 
 // ---- browser-only handlers ------------------------------------------------------------------
 
-// tf.io.browserFiles reads File objects from an <input> element: there are none in Node.
-function browserFiles() {
-  throw new Error('tf.io.browserFiles() reads browser File objects and is not available in Node; ' +
-    "load model files with tf.loadLayersModel('file://path/to/model.json') instead");
+// tf.io.browserFiles reads File objects from an <input> element: Node has no FileReader.
+class BrowserFiles {
+  constructor(files) {
+    if (files == null || files.length < 1) {
+      throw new Error(`When calling browserFiles, at least 1 file is required, but received ${files}`);
+    }
+    if (!Array.isArray(files)) throw new Error(`tf.io.browserFiles() takes an array of File objects, got ${typeof files}`);
+    this.jsonFile = files[0];
+    this.weightsFiles = files.slice(1);
+  }
+
+  async load() {
+    throw new Error('tf.io.browserFiles() reads browser File objects and is not available in Node; ' +
+      "load model files with tf.loadLayersModel('file://path/to/model.json') instead");
+  }
 }
+
+const browserFiles = (files) => new BrowserFiles(files);
 
 // ---- model management ----------------------------------------------------------------------
 
