@@ -85,7 +85,16 @@ Object.assign(tf, trainm);
     LayersModel: M.LayersModel, Sequential: M.Sequential, callbacks: C.callbacks, Callback: C.Callback,
     CallbackList: C.CallbackList, CustomCallback: C.CustomCallback, History: C.History, EarlyStopping: C.EarlyStopping,
   });
+  // Model files (tf.io: handlers, routers, the weight format; lib/io).
+  const IO = require('./lib/layers/model_io');
+  Object.assign(tf, {
+    io: require('./lib/io').io,
+    loadLayersModel: IO.loadLayersModel,
+    models: { modelFromJSON: IO.modelFromJSON },
+  });
 }
+
+tf.data = require('./lib/data');
 
 // tf.util, tf.tensor_util (tfjs-core's helpers) and tf.metrics (tfjs-layers').
 const { util, tensor_util } = require('./lib/util');
@@ -135,6 +144,13 @@ Object.assign(tf, {
     'registerBackend', 'removeBackend', 'findBackendFactory', 'KernelBackend', 'DataStorage']) {
     tf[name] = registry[name];
   }
+}
+
+// tf.node's image decoders and encoders (tfjs-node's) and tf.browser's pixel functions.
+{
+  const images = require('./lib/images');
+  tf.node = Object.assign(tf.node || {}, images.node);
+  tf.browser = Object.assign(tf.browser || {}, images.browser);
 }
 
 module.exports = tf;
