@@ -12,6 +12,7 @@
 // Exits with status 1 if tensors leaked or the test accuracy is below 0.95.
 
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const zlib = require('zlib');
 
@@ -102,6 +103,23 @@ async function main() {
   // One prediction, inside tidy: nothing it makes outlives it.
   const guess = tf.tidy(() => model.predict(xTest.slice([0, 0], [1, 64])).argMax(-1).dataSync()[0]);
   console.log(`first test digit: predicted ${guess}, labelled ${test.labels[0]}`);
+
+  // Model files and images (tidytensor only: plain tfjs can neither write files nor decode
+  // images in Node): save the model, load it back, and classify the digit from a PNG file.
+  if (tf.node) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'digits-'));
+    await model.save(`file://${dir}/model`);
+    const reloaded = await tf.loadLayersModel(`file://${dir}/model/model.json`);
+    const digit = tf.tidy(() => xTest.slice([0, 0], [1, 64]).reshape([8, 8, 1]).mul(255).round().toInt());
+    fs.writeFileSync(path.join(dir, 'digit.png'), await tf.node.encodePng(digit));
+    digit.dispose();
+    const image = tf.node.decodeImage(fs.readFileSync(path.join(dir, 'digit.png')), 1);
+    const fromFile = tf.tidy(() => reloaded.predict(image.toFloat().div(255).reshape([1, 64])).argMax(-1).dataSync()[0]);
+    console.log(`saved to ${dir}/model, loaded back; ${dir}/digit.png classified as ${fromFile}`);
+    image.dispose();
+    reloaded.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 
   const freed = model.dispose();
   tf.dispose([xTrain, yTrain, xTest, yTest]);

@@ -5,7 +5,6 @@
 // directory; written as tfjs-node writes them), http(s) through Node's fetch, memory.
 const fs = require('node:fs');
 const nodePath = require('node:path');
-const { fileURLToPath } = require('node:url');
 const { CompositeArrayBuffer, DTYPE_VALUE_SIZE_MAP, decodeWeights, getWeightSpecs, sizeFromShape } = require('./weights');
 
 // ---- artifacts <-> model.json --------------------------------------------------------------
@@ -138,16 +137,10 @@ const FILE_SCHEME = 'file://';
 const MODEL_JSON_FILENAME = 'model.json';
 const WEIGHTS_BINARY_FILENAME = 'weights.bin';
 
-// A file:// URL or a plain path, as an absolute path.
+// A file:// URL or a plain path, as an absolute path. What follows file:// is taken
+// literally, as tfjs-node does ('file://a#b' is the file 'a#b', not a URL with a fragment).
 function filePath(p) {
-  if (p.startsWith(FILE_SCHEME)) {
-    try {
-      return fileURLToPath(p);
-    } catch (e) {
-      return nodePath.resolve(p.slice(FILE_SCHEME.length));
-    }
-  }
-  return nodePath.resolve(p);
+  return nodePath.resolve(p.startsWith(FILE_SCHEME) ? p.slice(FILE_SCHEME.length) : p);
 }
 
 function notFound(what, e) {
@@ -386,7 +379,12 @@ async function fetchAll(urls, fetchFunc, loadOptions = {}) {
   };
   if (progress) progress(0);
   const step1 = tick(0, 0.5);
-  const responses = await Promise.all(urls.map((u) => Promise.resolve(fetchFunc(u, loadOptions.requestInit, { isBinary: true })).then(step1)));
+  const responses = await Promise.all(urls.map(async (u) => {
+    const r = await fetchFunc(u, loadOptions.requestInit, { isBinary: true });
+    // A weight file that failed (404 ...) must not be read as weights.
+    if (r.ok === false) throw new Error(`Request to ${u} failed with status code ${r.status}: cannot load its weights`);
+    return step1(r);
+  }));
   done = 0;
   const step2 = tick(0.5, 1);
   return Promise.all(responses.map((r) => r.arrayBuffer().then(step2)));

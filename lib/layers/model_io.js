@@ -81,12 +81,8 @@ function nodesOf(model) {
 // inbound nodes and the input and output layers).
 function modelConfig(model) {
   if (model.getClassName() === 'Sequential') {
-    const layers = model.layers.map((l) => ({ className: l.getClassName(), config: l.getConfig() }));
-    // A Sequential model begun with an explicit InputLayer keeps its shape on the first layer.
-    if (layers.length > 0 && layers[0].config.batchInputShape == null) {
-      layers[0].config = { ...layers[0].config, batchInputShape: model.inputs[0].shape };
-    }
-    return { name: model.name, layers };
+    const all = model.inputLayer ? [model.inputLayer, ...model.layers] : model.layers;
+    return { name: model.name, layers: all.map((l) => ({ className: l.getClassName(), config: l.getConfig() })) };
   }
   const nodes = nodesOf(model);
   const nodeIndex = (node) => node.layer.inboundNodes.filter((n) => nodes.has(n)).indexOf(node);
@@ -145,26 +141,36 @@ function deserializeLayer(conf, fastWeightInit = false) {
 function deserializeModel(topology, fastWeightInit = false) {
   const { className, config } = topology;
   const { sequential, model } = require('./models');
-  if (className === 'Sequential') {
+  if (className !== 'Sequential' && className !== 'Model' && className !== 'Functional') throw unknown('model', className);
+  // Layers made before a later one fails are disposed: a bad file leaves nothing behind.
+  const made = [];
+  const make = (conf) => {
+    const layer = deserializeLayer(conf, fastWeightInit);
+    made.push(layer);
+    return layer;
+  };
+  try {
+    if (className !== 'Sequential') return functionalFromConfig(config, model, make);
     const confs = Array.isArray(config) ? config : config.layers;
     if (!Array.isArray(confs)) {
       throw new Error("When the config data for a Sequential model is not an Array, it must be an Object that contains the 'layers' field.");
     }
     const m = sequential(Array.isArray(config) ? {} : { name: config.name });
-    for (const conf of confs) m.add(deserializeLayer(conf, fastWeightInit));
+    for (const conf of confs) m.add(make(conf));
     return m;
+  } catch (e) {
+    for (const layer of made) layer.dispose();
+    throw e;
   }
-  if (className !== 'Model' && className !== 'Functional') throw unknown('model', className);
-  return functionalFromConfig(config, model, fastWeightInit);
 }
 
 // tfjs's Container.fromConfig: makes the layers, then replays their calls (deferring a call
 // until the layers it reads from have run), then wires inputs and outputs.
-function functionalFromConfig(config, model, fastWeightInit) {
+function functionalFromConfig(config, model, make) {
   const outputs = new Map();
   const created = [];
   for (const conf of config.layers) {
-    const layer = deserializeLayer(conf, fastWeightInit);
+    const layer = make(conf);
     const name = conf.name != null ? conf.name : layer.name;
     created.push({ layer, name, pending: (conf.inboundNodes || []).slice() });
     outputs.set(name, []);
@@ -401,7 +407,10 @@ async function saveModel(model, handlerOrURL, config) {
   };
   if (config != null && config.includeOptimizer && model.optimizer != null) {
     artifacts.trainingConfig = trainingConfig(model);
-    const opt = await encodeWeights(await model.optimizer.getWeights(), 'optimizer');
+    const optimizerWeights = await model.optimizer.getWeights();
+    const opt = await encodeWeights(optimizerWeights, 'optimizer');
+    // getWeights makes the iteration count a new scalar (the rest are the optimizer's variables).
+    dispose(optimizerWeights.filter((w) => w.name === 'iter').map((w) => w.tensor));
     weights.specs.push(...opt.specs);
     weights.data = concatenateArrayBuffers([weights.data, opt.data]);
   }

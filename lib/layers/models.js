@@ -537,6 +537,7 @@ class Sequential extends LayersModel {
     if (!(layer instanceof Layer)) throw new Error(`The added layer must be an instance of class Layer. Found: ${layer}`);
     this.model.add(layer.native);
     if (layer.getClassName() !== 'InputLayer' || this.layers.length > 0) this.layers.push(layer);
+    else this.inputLayer = layer; // an explicit first InputLayer: saved with the model, as tfjs does
   }
 
   pop() {
