@@ -34,6 +34,8 @@ Object.assign(tf, { complex, real, imag, fft, ifft, rfft, irfft });
 Object.assign(tf, {
   // engine
   tidy: eng.tidy,
+  // memory tools beyond tfjs (lib/memory)
+  tidyAsync: require('./lib/memory/async_scope').tidyAsync,
   keep: eng.keep,
   dispose: eng.dispose,
   memory: eng.memory,

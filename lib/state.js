@@ -5,6 +5,8 @@ const native = require('./native');
 
 const state = {
   meta: native.metaBuffer(),
+  // Called with each new Tensor / Variable handle when set (lib/memory/hooks.js).
+  onCreate: null,
 };
 
 module.exports = state;

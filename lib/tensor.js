@@ -97,7 +97,9 @@ function metaShape() {
 // Builds a Tensor for an id a native call just returned.
 function wrap(id) {
   const { shape, size } = metaShape();
-  return new Tensor(id, shape, DTYPES[meta[0]], size);
+  const t = new Tensor(id, shape, DTYPES[meta[0]], size);
+  if (state.onCreate !== null) state.onCreate(t);
+  return t;
 }
 
 // A tensor the native side made without writing its metadata (one of several outputs).
@@ -119,6 +121,7 @@ function variableOf(id) {
   const made = new Variable(id, shape, DTYPES[meta[0]], size, native.isTrainable(id),
     native.variableName(id));
   variables.set(id, new WeakRef(made));
+  if (state.onCreate !== null) state.onCreate(made);
   return made;
 }
 

@@ -163,3 +163,63 @@ pub fn end_profile(mark: u32, last: bool) -> Result<Vec<KernelInfo>> {
 pub fn synchronize() -> Result<()> {
     engine(|e| e.synchronize())
 }
+
+/// Every live tensor id, ascending (leak reports).
+#[napi]
+pub fn live_tensors() -> Result<Vec<f64>> {
+    engine(|e| Ok(e.live_tensors().into_iter().map(|i| i as f64).collect()))
+}
+
+/// What made a live tensor and what holds it; `null` once it is disposed.
+#[napi(object)]
+pub struct TensorOriginInfo {
+    pub op: String,
+    pub bytes: f64,
+    pub scoped: bool,
+    pub kept: bool,
+    pub variable: bool,
+}
+
+#[napi]
+pub fn tensor_origin(x: f64) -> Result<Option<TensorOriginInfo>> {
+    engine(|e| {
+        Ok(e.tensor_origin(id(x)).map(|o| TensorOriginInfo {
+            op: o.op.to_string(),
+            bytes: o.bytes as f64,
+            scoped: o.scoped,
+            kept: o.kept,
+            variable: o.variable,
+        }))
+    })
+}
+
+/// Debug mode: times each kernel for [`last_kernel`].
+#[napi]
+pub fn set_debug_mode(on: bool) -> Result<()> {
+    engine(|e| {
+        e.debug = on;
+        e.last_kernel = None;
+        Ok(())
+    })
+}
+
+/// In debug mode, the name and milliseconds of the last kernel run; taken (read once).
+#[napi]
+pub fn take_last_kernel() -> Result<Option<(String, f64)>> {
+    engine(|e| Ok(e.last_kernel.take().map(|(n, ms)| (n.to_string(), ms))))
+}
+
+/// Disposes the tensors `ids` that are still alive, unless kept or variables (the end of a
+/// `tidyAsync` scope).
+#[napi]
+pub fn dispose_unheld(ids: Vec<f64>) -> Result<()> {
+    engine(|e| {
+        for x in ids {
+            let i = id(x);
+            if e.tensor_origin(i).is_some_and(|o| !o.kept && !o.variable) {
+                e.dispose(i);
+            }
+        }
+        Ok(())
+    })
+}

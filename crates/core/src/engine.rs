@@ -23,6 +23,19 @@ pub struct TensorInfo {
     kept: bool,
     scope: Option<ScopeId>,
     variable: Option<Variable>,
+    /// The kernel that made it (`"Tensor"` for values uploaded directly): leak reports.
+    op: &'static str,
+}
+
+/// What leak reports show of a live tensor (see [`Engine::tensor_origin`]).
+pub struct TensorOrigin {
+    /// The kernel that made it.
+    pub op: &'static str,
+    pub bytes: usize,
+    /// Held by an open scope (disposed when it ends).
+    pub scoped: bool,
+    pub kept: bool,
+    pub variable: bool,
 }
 
 struct Variable {
@@ -115,6 +128,12 @@ pub struct Engine {
     tape_paused: usize,
     /// Backward passes in progress, nested.
     backward: Vec<grad::Backward>,
+    /// The depth-0 kernel running now (the `op` of the tensors it makes).
+    current_kernel: Option<&'static str>,
+    /// Debug mode (`tf.enableDebugMode`): each depth-0 kernel's name and time are kept in
+    /// `last_kernel` for the binding to check and log.
+    pub debug: bool,
+    pub last_kernel: Option<(&'static str, f64)>,
 }
 
 thread_local! {
@@ -249,8 +268,25 @@ impl Engine {
         if self.kernel_depth > 0 && variable.is_none() {
             self.kernel_made.push(id);
         }
-        self.tensors.insert(id, TensorInfo { shape, dtype, data, kept: false, scope, variable });
+        let op = match (&variable, self.current_kernel) {
+            (Some(_), _) => "Variable",
+            (None, Some(k)) => k,
+            (None, None) => "Tensor",
+        };
+        self.tensors.insert(id, TensorInfo { shape, dtype, data, kept: false, scope, variable, op });
         id
+    }
+
+    /// Where a live tensor comes from and what holds it (leak reports, the GC backstop).
+    pub fn tensor_origin(&self, id: TensorId) -> Option<TensorOrigin> {
+        let t = self.tensors.get(&id)?;
+        Some(TensorOrigin {
+            op: t.op,
+            bytes: tensor_bytes(&t.data, &t.shape, t.dtype),
+            scoped: t.scope.is_some(),
+            kept: t.kept,
+            variable: t.variable.is_some(),
+        })
     }
 
     /// Disposes a tensor; disposing twice (or an unknown id) does nothing.
@@ -350,10 +386,20 @@ impl Engine {
         let top = self.kernel_depth == 0;
         let profiling = top && self.profile.is_some();
         let before = profiling.then(|| (self.num_bytes, self.tensors.len(), std::time::Instant::now()));
+        let started = (top && self.debug).then(std::time::Instant::now);
         let mark = self.kernel_made.len();
+        if top {
+            self.current_kernel = Some(name);
+        }
         self.kernel_depth += 1;
         let result = body(self, &backend, &resolved);
         self.kernel_depth -= 1;
+        if top {
+            self.current_kernel = None;
+        }
+        if let Some(t0) = started {
+            self.last_kernel = Some((name, t0.elapsed().as_secs_f64() * 1e3));
+        }
         let outputs = result.as_ref().map(|o| o.ids()).unwrap_or(&[]);
         if outputs.len() == 1 && self.kernel_made.len() == mark + 1 && self.kernel_made[mark] == outputs[0] {
             // The common case: the kernel made its one output and nothing else.
@@ -409,6 +455,7 @@ impl Engine {
     /// kernels made and leaves kernel depth 0, so later ops are scoped and recorded again.
     pub fn abort_kernels(&mut self) {
         self.kernel_depth = 0;
+        self.current_kernel = None;
         for id in std::mem::take(&mut self.kernel_made) {
             self.dispose(id);
         }
