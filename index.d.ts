@@ -1858,3 +1858,16 @@ export interface LayersModel {
   setUserDefinedMetadata(userDefinedMetadata: {}): void;
   getUserDefinedMetadata(): {};
 }
+
+// ------------------------------------------------------------------------------------------
+// tidyAsync (issue 12)
+
+/**
+ * tf.tidy across awaits: tensors made while fn's async work runs (in any continuation of it)
+ * are disposed when its promise settles, except those in the resolved value, which join the
+ * caller's scope (an enclosing tidyAsync's, or none at top level). Kept tensors and variables
+ * survive; a rejection disposes what was collected and rethrows. Bad arguments give a rejected
+ * promise.
+ */
+export function tidyAsync<T>(fn: () => Promise<T> | T): Promise<T>;
+export function tidyAsync<T>(name: string, fn: () => Promise<T> | T): Promise<T>;

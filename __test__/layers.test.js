@@ -963,9 +963,16 @@ describe('initializers', () => {
     assert.deepEqual(rk.shape, [4, 16]);
     // A wide 4 x 16 matrix: W W^T = I.
     closeTo(gram(transpose(rk.dataSync(), 4, 16), 16, 4), identity(4), 1e-5, 'W W^T');
-    // The bias: zeros, then ones for the forget gate (unitForgetBias).
-    closeTo(layer.getWeights()[2].dataSync(), [0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], 0, 'bias');
+    // The bias: zeros, as tfjs (whose unitForgetBias is off unless given) ...
+    closeTo(layer.getWeights()[2].dataSync(), new Array(16).fill(0), 0, 'bias');
     layer.dispose();
+    // ... and with unitForgetBias, ones for the forget gate.
+    const forget = tt.layers.lstm({ units: 4, unitForgetBias: true });
+    const x2 = tt.zeros([1, 2, 3]);
+    tt.dispose(forget.apply(x2));
+    x2.dispose();
+    closeTo(forget.getWeights()[2].dataSync(), [0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], 0, 'bias');
+    forget.dispose();
   });
 
   const SEEDED = {

@@ -152,6 +152,9 @@ const TARGETS = {
   decodejpeg: { speedup: 1 },
   // Against the fastest peer in the run (tfjs's wasm backend, usually), not tfjs-node.
   predict1: { speedup: 5, fastestPeer: true },
+  // Against another workload of tidytensor itself (issue 12): at most `plus` more (in the unit).
+  tidyasynccall: { vs: 'tidycall', plus: 2 },
+  scalardisposetracked: { vs: 'scalardispose', plus: 3 },
 };
 
 function targetLines(columns, peak) {
@@ -163,6 +166,15 @@ function targetLines(columns, peak) {
   const lines = [`Targets of the cpu backend against tfjs-node (or the fastest peer where said)${peak ? ` (FMA peak ${fmt(peak)} GFLOP/s on all cores)` : ''}:`];
   for (const w of workloads) {
     const t = TARGETS[w.id];
+    if (t && t.vs) {
+      // A target relative to another tidytensor workload: ours ≤ theirs + plus.
+      const base = workloads.find((x) => x.id === t.vs);
+      const [ours, theirs] = [value(tt, w.id), value(tt, t.vs)];
+      if (ours == null || theirs == null) continue;
+      lines.push(`  ${w.label}: ${fmt(ours)} ${w.unit} vs ${fmt(theirs)} ${w.unit} (${base ? base.id : t.vs}); ` +
+        `target ≤ ${fmt(theirs + t.plus)} (+${t.plus}): ${ours <= theirs + t.plus ? 'met' : 'NOT met'}`);
+      continue;
+    }
     let peer = node;
     if (t && t.fastestPeer) {
       const valued = peers.filter((c) => value(c, w.id) != null);

@@ -205,10 +205,24 @@ pub trait Kind {
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>>;
     /// The layer's own config keys (tfjs's `getConfig`, less the base keys).
     fn config(&self) -> Map<String, Value>;
+    /// Whether tfjs's config of this kind has `activityRegularizer` and where it comes from.
+    fn activity_regularizer(&self) -> ActivityRegularizer {
+        ActivityRegularizer::Absent
+    }
     /// Whether it takes a list of inputs (merge layers).
     fn takes_list(&self) -> bool {
         false
     }
+}
+
+/// `activityRegularizer` in tfjs's configs: absent (most layers), always `null` (the recurrent
+/// layers, whose cells do not take one), or taken from the arguments (dense, convolutions,
+/// embedding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActivityRegularizer {
+    Absent,
+    Null,
+    Taken,
 }
 
 pub struct Layer {
@@ -218,6 +232,13 @@ pub struct Layer {
     pub dtype: DType,
     /// From `inputShape` / `batchInputShape` / `inputDim` (with `batchSize`).
     pub batch_input_shape: Option<Shape>,
+    /// Whether the config gave `inputShape` or `batchInputShape`: tfjs's layers have a `dtype`
+    /// (and write it) only then (`inputDim` and an embedding's `inputLength` set the batch input
+    /// shape without one).
+    pub shape_given: bool,
+    /// tfjs's `activityRegularizer` (dense, convolutions, embedding): kept for the config;
+    /// like tfjs, a layer with one refuses to be applied.
+    pub activity_regularizer: Option<Regularizer>,
     pub weights: Vec<Weight>,
     pub built: bool,
     pub spec: Option<InputSpec>,
@@ -244,6 +265,11 @@ impl Layer {
             None | Some("float32") => DType::Float32,
             Some("int32") => DType::Int32,
             Some(d) => bail!("Unsupported layer dtype {d}"),
+        };
+        let shape_given = c.has("batchInputShape") || c.has("inputShape");
+        let activity_regularizer = match kind.activity_regularizer() {
+            ActivityRegularizer::Taken => Regularizer::from_cfg(c, "activityRegularizer")?,
+            _ => None,
         };
         let batch_input_shape = match (c.shape("batchInputShape")?, c.shape("inputShape")?, c.get("inputDim")) {
             (Some(b), _, _) => Some(b),
@@ -276,6 +302,8 @@ impl Layer {
             trainable: c.bool_or("trainable", true)?,
             dtype,
             batch_input_shape,
+            shape_given,
+            activity_regularizer,
             weights: Vec::new(),
             built: false,
             spec: None,
@@ -303,8 +331,14 @@ impl Layer {
         self.check_count(inputs.len())?;
         let outputs = self.kind.output_shapes(inputs)?;
         if !self.built {
-            let mut b =
-                Builder { e, layer: &self.name, dtype: self.dtype, weights: Vec::new(), spec: None, fast_init: self.fast_init };
+            let mut b = Builder {
+                e,
+                layer: &self.name,
+                dtype: self.dtype,
+                weights: Vec::new(),
+                spec: None,
+                fast_init: self.fast_init,
+            };
             let built = e_tidy_build(&mut b, &mut *self.kind, inputs);
             let (weights, spec) = (std::mem::take(&mut b.weights), b.spec.take());
             if let Err(err) = built {
@@ -319,7 +353,16 @@ impl Layer {
             self.input_shapes = inputs.to_vec();
             self.output_shapes = outputs.clone();
         }
+        self.refuse_activity_regularizer()?;
         Ok(outputs)
+    }
+
+    /// tfjs's apply refuses layers with an activity regularizer (after building them).
+    fn refuse_activity_regularizer(&self) -> Result<()> {
+        if self.activity_regularizer.is_some() {
+            bail!("Layer invocation in the presence of activity regularizer(s) is not supported yet.");
+        }
+        Ok(())
     }
 
     /// A layer of one input refuses several (tfjs's text).
@@ -385,6 +428,7 @@ impl Layer {
             bail!("Layer '{}' is already disposed.", self.name);
         }
         self.check(&shapes)?;
+        self.refuse_activity_regularizer()?;
         let w: Vec<TensorId> = self.weights.iter().map(|w| w.var).collect();
         let inputs: Vec<TensorId> = if self.dtype == DType::Float32 {
             let mut v = Vec::with_capacity(inputs.len());
@@ -407,12 +451,28 @@ impl Layer {
     /// tfjs's `getConfig()`: the base keys and the kind's.
     pub fn config(&self) -> Value {
         let mut m = Map::new();
+        let input_layer = self.class_name() == "InputLayer";
         m.insert("name".into(), json!(self.name));
-        m.insert("trainable".into(), json!(self.trainable));
+        // tfjs's InputLayer config has no `trainable`.
+        if !input_layer {
+            m.insert("trainable".into(), json!(self.trainable));
+        }
         if let Some(s) = &self.batch_input_shape {
             m.insert("batchInputShape".into(), shape_json(s));
         }
-        m.insert("dtype".into(), json!(self.dtype.name()));
+        // tfjs writes `dtype` for input layers and for layers given an input shape only (its
+        // other layers have none: their `dtype` argument is dropped). A dtype other than float32
+        // is written here anyway, so that the layer reloads as it is.
+        if input_layer || self.shape_given || self.dtype != DType::Float32 {
+            m.insert("dtype".into(), json!(self.dtype.name()));
+        }
+        match self.kind.activity_regularizer() {
+            ActivityRegularizer::Absent => {}
+            _ => {
+                let r = self.activity_regularizer.as_ref().map_or(Value::Null, Regularizer::to_json);
+                m.insert("activityRegularizer".into(), r);
+            }
+        }
         m.extend(self.kind.config());
         Value::Object(m)
     }

@@ -5,7 +5,7 @@ use super::{one_output, Common};
 use crate::activations::Activation;
 use crate::config::Cfg;
 use crate::initializers::Initializer;
-use crate::layer::{Builder, InputSpec, Kind, Shape};
+use crate::layer::{ActivityRegularizer, Builder, InputSpec, Kind, Shape};
 use crate::regularizers::{Constraint, Regularizer};
 use serde_json::{json, Map, Value};
 use tidytensor_core::ops::{ConvKind, Padding, Resize, Window};
@@ -56,6 +56,21 @@ pub fn conv_output_length(
 
 impl Conv {
     pub fn new(c: Cfg, ty: ConvType) -> Result<Conv> {
+        // tfjs 4.22 writes a DepthwiseConv2D's depthwiseRegularizer as its depthwiseConstraint
+        // (a bug; written correctly here): its files can carry an L1L2 there, which tfjs loads
+        // and which is no constraint. Read as none.
+        let cleaned: Map<String, Value>;
+        let c = match c.get("depthwiseConstraint").map(crate::config::class_and_config) {
+            Some(Ok((class, _))) if ty == ConvType::Depthwise && ["L1L2", "L1", "L2"].contains(&class.as_str()) => {
+                cleaned =
+                    c.0.iter()
+                        .filter(|(k, _)| !["depthwiseConstraint", "depthwise_constraint"].contains(&k.as_str()))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                Cfg(&cleaned)
+            }
+            _ => c,
+        };
         let rank = if ty == ConvType::Conv1d { 1 } else { 2 };
         let filters = match ty {
             ConvType::Depthwise => 0,
@@ -261,12 +276,27 @@ impl Kind for Conv {
         m.insert("kernelSize".into(), json!(self.kernel_size));
         m.insert("strides".into(), json!(self.strides));
         m.insert("padding".into(), json!(self.padding));
-        m.insert("dataFormat".into(), json!("channelsLast"));
-        m.insert("dilationRate".into(), json!(self.dilation));
+        // tfjs's Conv1D config has no dataFormat; its Conv2DTranspose none dilationRate (it
+        // takes none either).
+        if self.ty != ConvType::Conv1d {
+            m.insert("dataFormat".into(), json!("channelsLast"));
+        }
+        if self.ty != ConvType::Transpose {
+            m.insert("dilationRate".into(), json!(self.dilation));
+        }
         m.insert("activation".into(), json!(self.activation.name()));
         let prefix = match self.ty {
-            ConvType::Depthwise | ConvType::Separable => {
+            ConvType::Depthwise => {
                 m.insert("depthMultiplier".into(), json!(self.depth_multiplier));
+                "depthwise"
+            }
+            ConvType::Separable => {
+                // tfjs 4.22 leaves depthMultiplier out of SeparableConv2D's config (a bug: its
+                // files then reload with 1). Written here when it is not 1, so that the layer
+                // reloads as it is; left out when it is 1, as tfjs does.
+                if self.depth_multiplier != 1 {
+                    m.insert("depthMultiplier".into(), json!(self.depth_multiplier));
+                }
                 "depthwise"
             }
             _ => "kernel",
@@ -278,6 +308,10 @@ impl Kind for Conv {
             m.insert("pointwiseConstraint".into(), con.as_ref().map_or(Value::Null, Constraint::to_json));
         }
         m
+    }
+
+    fn activity_regularizer(&self) -> ActivityRegularizer {
+        ActivityRegularizer::Taken
     }
 }
 

@@ -5,7 +5,7 @@ use super::{one_output, Common};
 use crate::activations::Activation;
 use crate::config::Cfg;
 use crate::initializers::Initializer;
-use crate::layer::{dims, Builder, InputSpec, Kind, Shape};
+use crate::layer::{dims, ActivityRegularizer, Builder, InputSpec, Kind, Shape};
 use crate::ops::Ops;
 use serde_json::{json, Map, Value};
 use tidytensor_core::ops::Random;
@@ -78,6 +78,9 @@ impl Kind for Dense {
         m.insert("activation".into(), json!(self.activation.name()));
         self.c.config_into(&mut m, "kernel");
         m
+    }
+    fn activity_regularizer(&self) -> ActivityRegularizer {
+        ActivityRegularizer::Taken
     }
 }
 
@@ -165,8 +168,26 @@ impl Kind for Dropout {
     }
 }
 
-/// `[batch, ...]` as `[batch, product]`.
-pub struct Flatten;
+/// `[batch, ...]` as `[batch, product]` (channels-first inputs moved to channels-last first).
+pub struct Flatten {
+    /// As given (tfjs writes it only then).
+    data_format: Option<String>,
+}
+
+impl Flatten {
+    pub fn new(c: Cfg) -> Result<Flatten> {
+        let data_format = match c.get("dataFormat") {
+            None => None,
+            Some(Value::String(f)) => match f.as_str() {
+                "channelsLast" | "channels_last" => Some("channelsLast".to_string()),
+                "channelsFirst" | "channels_first" => Some("channelsFirst".to_string()),
+                _ => bail!("Invalid DataFormat: {f}. Valid values are channelsFirst, channelsLast"),
+            },
+            Some(v) => bail!("dataFormat must be a string, got {v}"),
+        };
+        Ok(Flatten { data_format })
+    }
+}
 
 impl Kind for Flatten {
     fn class_name(&self) -> &'static str {
@@ -187,26 +208,49 @@ impl Kind for Flatten {
         Ok(vec![vec![s[0], rest]])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
-        let b = e.shape(inputs[0])?.first().copied().unwrap_or(1) as i64;
-        one_output(e.reshape(inputs[0], &[b, -1]))
+        let shape = e.shape(inputs[0])?.to_vec();
+        let b = shape.first().copied().unwrap_or(1) as i64;
+        let mut x = inputs[0];
+        if self.data_format.as_deref() == Some("channelsFirst") && shape.len() > 1 {
+            // tfjs: the channels axis (1) moved to the end.
+            let mut perm: Vec<i64> = vec![0];
+            perm.extend(2..shape.len() as i64);
+            perm.push(1);
+            x = e.transpose(x, Some(&perm))?;
+        }
+        one_output(e.reshape(x, &[b, -1]))
     }
     fn config(&self) -> Map<String, Value> {
         let mut m = Map::new();
-        m.insert("dataFormat".into(), json!("channelsLast"));
+        if let Some(f) = &self.data_format {
+            m.insert("dataFormat".into(), json!(f));
+        }
         m
     }
 }
 
-/// Reshapes all but the batch axis to `targetShape` (one entry may be -1).
+/// Reshapes all but the batch axis to `targetShape` (one entry may be unknown: -1, or `null`
+/// as tfjs writes it).
 pub struct Reshape {
+    /// -1 for the unknown entry.
     target: Vec<i64>,
 }
 
 impl Reshape {
     pub fn new(c: Cfg) -> Result<Reshape> {
-        let target = c
-            .ints("targetShape")?
-            .ok_or_else(|| tidytensor_core::Error("targetShape is required but was not provided".into()))?;
+        let target = match c.get("targetShape") {
+            None => bail!("targetShape is required but was not provided"),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| match x {
+                    Value::Null => Ok(-1),
+                    _ => x.as_i64().map(|d| d.max(-1)).ok_or_else(|| {
+                        tidytensor_core::Error(format!("targetShape must be a list of integers, got {x}"))
+                    }),
+                })
+                .collect::<Result<Vec<i64>>>()?,
+            Some(v) => bail!("targetShape must be a list of integers, got {v}"),
+        };
         Ok(Reshape { target })
     }
 }
@@ -251,7 +295,9 @@ impl Kind for Reshape {
     }
     fn config(&self) -> Map<String, Value> {
         let mut m = Map::new();
-        m.insert("targetShape".into(), json!(self.target));
+        // tfjs writes the unknown entry as null.
+        let target: Vec<Value> = self.target.iter().map(|&d| if d < 0 { Value::Null } else { json!(d) }).collect();
+        m.insert("targetShape".into(), Value::Array(target));
         m
     }
 }
@@ -340,7 +386,8 @@ pub struct Embedding {
     init: Initializer,
     regularizer: Option<crate::regularizers::Regularizer>,
     constraint: Option<crate::regularizers::Constraint>,
-    mask_zero: bool,
+    /// As given (tfjs writes `null` when not): masks are not made here either way.
+    mask_zero: Option<bool>,
     input_length: Option<Value>,
 }
 
@@ -352,7 +399,7 @@ impl Embedding {
             init: Initializer::from_cfg(c, "embeddingsInitializer", "randomUniform")?,
             regularizer: crate::regularizers::Regularizer::from_cfg(c, "embeddingsRegularizer")?,
             constraint: crate::regularizers::Constraint::from_cfg(c, "embeddingsConstraint")?,
-            mask_zero: c.bool_or("maskZero", false)?,
+            mask_zero: c.get("maskZero").map(|_| c.bool_or("maskZero", false)).transpose()?,
             input_length: c.get("inputLength").cloned(),
         })
     }
@@ -398,6 +445,9 @@ impl Kind for Embedding {
         m.insert("maskZero".into(), json!(self.mask_zero));
         m.insert("inputLength".into(), self.input_length.clone().unwrap_or(Value::Null));
         m
+    }
+    fn activity_regularizer(&self) -> ActivityRegularizer {
+        ActivityRegularizer::Taken
     }
 }
 

@@ -22,7 +22,7 @@ pub fn layer(class: &str, config: &Value) -> Result<LayerRef> {
         "Dense" | "dense" => Box::new(core::Dense::new(c)?),
         "Activation" | "activation" => Box::new(core::ActivationLayer::new(c)?),
         "Dropout" | "dropout" => Box::new(core::Dropout::new(c)?),
-        "Flatten" | "flatten" => Box::new(core::Flatten),
+        "Flatten" | "flatten" => Box::new(core::Flatten::new(c)?),
         "Reshape" | "reshape" => Box::new(core::Reshape::new(c)?),
         "Permute" | "permute" => Box::new(core::Permute::new(c)?),
         "RepeatVector" | "repeatVector" => Box::new(core::RepeatVector::new(c)?),

@@ -185,6 +185,9 @@ pub struct LayerNormalization {
     beta: Param,
     gamma: Param,
     axis_given_as_list: bool,
+    /// The axes resolved against the input rank at build (non-negative, in the given order),
+    /// which tfjs's config shows from then on (`[3]` for `axis: -1` on rank-4 inputs).
+    resolved: Option<Vec<i64>>,
 }
 
 impl LayerNormalization {
@@ -205,6 +208,7 @@ impl LayerNormalization {
             beta: Param::new(c, "beta", "zeros")?,
             gamma: Param::new(c, "gamma", "ones")?,
             axis_given_as_list: list,
+            resolved: None,
         })
     }
 
@@ -230,6 +234,7 @@ impl Kind for LayerNormalization {
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         let s = &inputs[0];
         let axes = self.axes_of(s.len())?;
+        let resolved: Vec<i64> = self.axes.iter().map(|&a| if a < 0 { a + s.len() as i64 } else { a }).collect();
         let mut pshape = Vec::new();
         for &a in &axes {
             match s[a] {
@@ -243,6 +248,7 @@ impl Kind for LayerNormalization {
         if self.center {
             b.add("beta", &pshape, &self.beta.init, self.beta.reg.as_ref(), self.beta.con.as_ref(), true)?;
         }
+        self.resolved = Some(resolved);
         Ok(())
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
@@ -272,12 +278,25 @@ impl Kind for LayerNormalization {
     }
     fn config(&self) -> Map<String, Value> {
         let mut m = Map::new();
-        m.insert("axis".into(), if self.axis_given_as_list { json!(self.axes) } else { json!(self.axes[0]) });
+        // As given until built, then resolved (as tfjs).
+        let axis = match &self.resolved {
+            Some(r) => json!(r),
+            None if self.axis_given_as_list => json!(self.axes),
+            None => json!(self.axes[0]),
+        };
+        m.insert("axis".into(), axis);
         m.insert("epsilon".into(), json!(self.epsilon));
         m.insert("center".into(), json!(self.center));
         m.insert("scale".into(), json!(self.scale));
         self.beta.write_config(&mut m, "beta");
         self.gamma.write_config(&mut m, "gamma");
+        // tfjs's LayerNormalization takes no constraints (nor writes them); tidytensor's applies
+        // them, so they are written when set.
+        for (name, p) in [("beta", &self.beta), ("gamma", &self.gamma)] {
+            if p.con.is_none() {
+                m.remove(&format!("{name}Constraint"));
+            }
+        }
         m
     }
 }

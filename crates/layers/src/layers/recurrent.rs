@@ -5,7 +5,7 @@
 use crate::activations::Activation;
 use crate::config::Cfg;
 use crate::initializers::Initializer;
-use crate::layer::{Builder, InputSpec, Kind, Shape};
+use crate::layer::{ActivityRegularizer, Builder, InputSpec, Kind, Shape};
 use crate::ops::Ops;
 use crate::regularizers::{Constraint, Regularizer};
 use serde_json::{json, Map, Value};
@@ -39,6 +39,12 @@ pub struct Rnn {
     recurrent_init: Initializer,
     bias_init: Initializer,
     unit_forget_bias: bool,
+    /// LSTM: whether `unitForgetBias` was given (tfjs writes `null` when not; `null` reads back
+    /// as the default, false as in tfjs).
+    unit_forget_bias_given: bool,
+    /// LSTM and GRU: `implementation` as given (tfjs keeps it for the config only; `null` when
+    /// not given).
+    implementation: Option<Value>,
     regs: [Option<Regularizer>; 3],
     cons: [Option<Constraint>; 3],
     return_sequences: bool,
@@ -75,7 +81,9 @@ impl Rnn {
             kernel_init: Initializer::from_cfg(c, "kernelInitializer", "glorotNormal")?,
             recurrent_init: Initializer::from_cfg(c, "recurrentInitializer", "orthogonal")?,
             bias_init: Initializer::from_cfg(c, "biasInitializer", "zeros")?,
-            unit_forget_bias: cell == Cell::Lstm && c.bool_or("unitForgetBias", true)?,
+            unit_forget_bias: cell == Cell::Lstm && c.bool_or("unitForgetBias", false)?,
+            unit_forget_bias_given: c.has("unitForgetBias"),
+            implementation: c.get("implementation").cloned(),
             regs: [
                 Regularizer::from_cfg(c, "kernelRegularizer")?,
                 Regularizer::from_cfg(c, "recurrentRegularizer")?,
@@ -248,7 +256,14 @@ impl Kind for Rnn {
         m.insert("recurrentInitializer".into(), self.recurrent_init.to_json());
         m.insert("biasInitializer".into(), self.bias_init.to_json());
         if self.cell == Cell::Lstm {
-            m.insert("unitForgetBias".into(), json!(self.unit_forget_bias));
+            let ufb = if self.unit_forget_bias_given { json!(self.unit_forget_bias) } else { Value::Null };
+            m.insert("unitForgetBias".into(), ufb);
+        }
+        if self.cell != Cell::Simple {
+            m.insert("implementation".into(), self.implementation.clone().unwrap_or(Value::Null));
+        }
+        if self.cell == Cell::Gru {
+            m.insert("resetAfter".into(), json!(false));
         }
         for (i, k) in ["kernel", "recurrent", "bias"].iter().enumerate() {
             m.insert(format!("{k}Regularizer"), opt(self.regs[i].as_ref().map(Regularizer::to_json)));
@@ -262,5 +277,8 @@ impl Kind for Rnn {
         m.insert("stateful".into(), json!(false));
         m.insert("unroll".into(), json!(false));
         m
+    }
+    fn activity_regularizer(&self) -> ActivityRegularizer {
+        ActivityRegularizer::Null
     }
 }
