@@ -11,7 +11,10 @@ const { tt, tfo, assert } = require('./helpers/setup');
 const EXTRA_ALLOWED = {
   // tf.node: tfjs-node's image codecs (decodeImage, encodePng ...), which Node programs use
   // with tfjs-node and which @tensorflow/tfjs lacks.
-  top: ['node'],
+  top: ['node',
+    // tidytensor's memory tools (lib/memory): tf.tidy across awaits, the leak finder and the
+    // report of live tensors by origin; tfjs has no counterpart.
+    'tidyAsync', 'leaks', 'memoryReport'],
   // tf.io.fileSystem: tfjs-node's file handler (model files on disk).
   io: ['fileSystem'],
 };

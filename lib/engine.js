@@ -90,8 +90,18 @@ function dispose(container) {
   for (let i = 0; i < tensors.length; i++) tensors[i].dispose();
 }
 
+// Fields tidytensor adds to tf.memory() once a memory tool is on (the GC backstop's
+// numReclaimed); none by default, so that it has exactly tfjs's fields.
+let memoryExtra = null;
+
 function memory() {
-  return native.memory();
+  const info = native.memory();
+  if (memoryExtra !== null) memoryExtra(info);
+  return info;
+}
+
+function setMemoryExtra(fn) {
+  memoryExtra = fn;
 }
 
 // Profiles nest: each sees the kernels run while it is open (the native engine records them).
@@ -263,4 +273,5 @@ function engine() {
 module.exports = {
   tidy, keep, dispose, memory, profile, time, variable, disposeVariables,
   getBackend, setBackend, ready, backend, findBackend, engine, collectIds, Tensor, Variable,
+  setMemoryExtra,
 };

@@ -206,6 +206,8 @@ function registerTfjsFlags(E) {
         'be downloaded to CPU and checked for NaNs. ' +
         'This significantly impacts performance.');
     }
+    // Each kernel's outputs checked and its profile logged (lib/memory/debug.js).
+    require('./memory/debug').setDebugMode(debugValue);
   });
   E.registerFlag('IS_BROWSER', isBrowser);
   E.registerFlag('IS_NODE', () => (typeof process !== 'undefined') &&
@@ -278,8 +280,21 @@ function registerTfjsFlags(E) {
   E.registerFlag('ENGINE_COMPILE_ONLY', () => false);
 }
 
+// tidytensor's own flags, registered after tfjs's: its memory tools (lib/memory).
+//   TRACK_ORIGINS: remember the line of code that made each tensor, for tf.leaks,
+//     tf.memoryReport and the GC backstop's warning (also on with TIDYTENSOR_TRACK_ORIGINS=1).
+//   GC_BACKSTOP: dispose tensors whose handles were garbage-collected while nothing held them.
+const TIDYTENSOR_FLAGS = ['TRACK_ORIGINS', 'GC_BACKSTOP'];
+
+function registerTidytensorFlags(E) {
+  E.registerFlag('TRACK_ORIGINS', () => require('./memory/origins').envVarOn(),
+    (on) => require('./memory/origins').setTracking(on));
+  E.registerFlag('GC_BACKSTOP', () => false, (on) => require('./memory/backstop').setBackstop(on));
+}
+
 ENV = new Environment(globalThis);
 registerTfjsFlags(ENV);
+registerTidytensorFlags(ENV);
 // The flags @tensorflow/tfjs has evaluated once loaded, in its order, so that
 // tf.env().getFlags() starts out the same.
 for (const f of ['IS_BROWSER', 'IS_NODE', 'DEBUG', 'CPU_HANDOFF_SIZE_THRESHOLD',
@@ -315,5 +330,5 @@ function setPlatform(platformName, platform) {
 
 module.exports = {
   env, Environment, ENV, getQueryParams, enableProdMode, enableDebugMode,
-  disableDeprecationWarnings, deprecationWarn, setPlatform, PlatformNode,
+  disableDeprecationWarnings, deprecationWarn, setPlatform, PlatformNode, TIDYTENSOR_FLAGS,
 };

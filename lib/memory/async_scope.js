@@ -13,6 +13,8 @@ const hooks = require('./hooks');
 
 const context = new AsyncLocalStorage();
 let listening = false;
+// The scopes whose fn has not settled yet (the GC backstop asks them before reclaiming).
+const openScopes = new Set();
 
 // A scope's ids of disposed tensors are dropped now and then, so that a long-running scope
 // (a training loop inside tidyAsync) does not grow without bound.
@@ -41,6 +43,7 @@ function record(t) {
 // Disposes what `scope` collected but `keepIds` (one native call; kept tensors and variables
 // stay); those join the caller's async scope.
 function settle(scope, keepIds) {
+  openScopes.delete(scope);
   const keep = new Set(keepIds);
   const parent = context.getStore();
   const drop = [];
@@ -70,6 +73,7 @@ function checkArgs(nameOrFn, fn) {
 function tidyAsync(nameOrFn, fn) {
   let result;
   const scope = new AsyncScope();
+  openScopes.add(scope);
   try {
     fn = checkArgs(nameOrFn, fn);
     // From the first call on, new tensors are offered to the current async scope (a lookup).
@@ -91,4 +95,10 @@ function tidyAsync(nameOrFn, fn) {
   });
 }
 
-module.exports = { tidyAsync };
+// Whether an open tidyAsync scope holds tensor `id` (it will dispose or hand on the tensor).
+function heldByOpenScope(id) {
+  for (const scope of openScopes) if (scope.ids.has(id)) return true;
+  return false;
+}
+
+module.exports = { tidyAsync, heldByOpenScope };
