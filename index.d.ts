@@ -1871,3 +1871,115 @@ export interface LayersModel {
  */
 export function tidyAsync<T>(fn: () => Promise<T> | T): Promise<T>;
 export function tidyAsync<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+
+// ------------------------------------------------------------------------------------------
+// Leak finder, memory report, GC backstop (issue 12; lib/memory)
+
+/** The user's stack frame that made a tensor (origin tracking on). */
+export interface TensorOriginFrame {
+  /** Absolute path (a file:// URL is converted), or the script name V8 gives ('[eval]'). */
+  file: string;
+  line: number;
+  column: number;
+  functionName: string | null;
+}
+
+/** A live tensor as tf.leaks reports it. */
+export interface LeakedTensor {
+  id: number;
+  shape: number[];
+  dtype: DataType;
+  bytes: number;
+  /** The kernel that made it ('Add', 'BatchMatMul' ...), 'Tensor' for uploaded values, 'Variable'. */
+  op: string;
+  /**
+   * What reports group by: 'fn (file:line:column)' (the file relative to the working directory)
+   * when origin tracking recorded the tensor, else `op`.
+   */
+  origin: string;
+  /** null when origin tracking was off when the tensor was made. */
+  frame: TensorOriginFrame | null;
+  /** Held by an open tidy scope (which will dispose it). */
+  scoped: boolean;
+  /** Passed to tf.keep. */
+  kept: boolean;
+  variable: boolean;
+}
+
+/** Tensors of one origin: their count, bytes, distinct shapes and ops. */
+export interface OriginSummary {
+  origin: string;
+  count: number;
+  bytes: number;
+  shapes: number[][];
+  ops: string[];
+}
+
+export interface LeakReport<T> {
+  /** Tensors alive after fn that were not alive before, except those fn returned; by id. */
+  tensors: LeakedTensor[];
+  /** `tensors` grouped by origin, the most bytes first. */
+  summary: OriginSummary[];
+  numTensors: number;
+  numBytes: number;
+  /** What fn returned (its tensors are not reported). */
+  result: T;
+}
+
+/**
+ * Runs fn and reports the tensors it left alive (not those it returns). With origin tracking
+ * on (`tf.env().set('TRACK_ORIGINS', true)` or TIDYTENSOR_TRACK_ORIGINS=1) each names the line
+ * of code that made it. An async fn gives a promise of the report.
+ */
+export function leaks<T>(fn: () => Promise<T>): Promise<LeakReport<T>>;
+export function leaks<T>(fn: () => T): LeakReport<T>;
+
+/** Prints the live tensors grouped by origin, the most bytes first, and returns the rows. */
+export function memoryReport(): OriginSummary[];
+
+export interface MemoryInfo {
+  /** Tensors the GC backstop disposed (present once GC_BACKSTOP has been enabled). */
+  numReclaimed?: number;
+}
+
+// ---- graph models (tf.loadGraphModel, tf.GraphModel: tfjs-converter's format; lib/graph) ----
+export interface ModelTensorInfo {
+  name: string;
+  /** The placeholder's shape (-1 for an unknown dimension); undefined where the node has none. */
+  shape?: number[];
+  dtype?: DataType;
+  tfDtype?: string;
+}
+
+export declare class GraphModel<ModelURL extends string | io.IOHandler = string | io.IOHandler> {
+  constructor(modelUrl: ModelURL, loadOptions?: io.LoadOptions, tfio?: object);
+  readonly modelVersion: string;
+  readonly inputNodes: string[];
+  readonly outputNodes: string[];
+  readonly inputs: ModelTensorInfo[];
+  readonly outputs: ModelTensorInfo[];
+  readonly weights: { [name: string]: Tensor[] };
+  readonly metadata: {} | undefined;
+  readonly modelSignature: {} | undefined;
+  readonly modelStructuredOutputKeys: {} | undefined;
+  /** Loads the artifacts through the handler, then the graph: a promise when the handler's load() is async. */
+  load(): boolean | Promise<boolean>;
+  loadSync(artifacts: io.ModelArtifacts): boolean;
+  save(handlerOrURL: io.IOHandler | string, config?: object): Promise<io.SaveResult>;
+  predict(inputs: Tensor | Tensor[] | NamedTensorMap, config?: { batchSize?: number; verbose?: boolean }):
+    Tensor | Tensor[] | NamedTensorMap;
+  predictAsync(inputs: Tensor | Tensor[] | NamedTensorMap, config?: { batchSize?: number; verbose?: boolean }):
+    Promise<Tensor | Tensor[] | NamedTensorMap>;
+  execute(inputs: Tensor | Tensor[] | NamedTensorMap, outputs?: string | string[]): Tensor | Tensor[];
+  executeAsync(inputs: Tensor | Tensor[] | NamedTensorMap, outputs?: string | string[]): Promise<Tensor | Tensor[]>;
+  /** With the KEEP_INTERMEDIATE_TENSORS flag on: the last execution's tensors by node name. */
+  getIntermediateTensors(): { [name: string]: Tensor[] } | null | undefined;
+  disposeIntermediateTensors(): void;
+  dispose(): void;
+}
+
+/** A graph model from a URL (file://, a plain path or directory, http(s)) or an IOHandler. */
+export function loadGraphModel(modelUrl: string | io.IOHandler, options?: io.LoadOptions & { fromTFHub?: boolean },
+  tfio?: object): Promise<GraphModel>;
+/** A graph model from a synchronous IOHandler, ModelArtifacts, or [model.json object, weights]. */
+export function loadGraphModelSync(modelSource: io.IOHandler | io.ModelArtifacts | [object, ArrayBuffer]): GraphModel;

@@ -36,6 +36,8 @@ Object.assign(tf, {
   tidy: eng.tidy,
   // memory tools beyond tfjs (lib/memory)
   tidyAsync: require('./lib/memory/async_scope').tidyAsync,
+  leaks: require('./lib/memory/origins').leaks,
+  memoryReport: require('./lib/memory/origins').memoryReport,
   keep: eng.keep,
   dispose: eng.dispose,
   memory: eng.memory,
@@ -92,6 +94,10 @@ Object.assign(tf, trainm);
   Object.assign(tf, {
     io: require('./lib/io').io,
     loadLayersModel: IO.loadLayersModel,
+    // Graph models (tfjs-converter's format; the graph runs natively: lib/graph).
+    loadGraphModel: require('./lib/graph/graph_model').loadGraphModel,
+    loadGraphModelSync: require('./lib/graph/graph_model').loadGraphModelSync,
+    GraphModel: require('./lib/graph/graph_model').GraphModel,
     models: { modelFromJSON: IO.modelFromJSON },
   });
 }

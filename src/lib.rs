@@ -5,6 +5,7 @@
 mod backends;
 mod engine;
 mod grad;
+mod graph;
 mod images;
 mod layers;
 mod ops;

@@ -1,0 +1,217 @@
+//! Node attributes: TensorFlow `AttrValue`s as JSON (`{i: "3"}`, `{f: 0.5}`, `{b: true}`,
+//! `{s: "<base64>"}`, `{type: "DT_FLOAT"}`, `{shape: {dim: [...]}}`, `{list: {...}}`), read as
+//! tfjs-converter's `operation_mapper` reads them: int64s arrive as strings and go through
+//! `parseInt`, strings are base64 and lower-cased, dtypes map to tfjs's four.
+
+use serde_json::{Map, Value};
+use tidytensor_core::DType;
+
+pub type Attrs = Map<String, Value>;
+
+/// JavaScript's `parseInt(s, 10)`: an optional sign and the leading decimal digits after any
+/// leading white space; NaN when there are none.
+pub fn parse_int(s: &str) -> f64 {
+    let t = s.trim_start();
+    let (neg, rest) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
+    if digits.is_empty() {
+        return f64::NAN;
+    }
+    let v: f64 = digits.parse().unwrap_or(f64::NAN);
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// A number field as tfjs reads one: JSON numbers as they are, strings through `parseInt`.
+fn number(v: &Value) -> f64 {
+    match v {
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) => parse_int(s),
+        Value::Bool(b) => *b as u8 as f64,
+        _ => f64::NAN,
+    }
+}
+
+/// Standard base64 (padding and white space allowed), as `atob` decodes it.
+pub fn base64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// tfjs's `parseStringParam`: base64 text (or a list of char codes), each byte one character
+/// (`atob`), lower-cased unless `keep_case`.
+pub fn string_param(v: &Value, keep_case: bool) -> String {
+    let s: String = match v {
+        Value::String(t) => base64(t).unwrap_or_default().into_iter().map(char::from).collect(),
+        Value::Array(codes) => {
+            codes.iter().filter_map(|c| c.as_u64()).filter_map(|c| char::from_u32(c as u32)).collect()
+        }
+        _ => String::new(),
+    };
+    if keep_case {
+        s
+    } else {
+        s.to_lowercase()
+    }
+}
+
+/// tfjs's `parseDtypeParam`: TensorFlow's DataType (name or enum number) as a tfjs dtype;
+/// `None` for the types tfjs has no dtype for.
+pub fn parse_dtype(v: &Value) -> Option<DType> {
+    let code = match v {
+        Value::String(s) => match s.as_str() {
+            "DT_FLOAT" => 1,
+            "DT_DOUBLE" => 2,
+            "DT_INT32" => 3,
+            "DT_UINT8" => 4,
+            "DT_INT8" => 6,
+            "DT_STRING" => 7,
+            "DT_COMPLEX64" => 8,
+            "DT_INT64" => 9,
+            "DT_BOOL" => 10,
+            "DT_COMPLEX128" => 18,
+            "DT_HALF" => 19,
+            _ => 0,
+        },
+        Value::Number(n) => n.as_u64().unwrap_or(0),
+        _ => 0,
+    };
+    Some(match code {
+        1 | 2 | 19 => DType::Float32,
+        3 | 4 | 6 | 9 => DType::Int32,
+        10 => DType::Bool,
+        7 => DType::String,
+        8 | 18 => DType::Complex64,
+        _ => return None,
+    })
+}
+
+/// tfjs's `parseTensorShapeParam`: `None` for an unknown rank, -1 for an unknown dimension.
+pub fn parse_shape(v: &Value) -> Option<Vec<i64>> {
+    if v.get("unknownRank").and_then(Value::as_bool) == Some(true) {
+        return None;
+    }
+    Some(match v.get("dim").and_then(Value::as_array) {
+        Some(dims) => dims.iter().map(|d| d.get("size").map_or(f64::NAN, number) as i64).collect(),
+        None => Vec::new(),
+    })
+}
+
+/// Typed reads of one node's attributes, with tfjs-converter's defaults.
+pub struct AttrReader<'a>(pub &'a Attrs);
+
+impl AttrReader<'_> {
+    fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name).filter(|v| !v.is_null())
+    }
+
+    /// tfjs's `getNumberParam`: `i`, else `f`, else `default`.
+    pub fn number(&self, name: &str, default: f64) -> f64 {
+        let Some(p) = self.get(name) else { return default };
+        match (p.get("i").filter(|v| !v.is_null()), p.get("f").filter(|v| !v.is_null())) {
+            (Some(i), _) => number(i),
+            (None, Some(f)) => number(f),
+            _ => default,
+        }
+    }
+
+    /// tfjs's `getNumericArrayParam`: `list.f` when it has values, else `list.i`.
+    pub fn numbers(&self, name: &str) -> Option<Vec<f64>> {
+        let p = self.get(name)?;
+        let list = p.get("list");
+        let pick = |key: &str| list.and_then(|l| l.get(key)).and_then(Value::as_array).filter(|a| !a.is_empty());
+        Some(pick("f").or_else(|| pick("i")).map(|a| a.iter().map(number).collect()).unwrap_or_default())
+    }
+
+    /// tfjs's `getBoolParam`.
+    pub fn bool(&self, name: &str, default: bool) -> bool {
+        match self.get(name) {
+            Some(p) => p.get("b").and_then(Value::as_bool).unwrap_or(false),
+            None => default,
+        }
+    }
+
+    /// tfjs's `getStringParam` (lower-cased).
+    pub fn string(&self, name: &str) -> Option<String> {
+        self.get(name).map(|p| p.get("s").map_or_else(|| "undefined".to_string(), |s| string_param(s, false)))
+    }
+
+    /// tfjs's `getStringArrayParam` (lower-cased).
+    pub fn strings(&self, name: &str) -> Option<Vec<String>> {
+        let list = self.get(name)?.get("list")?.get("s")?.as_array()?;
+        Some(list.iter().map(|s| string_param(s, false)).collect())
+    }
+
+    /// tfjs's `getDtypeParam`: `Some(None)` for a type tfjs has no dtype for.
+    pub fn dtype(&self, name: &str) -> Option<Option<DType>> {
+        self.get(name)?.get("type").filter(|t| !t.is_null()).map(parse_dtype)
+    }
+
+    /// tfjs's `getTensorShapeParam`: `Some(None)` for an unknown rank.
+    pub fn shape(&self, name: &str) -> Option<Option<Vec<i64>>> {
+        self.get(name)?.get("shape").filter(|s| !s.is_null()).map(parse_shape)
+    }
+
+    /// The first shape of a `list.shape` attribute (`_output_shapes`).
+    pub fn first_list_shape(&self, name: &str) -> Option<Option<Vec<i64>>> {
+        let first = self.get(name)?.get("list")?.get("shape")?.as_array()?.first()?;
+        Some(parse_shape(first))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_attrs_as_tfjs() {
+        let a = json!({
+            "i": {"i": "3"}, "f": {"f": 0.5}, "b": {"b": true}, "s": {"s": "TkhXQw=="},
+            "l": {"list": {"i": ["1", "2", "2", "1"]}}, "e": {"list": {}},
+            "t": {"type": "DT_INT64"}, "sh": {"shape": {"dim": [{"size": "-1"}, {"size": "3"}]}},
+            "u": {"shape": {"unknownRank": true}}, "ss": {"list": {"s": ["Qmlhc0FkZA==", "UmVsdQ=="]}}
+        });
+        let r = AttrReader(a.as_object().unwrap());
+        assert_eq!(r.number("i", 0.0), 3.0);
+        assert_eq!(r.number("f", 0.0), 0.5);
+        assert_eq!(r.number("missing", 7.0), 7.0);
+        assert!(r.bool("b", false));
+        assert_eq!(r.string("s").as_deref(), Some("nhwc"));
+        assert_eq!(r.numbers("l"), Some(vec![1.0, 2.0, 2.0, 1.0]));
+        assert_eq!(r.numbers("e"), Some(vec![]));
+        assert_eq!(r.dtype("t"), Some(Some(DType::Int32)));
+        assert_eq!(r.shape("sh"), Some(Some(vec![-1, 3])));
+        assert_eq!(r.shape("u"), Some(None));
+        assert_eq!(r.strings("ss"), Some(vec!["biasadd".to_string(), "relu".to_string()]));
+        assert_eq!(parse_int(" -12abc"), -12.0);
+        assert!(parse_int("x").is_nan());
+    }
+}

@@ -1,0 +1,331 @@
+//! `Graph::execute`: tfjs-converter's `GraphExecutor.execute`. The checks and their texts are
+//! tfjs's (`checkInputs`, `checkInputShapeAndType`, `checkOutputs`, `compile`); the order of the
+//! nodes is `getNodesInTopologicalOrder`'s; intermediate tensors are disposed after their last
+//! consumer, as `getNodeLiveUntilMap` arranges it (never feeds, weights or kept tensors).
+
+use crate::graph::{is_dynamic, parse_name, Graph};
+use crate::ops::{self, Ctx};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use tidytensor_core::{bail, shape, Engine, Error, Result, TensorId};
+
+/// A compiled execution: the nodes to run in order, and after each which nodes' tensors are
+/// no longer needed.
+pub(crate) struct Plan {
+    order: Vec<usize>,
+    release: Vec<Vec<usize>>,
+}
+
+fn join(names: &[&str]) -> String {
+    names.join(",")
+}
+
+impl Graph {
+    /// Runs the nodes `outputs` need (`name` or `name:k`), given `feeds` (`name` or `name:k`
+    /// → tensor). The returned tensors belong to the caller's scope (a fed or weight tensor
+    /// asked for as an output is returned as it is, as in tfjs).
+    pub fn execute(&self, e: &mut Engine, feeds: &[(String, TensorId)], outputs: &[String]) -> Result<Vec<TensorId>> {
+        if self.disposed {
+            bail!("This graph model has been disposed");
+        }
+        // checkInputs
+        let not_in_graph: Vec<&str> =
+            feeds.iter().map(|(n, _)| n.as_str()).filter(|n| !self.by_name.contains_key(parse_name(n).0)).collect();
+        if !not_in_graph.is_empty() {
+            bail!(
+                "The dict provided in model.execute(dict) has keys: [{}] that are not part of graph",
+                join(&not_in_graph)
+            );
+        }
+        // checkInputShapeAndType
+        let mut fed: HashMap<usize, Vec<Option<TensorId>>> = HashMap::new();
+        for (name, id) in feeds {
+            let (node_name, index) = parse_name(name);
+            let n = self.by_name[node_name];
+            let node = &self.nodes[n];
+            let (xs, xd) = (e.shape(*id)?.to_vec(), e.dtype(*id)?);
+            if node.op.starts_with("Placeholder") {
+                if let Some(Some(want)) = node.attrs().shape("shape") {
+                    let ok = want.len() == xs.len() && want.iter().zip(&xs).all(|(&w, &d)| w == -1 || w == d as i64);
+                    if !ok {
+                        bail!(
+                            "The shape of dict['{}'] provided in model.execute(dict) must be [{}], but was [{}]",
+                            node.name,
+                            shape::join_i64(&want),
+                            xs.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+                        );
+                    }
+                }
+            }
+            if let Some(Some(want)) = ops::dtype_attr(node).and_then(|a| node.attrs().dtype(a)) {
+                if want != xd {
+                    bail!(
+                        "The dtype of dict['{}'] provided in model.execute(dict) must be {}, but was {}",
+                        node.name,
+                        want.name(),
+                        xd.name()
+                    );
+                }
+            }
+            let Some(index) = index else { bail!("The input name '{name}' names no output of node '{node_name}'") };
+            let slots = fed.entry(n).or_default();
+            slots.clear();
+            slots.resize(index + 1, None);
+            slots[index] = Some(*id);
+        }
+        // checkOutputs
+        let mut wanted = Vec::with_capacity(outputs.len());
+        for name in outputs {
+            let (node_name, index) = parse_name(name);
+            let Some(&n) = self.by_name.get(node_name) else { bail!("The output '{name}' is not found in the graph") };
+            let Some(index) = index else { bail!("The output '{name}' names no output of node '{node_name}'") };
+            wanted.push((n, index));
+        }
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let plan = self.plan(feeds, &fed, &wanted)?;
+        self.run(e, &plan, &fed, &wanted, outputs)
+    }
+
+    /// tfjs's `compile`, cached by the fed and requested node names.
+    fn plan(
+        &self,
+        feeds: &[(String, TensorId)],
+        fed: &HashMap<usize, Vec<Option<TensorId>>>,
+        wanted: &[(usize, usize)],
+    ) -> Result<Rc<Plan>> {
+        let mut ins: Vec<&str> = fed.keys().map(|&n| self.nodes[n].name.as_str()).collect();
+        let mut outs: Vec<&str> = wanted.iter().map(|&(n, _)| self.nodes[n].name.as_str()).collect();
+        ins.sort_unstable();
+        outs.sort_unstable();
+        let key = format!("{}--{}", ins.join(","), outs.join(","));
+        if let Some(p) = self.plans.borrow().get(&key) {
+            return Ok(p.clone());
+        }
+        let plan = Rc::new(self.compile(feeds, fed, wanted)?);
+        self.plans.borrow_mut().insert(key, plan.clone());
+        Ok(plan)
+    }
+
+    fn compile(
+        &self,
+        feeds: &[(String, TensorId)],
+        fed: &HashMap<usize, Vec<Option<TensorId>>>,
+        wanted: &[(usize, usize)],
+    ) -> Result<Plan> {
+        let nodes = &self.nodes;
+        let count = nodes.len();
+        let is_init = |n: usize| {
+            let op = nodes[n].op.as_str();
+            !op.starts_with("Placeholder") && op != "Const" && nodes[n].deps.is_empty()
+        };
+        // getExecutionSubgraph: back from the outputs to weights, feeds and init nodes.
+        let mut used = vec![false; count];
+        let mut seen = vec![false; count];
+        let mut missing = Vec::new();
+        let mut dynamic: Option<(usize, Vec<usize>)> = None;
+        let mut frontier: Vec<usize> = wanted.iter().map(|&(n, _)| n).collect();
+        while let Some(n) = frontier.pop() {
+            if dynamic.is_none() && is_dynamic(&nodes[n].op) {
+                let sync = nodes[n].children.iter().copied().filter(|&c| used[c]).collect();
+                dynamic = Some((n, sync));
+            }
+            used[n] = true;
+            if self.weight_of[n].is_some() || fed.contains_key(&n) || is_init(n) {
+                continue;
+            }
+            if nodes[n].deps.is_empty() {
+                missing.push(n);
+                continue;
+            }
+            for &d in &nodes[n].deps {
+                if !seen[d] {
+                    seen[d] = true;
+                    frontier.push(d);
+                }
+            }
+        }
+        if let Some((n, sync)) = dynamic {
+            let sync: Vec<&str> = sync.iter().map(|&c| nodes[c].name.as_str()).collect();
+            bail!(
+                "This execution contains the node '{}', which has the dynamic op '{}'. Please use model.executeAsync() instead. Alternatively, to avoid the dynamic ops, specify the inputs [{}]",
+                nodes[n].name,
+                nodes[n].op,
+                join(&sync)
+            );
+        }
+        if !missing.is_empty() {
+            let outs: Vec<&str> = wanted.iter().map(|&(n, _)| nodes[n].name.as_str()).collect();
+            let ins: Vec<&str> = feeds.iter().map(|(n, _)| n.as_str()).collect();
+            let miss: Vec<&str> = missing.iter().map(|&n| nodes[n].name.as_str()).collect();
+            bail!(
+                "Cannot compute the outputs [{}] from the provided inputs [{}]. Missing the following inputs: [{}]",
+                join(&outs),
+                join(&ins),
+                join(&miss)
+            );
+        }
+        // getNodesInTopologicalOrder: the used nodes, predefined ones (feeds, weights, init
+        // nodes) first, then depth first through the children.
+        let predefined = |n: usize| fed.contains_key(&n) || nodes[n].op == "Const" || is_init(n);
+        let mut all: Vec<usize> = (0..count).filter(|&n| used[n] && predefined(n)).collect();
+        all.extend((0..count).filter(|&n| used[n] && !predefined(n)));
+        let mut in_count = vec![0usize; count];
+        for &n in &all {
+            for &c in &nodes[n].children {
+                if used[c] {
+                    in_count[c] += 1;
+                }
+            }
+        }
+        let mut frontier: Vec<usize> = all.iter().copied().filter(|&n| in_count[n] == 0).collect();
+        let mut order = frontier.clone();
+        while let Some(n) = frontier.pop() {
+            for &c in &nodes[n].children {
+                if used[c] {
+                    in_count[c] -= 1;
+                    if in_count[c] == 0 {
+                        order.push(c);
+                        frontier.push(c);
+                    }
+                }
+            }
+        }
+        if order.len() != all.len() {
+            let stuck = all.iter().find(|&&n| in_count[n] > 0).map_or("", |&n| nodes[n].name.as_str());
+            bail!("The graph has a cycle through node '{stuck}': it needs model.executeAsync()");
+        }
+        // getNodeLiveUntilMap: a node's tensors live until its last used child has run;
+        // output nodes' tensors live to the end.
+        let mut position = vec![usize::MAX; count];
+        for (i, &n) in order.iter().enumerate() {
+            position[n] = i;
+        }
+        let outputs: HashSet<usize> = wanted.iter().map(|&(n, _)| n).collect();
+        let mut release = vec![Vec::new(); order.len()];
+        for (i, &n) in order.iter().enumerate() {
+            if outputs.contains(&n) {
+                continue;
+            }
+            let last = nodes[n].children.iter().filter(|&&c| used[c]).map(|&c| position[c]).fold(i, usize::max);
+            release[last].push(n);
+        }
+        Ok(Plan { order, release })
+    }
+
+    fn run(
+        &self,
+        e: &mut Engine,
+        plan: &Plan,
+        fed: &HashMap<usize, Vec<Option<TensorId>>>,
+        wanted: &[(usize, usize)],
+        names: &[String],
+    ) -> Result<Vec<TensorId>> {
+        // Nothing the call did not make is ever disposed: feeds, weights, kept tensors.
+        let mut frozen: HashSet<TensorId> = self.weights.iter().map(|&(_, id)| id).collect();
+        let weights = frozen.clone();
+        frozen.extend(fed.values().flatten().flatten().copied());
+        let mut values: Vec<Vec<Option<TensorId>>> = vec![Vec::new(); self.nodes.len()];
+        for &(n, id) in &self.weights {
+            values[n] = vec![Some(id)];
+        }
+        for (&n, slots) in fed {
+            values[n] = slots.clone();
+        }
+        // How many nodes' values hold each tensor the call made (an op may return its input).
+        let mut holders: HashMap<TensorId, usize> = HashMap::new();
+        e.start_scope();
+        let result = (|| -> Result<Vec<TensorId>> {
+            // An op that cannot run fails the call before any runs.
+            for &n in &plan.order {
+                let node = &self.nodes[n];
+                if let (true, Some(why)) = (values[n].is_empty(), ops::unsupported(&node.op)) {
+                    bail!("{why} (node '{}', op {})", node.name, node.op);
+                }
+            }
+            for (i, &n) in plan.order.iter().enumerate() {
+                if values[n].is_empty() {
+                    let node = &self.nodes[n];
+                    let outs = self
+                        .run_node(e, n, &values, &weights)
+                        .map_err(|err| Error::new(format!("{} (node '{}', op {})", err.0, node.name, node.op)))?;
+                    for &id in &outs {
+                        *holders.entry(id).or_default() += 1;
+                    }
+                    values[n] = outs.into_iter().map(Some).collect();
+                }
+                for &r in &plan.release[i] {
+                    for id in std::mem::take(&mut values[r]).into_iter().flatten() {
+                        if frozen.contains(&id) {
+                            continue;
+                        }
+                        let left = holders.get_mut(&id).map(|h| {
+                            *h -= 1;
+                            *h
+                        });
+                        if left == Some(0) && !e.tensor_origin(id).is_some_and(|o| o.kept) {
+                            e.dispose(id);
+                        }
+                    }
+                }
+            }
+            wanted
+                .iter()
+                .zip(names)
+                .map(|(&(n, k), name)| {
+                    values[n].get(k).copied().flatten().ok_or_else(|| {
+                        Error::new(format!(
+                            "The output '{name}' has no value: node '{}' has no output {k}",
+                            self.nodes[n].name
+                        ))
+                    })
+                })
+                .collect()
+        })();
+        match result {
+            Ok(ids) => {
+                e.end_scope(&ids);
+                Ok(ids)
+            }
+            Err(err) => {
+                e.end_scope(&[]);
+                Err(err)
+            }
+        }
+    }
+
+    /// One node's op, in a scope of its own (tfjs runs each op in a `tidy`).
+    fn run_node(
+        &self,
+        e: &mut Engine,
+        n: usize,
+        values: &[Vec<Option<TensorId>>],
+        weights: &HashSet<TensorId>,
+    ) -> Result<Vec<TensorId>> {
+        let node = &self.nodes[n];
+        let mut ins = Vec::with_capacity(node.inputs.len());
+        let mut from_noop = Vec::with_capacity(node.inputs.len());
+        for &(j, k) in &node.inputs {
+            let Some(id) = values[j].get(k).copied().flatten() else {
+                let from = &self.nodes[j].name;
+                let input = if k == 0 { from.clone() } else { format!("{from}:{k}") };
+                bail!("its input '{input}' has no value");
+            };
+            ins.push(id);
+            from_noop.push(self.nodes[j].op == "NoOp");
+        }
+        let ctx = Ctx { node, ins: &ins, from_noop: &from_noop, weights };
+        e.start_scope();
+        match ops::run(e, &ctx) {
+            Ok(outs) => {
+                e.end_scope(&outs);
+                Ok(outs)
+            }
+            Err(err) => {
+                e.end_scope(&[]);
+                Err(err)
+            }
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! The graph: nodes parsed from the GraphDef JSON, their inputs resolved to node indices, the
+//! weights the graph owns, and what tfjs's `GraphModel.inputs` / `outputs` report.
+
+use crate::attr::{AttrReader, Attrs};
+use crate::exec::Plan;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use tidytensor_core::{bail, DType, Engine, Error, Result, TensorId};
+
+/// One node of the GraphDef.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub op: String,
+    /// Data inputs, as (node index, output index): `name` is output 0, `name:k` output k.
+    pub inputs: Vec<(usize, usize)>,
+    /// Every input node, data and control (`^name`), in the GraphDef's order (tfjs's
+    /// `node.inputs`): control inputs order the execution, they carry no tensor.
+    pub deps: Vec<usize>,
+    /// The nodes listing this one as an input, once per listing (tfjs's `node.children`).
+    pub children: Vec<usize>,
+    pub attr: Attrs,
+}
+
+impl Node {
+    pub fn attrs(&self) -> AttrReader<'_> {
+        AttrReader(&self.attr)
+    }
+}
+
+/// A tensor's name, shape (`None` for an unknown rank; -1 dimensions as `None`) and dtype, as
+/// `GraphModel.inputs` and `outputs` list them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorSpec {
+    pub name: String,
+    pub shape: Option<Vec<Option<usize>>>,
+    pub dtype: Option<DType>,
+}
+
+impl TensorSpec {
+    pub fn to_json(&self) -> Value {
+        let shape = match &self.shape {
+            Some(dims) => Value::Array(dims.iter().map(|d| d.map_or(Value::Null, |d| Value::from(d as u64))).collect()),
+            None => Value::Null,
+        };
+        let dtype = self.dtype.map_or(Value::Null, |d| Value::from(d.name()));
+        serde_json::json!({ "name": self.name, "shape": shape, "dtype": dtype })
+    }
+}
+
+/// Ops that make an execution need `executeAsync` in tfjs (`model_analysis.ts`): control
+/// flow, dynamic output shapes and hash tables.
+pub(crate) const CONTROL_FLOW_OPS: &[&str] =
+    &["Switch", "Merge", "Enter", "Exit", "NextIteration", "StatelessIf", "StatelessWhile", "if", "While"];
+pub(crate) const DYNAMIC_SHAPE_OPS: &[&str] =
+    &["NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV5", "Where"];
+pub(crate) const HASH_TABLE_OPS: &[&str] = &[
+    "HashTable",
+    "HashTableV2",
+    "LookupTableImport",
+    "LookupTableImportV2",
+    "LookupTableFind",
+    "LookupTableFindV2",
+    "LookupTableSize",
+    "LookupTableSizeV2",
+];
+
+/// tfjs's `isControlFlow || isDynamicShape || isHashTable`: a node `execute` refuses.
+pub(crate) fn is_dynamic(op: &str) -> bool {
+    CONTROL_FLOW_OPS.contains(&op) || DYNAMIC_SHAPE_OPS.contains(&op) || HASH_TABLE_OPS.contains(&op)
+}
+
+/// Ops only an executor with control flow runs (loops and their tensor arrays and lists).
+fn needs_control_flow(op: &str) -> bool {
+    is_dynamic(op) || op == "LoopCond" || op == "If" || op.starts_with("TensorArray") || op.starts_with("TensorList")
+}
+
+/// A loaded graph model: the nodes, and the weight tensors it owns until [`Graph::dispose`].
+pub struct Graph {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) by_name: HashMap<String, usize>,
+    /// (node, tensor) in the order the weights were given.
+    pub(crate) weights: Vec<(usize, TensorId)>,
+    /// The weight of each node, if it has one.
+    pub(crate) weight_of: Vec<Option<TensorId>>,
+    control_flow: bool,
+    pub(crate) disposed: bool,
+    /// Compiled executions, by fed and requested node names (tfjs's `compiledMap`).
+    pub(crate) plans: RefCell<HashMap<String, Rc<Plan>>>,
+}
+
+/// (node name, output index) of an input or output name: `name`, `name:k` (tfjs's
+/// `parseNodeName`; `name:output:k` keeps the index).
+pub(crate) fn parse_name(name: &str) -> (&str, Option<usize>) {
+    let mut parts = name.split(':');
+    let node = parts.next().unwrap_or("");
+    match parts.next_back() {
+        None => (node, Some(0)),
+        Some(k) => (node, k.parse::<usize>().ok()),
+    }
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+impl Graph {
+    /// Parses a GraphDef (model.json's `modelTopology`, or the whole model.json) and takes
+    /// ownership of the weights, one per `Const` node, named as the node. On error the weights
+    /// given are disposed.
+    pub fn load(e: &mut Engine, topology: &str, weights: &[(String, TensorId)]) -> Result<Graph> {
+        let loaded = Graph::parse(topology).and_then(|mut g| {
+            g.take_weights(e, weights)?;
+            Ok(g)
+        });
+        match loaded {
+            Ok(g) => {
+                for &(_, id) in &g.weights {
+                    e.keep(id);
+                }
+                Ok(g)
+            }
+            Err(err) => {
+                for (_, id) in weights {
+                    e.dispose(*id);
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// The graph of a GraphDef, without weights.
+    pub fn parse(topology: &str) -> Result<Graph> {
+        let json: Value = serde_json::from_str(topology)
+            .map_err(|err| Error::new(format!("Invalid graph model topology JSON: {err}")))?;
+        let def = json.get("modelTopology").filter(|t| t.is_object()).unwrap_or(&json);
+        let Some(list) = def.get("node").and_then(Value::as_array) else {
+            bail!("The graph model topology has no node list (modelTopology.node)");
+        };
+        let mut nodes = Vec::with_capacity(list.len());
+        let mut by_name = HashMap::with_capacity(list.len());
+        let mut raw_inputs = Vec::with_capacity(list.len());
+        for (i, n) in list.iter().enumerate() {
+            let Some(name) = text(n, "name") else { bail!("Node {i} of the graph has no name") };
+            let Some(op) = text(n, "op") else { bail!("Node '{name}' has no op") };
+            if by_name.insert(name.to_string(), i).is_some() {
+                bail!("The graph has two nodes named '{name}'");
+            }
+            let inputs: Vec<String> = match n.get("input") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|s| s.as_str().map(str::to_string))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| Error::new(format!("Node '{name}' has an input that is not a string")))?,
+                Some(_) => bail!("Node '{name}' has an input list that is not a list"),
+            };
+            raw_inputs.push(inputs);
+            let attr = n.get("attr").and_then(Value::as_object).cloned().unwrap_or_default();
+            let (name, op) = (name.to_string(), op.to_string());
+            nodes.push(Node { name, op, inputs: Vec::new(), deps: Vec::new(), children: Vec::new(), attr });
+        }
+        for (i, inputs) in raw_inputs.iter().enumerate() {
+            for input in inputs {
+                let (control, spec) = match input.strip_prefix('^') {
+                    Some(rest) => (true, rest),
+                    None => (false, input.as_str()),
+                };
+                let (node_name, index) = parse_name(spec);
+                let Some(&j) = by_name.get(node_name) else {
+                    bail!("Node '{}' has input '{input}', but the graph has no node '{node_name}'", nodes[i].name);
+                };
+                let Some(index) = index else {
+                    bail!("Node '{}' has input '{input}', which names no output of node '{node_name}'", nodes[i].name);
+                };
+                nodes[i].deps.push(j);
+                nodes[j].children.push(i);
+                if !control {
+                    nodes[i].inputs.push((j, index));
+                }
+            }
+        }
+        let control_flow = nodes.iter().any(|n| needs_control_flow(&n.op)) || has_cycle(&nodes);
+        let weight_of = vec![None; nodes.len()];
+        let plans = RefCell::new(HashMap::new());
+        Ok(Graph { nodes, by_name, weights: Vec::new(), weight_of, control_flow, disposed: false, plans })
+    }
+
+    fn take_weights(&mut self, e: &Engine, weights: &[(String, TensorId)]) -> Result<()> {
+        for (name, id) in weights {
+            let Some(&n) = self.by_name.get(name) else {
+                bail!("The weight '{name}' names no node of the graph");
+            };
+            if self.weight_of[n].is_some() {
+                bail!("The weight '{name}' is given twice");
+            }
+            if e.is_disposed(*id) {
+                bail!("The weight '{name}' is a disposed tensor");
+            }
+            self.weight_of[n] = Some(*id);
+            self.weights.push((n, *id));
+        }
+        if let Some(c) = self.nodes.iter().zip(&self.weight_of).find(|(n, w)| n.op == "Const" && w.is_none()) {
+            bail!("The Const node '{}' has no weight (the weights manifest has no entry of that name)", c.0.name);
+        }
+        Ok(())
+    }
+
+    /// Whether the graph has ops that only run with control flow (loops, conditionals, tensor
+    /// arrays and lists, dynamic shapes, hash tables) or a cycle. [`Graph::execute`] refuses an
+    /// execution that needs one of them, with tfjs's error; other executions of the graph run.
+    pub fn control_flow(&self) -> bool {
+        self.control_flow
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn node(&self, name: &str) -> Option<&Node> {
+        self.by_name.get(name).map(|&i| &self.nodes[i])
+    }
+
+    /// The weights' names (their nodes'), in the order they were given.
+    pub fn weight_names(&self) -> Vec<String> {
+        self.weights.iter().map(|&(n, _)| self.nodes[n].name.clone()).collect()
+    }
+
+    pub fn weight_ids(&self) -> Vec<TensorId> {
+        self.weights.iter().map(|&(_, id)| id).collect()
+    }
+
+    /// tfjs's `GraphModel.inputs`: the placeholders (`Placeholder*` ops), in graph order, with
+    /// the shape and dtype of their attributes.
+    pub fn inputs(&self) -> Vec<TensorSpec> {
+        self.nodes
+            .iter()
+            .filter(|n| n.op.starts_with("Placeholder"))
+            .map(|n| {
+                let a = n.attrs();
+                TensorSpec {
+                    name: n.name.clone(),
+                    shape: spec_shape(a.shape("shape")),
+                    dtype: a.dtype("dtype").flatten(),
+                }
+            })
+            .collect()
+    }
+
+    /// tfjs's `GraphModel.outputs`: the nodes no other node lists as an input, in graph order;
+    /// shape from `_output_shapes` and dtype from `T` (or `dtype`) when the node has them.
+    pub fn outputs(&self) -> Vec<TensorSpec> {
+        self.nodes
+            .iter()
+            .filter(|n| n.children.is_empty())
+            .map(|n| {
+                let a = n.attrs();
+                let dtype = a.dtype("T").or_else(|| a.dtype("dtype")).flatten();
+                TensorSpec { name: n.name.clone(), shape: spec_shape(a.first_list_shape("_output_shapes")), dtype }
+            })
+            .collect()
+    }
+
+    /// Disposes the weights; returns how many tensors that disposed. Executing afterwards is
+    /// an error.
+    pub fn dispose(&mut self, e: &mut Engine) -> usize {
+        let mut n = 0;
+        for &(_, id) in &self.weights {
+            if !e.is_disposed(id) {
+                e.dispose(id);
+                n += 1;
+            }
+        }
+        self.weights.clear();
+        self.weight_of.iter_mut().for_each(|w| *w = None);
+        self.plans.borrow_mut().clear();
+        self.disposed = true;
+        n
+    }
+}
+
+fn spec_shape(shape: Option<Option<Vec<i64>>>) -> Option<Vec<Option<usize>>> {
+    shape.flatten().map(|dims| dims.into_iter().map(|d| (d >= 0).then_some(d as usize)).collect())
+}
+
+/// Whether the nodes' input edges (data and control) form a cycle (Kahn's algorithm).
+fn has_cycle(nodes: &[Node]) -> bool {
+    let mut pending: Vec<usize> = nodes.iter().map(|n| n.deps.len()).collect();
+    let mut ready: Vec<usize> = (0..nodes.len()).filter(|&i| pending[i] == 0).collect();
+    let mut done = 0;
+    while let Some(i) = ready.pop() {
+        done += 1;
+        for &c in &nodes[i].children {
+            pending[c] -= 1;
+            if pending[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    done != nodes.len()
+}

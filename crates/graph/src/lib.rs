@@ -1,0 +1,31 @@
+//! tfjs graph models (`format: 'graph-model'`, written by tensorflowjs_converter): a TensorFlow
+//! GraphDef as JSON, executed node by node through the core's ops, as tfjs-converter 4.22's
+//! `GraphExecutor` executes it. Usable without JavaScript.
+//!
+//! - [`Graph::load`] parses the GraphDef (`graph.rs`), takes ownership of one weight tensor
+//!   per `Const` node (kept, so that no scope disposes them) and notes whether the graph needs
+//!   control flow.
+//! - [`Graph::execute`] (`exec.rs`) checks the feeds and outputs with tfjs's texts, finds the
+//!   nodes the outputs need (tfjs's `getExecutionSubgraph`, refusing dynamic ops as tfjs's
+//!   `execute` does), orders them (`getNodesInTopologicalOrder`), runs each node's op in a scope
+//!   of its own and disposes every intermediate tensor after its last consumer ran. The outputs
+//!   belong to the caller's scope; on error everything the call made is disposed.
+//! - `ops/<category>.rs`: the ops, one file per tfjs-converter executor (`arithmetic`,
+//!   `basic_math`, `convolution` ...), with its attribute names and defaults (`op_table.rs`
+//!   lists every op tfjs maps); `compose.rs` holds the ops tfjs composes of others (strided
+//!   slices, tiles, pads, splits, batch norms, fused activations), written with the core's
+//!   front-ends as `lib/ops/*.js` writes them in JavaScript.
+
+// `!(x > 0.0)` is meant: NaN fails the checks it guards, as it fails tfjs's.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+mod attr;
+mod compose;
+mod exec;
+mod graph;
+mod op_table;
+mod ops;
+
+pub use attr::{parse_dtype, parse_shape, AttrReader, Attrs};
+pub use graph::{Graph, Node, TensorSpec};
+pub use ops::supported_ops;

@@ -1,0 +1,45 @@
+//! tfjs-converter's `matrices_executor.ts`. `_FusedMatMul` runs the product, then the bias and
+//! the activation (three kernels: the core has no fused kernel, as `lib/ops/fused.js`).
+
+use super::{not_here, Ctx};
+use crate::compose::fused_finish;
+use tidytensor_core::{bail, Engine, Result, TensorId};
+
+pub(crate) const OPS: &[&str] =
+    &["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "MatMul", "Transpose", "_FusedMatMul"];
+
+pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
+    let op = c.node.op.as_str();
+    let a = c.attrs();
+    Ok(vec![match op {
+        "MatMul" => e.matmul(c.t(0)?, c.t(1)?, a.bool("transpose_a", false), a.bool("transpose_b", false))?,
+        "BatchMatMul" | "BatchMatMulV2" | "BatchMatMulV3" => {
+            e.matmul(c.t(0)?, c.t(1)?, a.bool("adj_x", false), a.bool("adj_y", false))?
+        }
+        "Transpose" => {
+            let perm = super::ints(&c.nums(e, 1)?, "Transpose perm")?;
+            e.transpose(c.t(0)?, Some(&perm))?
+        }
+        "_FusedMatMul" => {
+            let fused_ops = a.strings("fused_ops").unwrap_or_default();
+            let extra = fused_ops.first().map(String::as_str);
+            let activation = fused_ops.get(1).map_or("linear", String::as_str);
+            let is_prelu = activation == "prelu";
+            let num_args = a.number("num_args", 0.0);
+            if extra == Some("biasadd") {
+                if is_prelu && num_args != 2.0 {
+                    bail!("Fused MatMul with BiasAdd and Prelu must have two extra arguments: bias and alpha.");
+                }
+                if !is_prelu && num_args != 1.0 {
+                    bail!("Fused MatMul with BiasAdd must have one extra argument: bias.");
+                }
+            }
+            let args = c.tensors(2, 0);
+            let (bias, prelu) = (args.first().copied(), args.get(1).copied());
+            let leaky_alpha = a.number("leakyrelu_alpha", 0.2);
+            let y = e.matmul(c.t(0)?, c.t(1)?, a.bool("transpose_a", false), a.bool("transpose_b", false))?;
+            fused_finish(e, y, bias, activation, prelu, leaky_alpha, false)?
+        }
+        _ => return not_here(op),
+    }])
+}

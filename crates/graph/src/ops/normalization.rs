@@ -1,0 +1,30 @@
+//! tfjs-converter's `normalization_executor.ts`.
+
+use super::{not_here, Ctx};
+use crate::compose::{batch_norm, log_softmax};
+use tidytensor_core::{Engine, Result, TensorId};
+
+pub(crate) const OPS: &[&str] =
+    &["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "LRN", "Softmax", "LogSoftmax"];
+
+pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
+    let op = c.node.op.as_str();
+    let a = c.attrs();
+    Ok(vec![match op {
+        // Inputs x, scale, offset, mean, variance; only the first output (tfjs's batchNorm).
+        "FusedBatchNorm" | "FusedBatchNormV2" | "FusedBatchNormV3" => {
+            let eps = a.number("epsilon", 0.001);
+            batch_norm(e, c.t(0)?, c.t(3)?, c.t(4)?, Some(c.t(2)?), Some(c.t(1)?), eps)?
+        }
+        "LRN" => e.lrn(
+            c.t(0)?,
+            a.number("depth_radius", 5.0),
+            a.number("bias", 1.0),
+            a.number("alpha", 1.0),
+            a.number("beta", 0.5),
+        )?,
+        "Softmax" => e.softmax(c.t(0)?, -1)?,
+        "LogSoftmax" => log_softmax(e, c.t(0)?)?,
+        _ => return not_here(op),
+    }])
+}
