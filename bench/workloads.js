@@ -375,6 +375,7 @@ const workloads = [
   ...require('./models').modelWorkloads({ randomFloats, median, measureAsync }),
   ...require('./files').fileWorkloads({ randomFloats, median, measure, measureAsync }),
   ...require('./memory').memoryWorkloads({ median, measure, measureAsync }),
+  ...require('./graph').graphWorkloads({ randomFloats, median, measure, measureAsync }),
 ];
 
 // Runs every workload (or those whose id is in `only`) and resolves to one result per workload.
