@@ -511,3 +511,19 @@ describe('tidytensor specifics', () => {
     x.dispose();
   });
 });
+
+describe('engine().registryFactory', () => {
+  it('lists the backends with their factories and priorities, as tfjs (libraries check it)', () => {
+    const reg = tt.engine().registryFactory;
+    const want = tfo.engine().registryFactory;
+    assert.equal(typeof reg.cpu.factory, 'function');
+    assert.equal(reg.cpu.priority, want.cpu.priority);
+    tt.registerBackend('registry-factory-test', () => null, 7);
+    try {
+      assert.deepEqual(tt.engine().registryFactory['registry-factory-test'].priority, 7);
+    } finally {
+      tt.removeBackend('registry-factory-test');
+    }
+    assert.equal(tt.engine().registryFactory['registry-factory-test'], undefined);
+  });
+});

@@ -256,6 +256,7 @@ const engineObject = {
   get backendName() { return native.getBackend(); },
   get backend() { return backend(); },
   get backendNames() { return native.backendNames(); },
+  get registryFactory() { return require('./registry').registryFactoryObject(); },
   setBackend,
   ready,
   // Whether a kernel run now is recorded for a gradient.

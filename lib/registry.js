@@ -235,7 +235,20 @@ class DataStorage {
   }
 }
 
+// tfjs's `engine().registryFactory`: backend name -> {factory, priority}, the native backends
+// (cpu, wgpu) first, then those registered from JavaScript. Libraries read it to see whether a
+// backend is registered.
+function registryFactoryObject() {
+  const out = {};
+  nativeNames().forEach((name, i) => {
+    out[name] = { factory: () => require('./engine').findBackend(name), priority: name === 'cpu' ? 1 : 2 + i };
+  });
+  for (const [name, entry] of registryFactory) out[name] = entry;
+  return out;
+}
+
 module.exports = {
+  registryFactoryObject,
   registerKernel, unregisterKernel, getKernel, getKernelsForBackend, copyRegisteredKernels,
   registerGradient, unregisterGradient, getGradient, registerBackend, removeBackend,
   findBackendFactory, KernelBackend, DataStorage, runKernel, refuseJsBackend,
