@@ -514,11 +514,14 @@ describe('bad files and bad calls give clear errors and leak nothing', () => {
           const want = errorOf(() => tfo.tidy(() => { ref.execute(feeds(tfo)); }));
           assert.match(want, /Please use model.executeAsync\(\) instead/);
           assert.equal(errorOf(() => tt.tidy(() => { model.execute(feeds(tt)); })), want);
-          // executeAsync (which tfjs runs) is not supported yet: a clear rejection.
-          const x = feeds(tt);
-          const msg = await asyncErrorOf(() => model.executeAsync(x));
-          tt.dispose(x);
-          assert.match(msg, /not .*supported|does not run/);
+          // executeAsync runs it, as tfjs does.
+          const run = async (lib, m) => {
+            const x = feeds(lib);
+            const out = await m.executeAsync(x);
+            lib.dispose(x);
+            return take(lib, out);
+          };
+          sameSnap(await run(tt, model), await run(tfo, ref), 0, `${name}: executeAsync`);
         } finally {
           model.dispose();
           ref.dispose();
@@ -653,5 +656,149 @@ describe('loading and saving', () => {
         model.dispose();
       }
     });
+  });
+});
+
+// ---- 6. control flow and dynamic ops (executeAsync) -------------------------------------------
+
+describe('control flow and dynamic ops run in executeAsync as in tfjs', () => {
+  // executeAsync on both libraries (inputs made by `feeds` from lib): the snapshots.
+  async function sameAsync(model, ref, feeds, outputs, tol, what) {
+    const run = async (lib, m) => {
+      const x = feeds(lib);
+      try {
+        return take(lib, await m.executeAsync(x, outputs));
+      } finally {
+        lib.dispose(x instanceof lib.Tensor ? x : Object.values(x));
+      }
+    };
+    const want = await run(tfo, ref);
+    const got = await run(tt, model);
+    sameSnap(got, want, tol, what);
+    return got;
+  }
+
+  it('a TensorFlow 1 while loop (Enter, Merge, LoopCond, Switch, NextIteration, Exit)', async () => {
+    await noLeak(async () => {
+      const [model, ref] = await loadBoth(MODELS.whileLoop.artifacts());
+      try {
+        assert.deepEqual(model.inputs, ref.inputs);
+        assert.deepEqual(model.outputNodes, ref.outputNodes);
+        for (const n of [0, 1, 5, 40]) {
+          const feeds = (lib) => ({ x: lib.tensor([1.5, -2, 0.25]), n: lib.scalar(n, 'int32') });
+          const got = await sameAsync(model, ref, feeds, ['acc', 'count'], 1e-5, `n = ${n}`);
+          assert.equal(got[1].values[0], n);
+          await sameAsync(model, ref, feeds, undefined, 1e-5, `n = ${n}, default outputs`);
+          await sameAsync(model, ref, feeds, ['count:0', 'while/Exit_1'], 1e-5, `n = ${n}, by tensor name`);
+        }
+        // predictAsync too; execute() refuses, with tfjs's text.
+        const feeds = (lib) => ({ x: lib.tensor([1, 2, 3]), n: lib.scalar(3, 'int32') });
+        const p = async (lib, m) => { const x = feeds(lib); const r = await m.predictAsync(x); lib.dispose(Object.values(x)); return take(lib, r); };
+        sameSnap(await p(tt, model), await p(tfo, ref), 1e-5, 'predictAsync');
+        const x = feeds(tt);
+        const xo = feeds(tfo);
+        const want = errorOf(() => ref.execute(xo, ['acc']));
+        assert.match(want, /which has the dynamic op 'Exit'. Please use model.executeAsync\(\) instead/);
+        assert.equal(errorOf(() => model.execute(x, ['acc'])), want);
+        // A missing input: tfjs's text (with its alternative).
+        const wantMissing = await asyncErrorOf(() => ref.executeAsync({ x: xo.x }, ['acc']));
+        assert.equal(await asyncErrorOf(() => model.executeAsync({ x: x.x }, ['acc'])), wantMissing);
+        tt.dispose(Object.values(x));
+        tfo.dispose(Object.values(xo));
+      } finally {
+        model.dispose();
+        ref.dispose();
+      }
+    });
+  });
+
+  it('a detector: convolution, boxes and scores, NonMaxSuppressionV5 (hard and soft), GatherV2', async () => {
+    await noLeak(async () => {
+      const [model, ref] = await loadBoth(MODELS.detector.artifacts());
+      try {
+        assert.deepEqual(model.outputNodes, ref.outputNodes);
+        for (const seed of [3, 11, 29]) {
+          const feeds = (lib) => lib.tensor(lcg(192, seed, 1), [1, 8, 8, 3]);
+          const got = await sameAsync(model, ref, feeds, ['detections', 'nms:1', 'soft_nms', 'soft_nms:1', 'nms'], 1e-4,
+            `seed ${seed}`);
+          assert.ok(got[0].shape[0] > 0, 'some boxes are kept');
+          await sameAsync(model, ref, feeds, undefined, 1e-4, `seed ${seed}, default outputs`);
+        }
+        // execute() refuses, with tfjs's text; the part before the NMS runs in execute.
+        const x = tt.tensor(lcg(192, 3, 1), [1, 8, 8, 3]);
+        const xo = tfo.tensor(lcg(192, 3, 1), [1, 8, 8, 3]);
+        const want = errorOf(() => ref.execute(xo, ['detections']));
+        assert.match(want, /which has the dynamic op 'NonMaxSuppressionV5'/);
+        assert.equal(errorOf(() => model.execute(x, ['detections'])), want);
+        samePrediction(model, ref, (lib, m) => m.execute(lib.tensor(lcg(192, 3, 1), [1, 8, 8, 3]), ['boxes', 'scores']),
+          1e-4, 'execute(boxes, scores)');
+        x.dispose();
+        xo.dispose();
+      } finally {
+        model.dispose();
+        ref.dispose();
+      }
+    });
+  });
+
+  it('TensorFlow 2 functional control flow: StatelessWhile and StatelessIf over library functions', async () => {
+    await noLeak(async () => {
+      const [model, ref] = await loadBoth(MODELS.functional.artifacts());
+      try {
+        assert.deepEqual(Object.keys(model.weights), Object.keys(ref.weights), 'the functions\' weights too');
+        for (const [x, n] of [[[1, 2, 3], 0], [[1, 2, 3], 4], [[-1, -2, 3], 3], [[0.5, -4, 2], 12]]) {
+          const feeds = (lib) => ({ x: lib.tensor(x), n: lib.scalar(n, 'int32') });
+          await sameAsync(model, ref, feeds, ['acc', 'count', 'cond'], 1e-5, `x = [${x}], n = ${n}`);
+          // (With n = 0 'while:1' is the weight acc0 itself, as in tfjs: not to be disposed.)
+          if (n > 0) await sameAsync(model, ref, feeds, ['while:1', 'if'], 1e-5, `x = [${x}], n = ${n}: while:1, if`);
+        }
+        const x = { x: tt.tensor([1, 2, 3]), n: tt.scalar(2, 'int32') };
+        const xo = { x: tfo.tensor([1, 2, 3]), n: tfo.scalar(2, 'int32') };
+        const want = errorOf(() => ref.execute(xo, ['cond']));
+        assert.match(want, /Please use model.executeAsync\(\) instead/);
+        assert.equal(errorOf(() => model.execute(x, ['cond'])), want);
+        tt.dispose(Object.values(x));
+        tfo.dispose(Object.values(xo));
+      } finally {
+        model.dispose();
+        ref.dispose();
+      }
+    });
+  });
+
+  it('memory: 200 executeAsync calls keep numTensors (and GPU bytes) flat', async () => {
+    const start = tt.memory().numTensors;
+    const loop = await tt.loadGraphModel(tt.io.fromMemory(MODELS.whileLoop.artifacts()));
+    const det = await tt.loadGraphModel(tt.io.fromMemory(MODELS.detector.artifacts()));
+    const fun = await tt.loadGraphModel(tt.io.fromMemory(MODELS.functional.artifacts()));
+    const x = tt.tensor([1, 2, 3]);
+    const n = tt.scalar(25, 'int32');
+    const img = tt.tensor(lcg(192, 5, 1), [1, 8, 8, 3]);
+    const base = tt.memory();
+    let first = null;
+    for (let i = 0; i < 200; i++) {
+      const [acc, count] = await loop.executeAsync({ x, n }, ['acc', 'count']);
+      const dets = await det.executeAsync(img, ['detections', 'soft_nms:1']);
+      const cond = await fun.executeAsync({ x, n }, 'cond');
+      assert.equal(tt.memory().numTensors, base.numTensors + 5, `only the outputs are new (call ${i + 1})`);
+      const snap = [...acc.dataSync(), ...count.dataSync(), ...dets[0].dataSync(), ...dets[1].dataSync(),
+        ...cond.dataSync()];
+      if (first == null) first = snap;
+      else closeArrays(snap, first, 0, `call ${i + 1}`);
+      tt.dispose([acc, count, ...dets, cond]);
+      const m = tt.memory();
+      assert.equal(m.numTensors, base.numTensors, `numTensors after ${i + 1} calls`);
+      if (base.numBytesInGPU != null) assert.equal(m.numBytesInGPU, base.numBytesInGPU, `numBytesInGPU after ${i + 1}`);
+    }
+    // Errors leave nothing behind either.
+    const bad = tt.tensor([1, 2]);
+    assert.match(await asyncErrorOf(() => det.executeAsync(bad)), /shape of dict\['x'\]/);
+    bad.dispose();
+    assert.equal(tt.memory().numTensors, base.numTensors);
+    tt.dispose([x, n, img]);
+    loop.dispose();
+    det.dispose();
+    fun.dispose();
+    assert.equal(tt.memory().numTensors, start);
   });
 });

@@ -58,6 +58,28 @@ impl NativeGraph {
         .map(|ids| ids.into_iter().map(|t| t as f64).collect())
     }
 
+    /// `executeAsync`'s native half: runs the nodes the outputs need with control flow
+    /// (loops, conditionals, tensor arrays and lists) and dynamic ops (non-max suppression,
+    /// Where, ListDiff), fed the given tensors; returns the outputs' ids, in the caller's
+    /// scope. Synchronous: every value it reads is local.
+    #[napi]
+    pub fn execute_control_flow(
+        &self,
+        input_names: Vec<String>,
+        input_ids: Vec<f64>,
+        output_names: Vec<String>,
+    ) -> Result<Vec<f64>> {
+        engine(|e| {
+            if input_names.len() != input_ids.len() {
+                bail!("{} input names but {} input tensors", input_names.len(), input_ids.len());
+            }
+            let feeds: Vec<(String, TensorId)> =
+                input_names.into_iter().zip(input_ids.iter().map(|&x| id(x))).collect();
+            self.inner.execute_async(e, &feeds, &output_names)
+        })
+        .map(|ids| ids.into_iter().map(|t| t as f64).collect())
+    }
+
     /// `[{name, shape, dtype}]` of the placeholders, in graph order (JSON; unknown dims and
     /// shapes are null).
     #[napi]

@@ -315,7 +315,12 @@ class GraphModel {
           'rebuild it (npm rebuild tidytensor)');
       }
       // Weights naming no node of the graph are unused (tfjs keeps them; they are dropped here).
+      // (The Const nodes of the library's functions, If/While bodies, have weights too.)
       const inGraph = new Set(artifacts.modelTopology.node.map((n) => n.name));
+      const library = artifacts.modelTopology.library;
+      for (const f of (library != null && library.function) || []) {
+        for (const n of f.nodeDef || []) inGraph.add(n.name);
+      }
       for (const name of Object.keys(weightMap)) {
         if (!inGraph.has(name)) {
           weightMap[name].dispose();
@@ -518,21 +523,37 @@ class GraphModel {
     return result.length > 1 ? result : result[0];
   }
 
-  // As execute(), in a promise. Graphs whose outputs need control flow or dynamic ops (which
-  // tfjs runs here) are not supported yet.
+  // tfjs's executeAsync. Graphs with control flow, tensor arrays or lists, or dynamic ops (which
+  // tfjs runs only here) run in the native control-flow executor (native.NativeGraph's
+  // executeControlFlow: synchronous natively, all values being local); other graphs run as
+  // execute() does. tfjs warns when the execution needed neither control flow nor dynamic ops.
   async executeAsync(inputs, outputs) {
-    this.liveGraph();
+    const g = this.liveGraph();
     this.disposeIntermediateTensors();
     const { feeds, outNames, outputNodes } = this.prepare(this.normalizeInputs(inputs), this.normalizeOutputs(outputs));
     const graph = this.graph;
     const info = executionSubgraph(feeds, outputNodes, this.weightNameSet, graph.initNodes);
-    if (info.dynamicNode != null) {
-      throw new Error(`tidytensor does not run graphs with control flow or dynamic ops yet: the outputs ` +
-        `[${outputNodes.map((n) => n.name)}] need the node '${info.dynamicNode.name}' (op ` +
-        `'${info.dynamicNode.op}')`);
+    const warn = () => {
+      if (info.dynamicNode == null) {
+        console.warn('This model execution did not contain any nodes with control flow ' +
+          'or dynamic output shapes. You can use model.execute() instead.');
+      }
+    };
+    if (g.controlFlow || info.dynamicNode != null) {
+      const names = Object.keys(feeds);
+      let ids;
+      try {
+        ids = g.executeControlFlow(names, names.map((n) => feeds[n].id), outNames);
+      } catch (e) {
+        // tfjs warns after running, before it finds outputs missing.
+        if (/^Cannot compute the outputs/.test(e.message)) warn();
+        throw e;
+      }
+      warn();
+      const result = ids.map(wrapId);
+      return result.length > 1 ? result : result[0];
     }
-    console.warn('This model execution did not contain any nodes with control flow ' +
-      'or dynamic output shapes. You can use model.execute() instead.');
+    warn();
     const missing = uncomputable(outputNodes, info.usedNodes, feeds, this.weightNameSet, graph.initNodes, graph.nodes);
     if (missing.length > 0) {
       throw new Error(`Cannot compute the outputs [${missing}] from the provided ` +

@@ -179,6 +179,11 @@ impl AttrReader<'_> {
         self.get(name)?.get("shape").filter(|s| !s.is_null()).map(parse_shape)
     }
 
+    /// tfjs's `getFuncParam`: the name of a function attribute.
+    pub fn func(&self, name: &str) -> Option<String> {
+        self.get(name)?.get("func")?.get("name")?.as_str().map(str::to_string)
+    }
+
     /// The first shape of a `list.shape` attribute (`_output_shapes`).
     pub fn first_list_shape(&self, name: &str) -> Option<Option<Vec<i64>>> {
         let first = self.get(name)?.get("list")?.get("shape")?.as_array()?.first()?;

@@ -16,8 +16,19 @@ pub(crate) struct Plan {
     release: Vec<Vec<usize>>,
 }
 
-fn join(names: &[&str]) -> String {
+pub(crate) fn join(names: &[&str]) -> String {
     names.join(",")
+}
+
+/// The fed tensors by node: one slot per output index.
+pub(crate) type Fed = HashMap<usize, Vec<Option<TensorId>>>;
+
+/// What `getExecutionSubgraph` finds: the nodes the outputs need, the nodes without inputs
+/// that nobody provided, and the first dynamic node met (with its used children).
+pub(crate) struct Subgraph {
+    pub used: Vec<bool>,
+    pub missing: Vec<usize>,
+    pub dynamic: Option<(usize, Vec<usize>)>,
 }
 
 impl Graph {
@@ -25,6 +36,22 @@ impl Graph {
     /// → tensor). The returned tensors belong to the caller's scope (a fed or weight tensor
     /// asked for as an output is returned as it is, as in tfjs).
     pub fn execute(&self, e: &mut Engine, feeds: &[(String, TensorId)], outputs: &[String]) -> Result<Vec<TensorId>> {
+        let (fed, wanted) = self.check(e, feeds, outputs)?;
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let plan = self.plan(feeds, &fed, &wanted)?;
+        self.run(e, &plan, &fed, &wanted, outputs)
+    }
+
+    /// tfjs's `checkInputs`, `checkInputShapeAndType` and `checkOutputs`: the fed tensors by
+    /// node (one slot per output index) and the requested (node, output index) pairs.
+    pub(crate) fn check(
+        &self,
+        e: &Engine,
+        feeds: &[(String, TensorId)],
+        outputs: &[String],
+    ) -> Result<(Fed, Vec<(usize, usize)>)> {
         if self.disposed {
             bail!("This graph model has been disposed");
         }
@@ -38,7 +65,7 @@ impl Graph {
             );
         }
         // checkInputShapeAndType
-        let mut fed: HashMap<usize, Vec<Option<TensorId>>> = HashMap::new();
+        let mut fed: Fed = HashMap::new();
         for (name, id) in feeds {
             let (node_name, index) = parse_name(name);
             let n = self.by_name[node_name];
@@ -81,46 +108,13 @@ impl Graph {
             let Some(index) = index else { bail!("The output '{name}' names no output of node '{node_name}'") };
             wanted.push((n, index));
         }
-        if wanted.is_empty() {
-            return Ok(Vec::new());
-        }
-        let plan = self.plan(feeds, &fed, &wanted)?;
-        self.run(e, &plan, &fed, &wanted, outputs)
+        Ok((fed, wanted))
     }
 
-    /// tfjs's `compile`, cached by the fed and requested node names.
-    fn plan(
-        &self,
-        feeds: &[(String, TensorId)],
-        fed: &HashMap<usize, Vec<Option<TensorId>>>,
-        wanted: &[(usize, usize)],
-    ) -> Result<Rc<Plan>> {
-        let mut ins: Vec<&str> = fed.keys().map(|&n| self.nodes[n].name.as_str()).collect();
-        let mut outs: Vec<&str> = wanted.iter().map(|&(n, _)| self.nodes[n].name.as_str()).collect();
-        ins.sort_unstable();
-        outs.sort_unstable();
-        let key = format!("{}--{}", ins.join(","), outs.join(","));
-        if let Some(p) = self.plans.borrow().get(&key) {
-            return Ok(p.clone());
-        }
-        let plan = Rc::new(self.compile(feeds, fed, wanted)?);
-        self.plans.borrow_mut().insert(key, plan.clone());
-        Ok(plan)
-    }
-
-    fn compile(
-        &self,
-        feeds: &[(String, TensorId)],
-        fed: &HashMap<usize, Vec<Option<TensorId>>>,
-        wanted: &[(usize, usize)],
-    ) -> Result<Plan> {
+    /// tfjs's `getExecutionSubgraph`: back from the outputs to weights, feeds and init nodes.
+    pub(crate) fn subgraph(&self, fed: &Fed, wanted: &[(usize, usize)]) -> Subgraph {
         let nodes = &self.nodes;
         let count = nodes.len();
-        let is_init = |n: usize| {
-            let op = nodes[n].op.as_str();
-            !op.starts_with("Placeholder") && op != "Const" && nodes[n].deps.is_empty()
-        };
-        // getExecutionSubgraph: back from the outputs to weights, feeds and init nodes.
         let mut used = vec![false; count];
         let mut seen = vec![false; count];
         let mut missing = Vec::new();
@@ -132,7 +126,7 @@ impl Graph {
                 dynamic = Some((n, sync));
             }
             used[n] = true;
-            if self.weight_of[n].is_some() || fed.contains_key(&n) || is_init(n) {
+            if self.weight_of[n].is_some() || fed.contains_key(&n) || self.is_init(n) {
                 continue;
             }
             if nodes[n].deps.is_empty() {
@@ -146,6 +140,35 @@ impl Graph {
                 }
             }
         }
+        Subgraph { used, missing, dynamic }
+    }
+
+    /// tfjs's init nodes: no inputs, neither a placeholder nor a weight.
+    pub(crate) fn is_init(&self, n: usize) -> bool {
+        let node = &self.nodes[n];
+        !node.op.starts_with("Placeholder") && node.op != "Const" && node.deps.is_empty()
+    }
+
+    /// tfjs's `compile`, cached by the fed and requested node names.
+    fn plan(&self, feeds: &[(String, TensorId)], fed: &Fed, wanted: &[(usize, usize)]) -> Result<Rc<Plan>> {
+        let mut ins: Vec<&str> = fed.keys().map(|&n| self.nodes[n].name.as_str()).collect();
+        let mut outs: Vec<&str> = wanted.iter().map(|&(n, _)| self.nodes[n].name.as_str()).collect();
+        ins.sort_unstable();
+        outs.sort_unstable();
+        let key = format!("{}--{}", ins.join(","), outs.join(","));
+        if let Some(p) = self.plans.borrow().get(&key) {
+            return Ok(p.clone());
+        }
+        let plan = Rc::new(self.compile(feeds, fed, wanted)?);
+        self.plans.borrow_mut().insert(key, plan.clone());
+        Ok(plan)
+    }
+
+    fn compile(&self, feeds: &[(String, TensorId)], fed: &Fed, wanted: &[(usize, usize)]) -> Result<Plan> {
+        let nodes = &self.nodes;
+        let count = nodes.len();
+        let is_init = |n: usize| self.is_init(n);
+        let Subgraph { used, missing, dynamic } = self.subgraph(fed, wanted);
         if let Some((n, sync)) = dynamic {
             let sync: Vec<&str> = sync.iter().map(|&c| nodes[c].name.as_str()).collect();
             bail!(
@@ -218,7 +241,7 @@ impl Graph {
         &self,
         e: &mut Engine,
         plan: &Plan,
-        fed: &HashMap<usize, Vec<Option<TensorId>>>,
+        fed: &Fed,
         wanted: &[(usize, usize)],
         names: &[String],
     ) -> Result<Vec<TensorId>> {
@@ -240,8 +263,18 @@ impl Graph {
             // An op that cannot run fails the call before any runs.
             for &n in &plan.order {
                 let node = &self.nodes[n];
-                if let (true, Some(why)) = (values[n].is_empty(), ops::unsupported(&node.op)) {
+                if !values[n].is_empty() {
+                    continue;
+                }
+                if let Some(why) = ops::unsupported(&node.op) {
                     bail!("{why} (node '{}', op {})", node.name, node.op);
+                }
+                // tfjs runs these asynchronously: its execute() fails on the promise.
+                if ops::is_async(&node.op) {
+                    bail!(
+                        "The execution of the op '{}' returned a promise. Please use model.executeAsync() instead.",
+                        node.op
+                    );
                 }
             }
             for (i, &n) in plan.order.iter().enumerate() {

@@ -19,6 +19,10 @@ pub struct Node {
     /// Every input node, data and control (`^name`), in the GraphDef's order (tfjs's
     /// `node.inputs`): control inputs order the execution, they carry no tensor.
     pub deps: Vec<usize>,
+    /// Every input as (node index, output index), data and control, in the GraphDef's order
+    /// (tfjs's `node.inputNames`; a control input names output 0): what must have a value
+    /// before the node runs under control flow.
+    pub all_inputs: Vec<(usize, usize)>,
     /// The nodes listing this one as an input, once per listing (tfjs's `node.children`).
     pub children: Vec<usize>,
     pub attr: Attrs,
@@ -72,16 +76,23 @@ pub(crate) fn is_dynamic(op: &str) -> bool {
     CONTROL_FLOW_OPS.contains(&op) || DYNAMIC_SHAPE_OPS.contains(&op) || HASH_TABLE_OPS.contains(&op)
 }
 
-/// Ops only an executor with control flow runs (loops and their tensor arrays and lists).
+/// tfjs's `isControlFlow`: the nodes whose tensors the executor never disposes early.
+pub(crate) fn is_control_flow(op: &str) -> bool {
+    CONTROL_FLOW_OPS.contains(&op)
+}
+
+/// Ops only an executor with control flow runs: the dynamic ones, and every op tfjs runs
+/// asynchronously (loops, conditionals, tensor arrays and lists, dynamic shapes, hash tables).
 fn needs_control_flow(op: &str) -> bool {
-    is_dynamic(op) || op == "LoopCond" || op == "If" || op.starts_with("TensorArray") || op.starts_with("TensorList")
+    is_dynamic(op) || crate::ops::is_async(op)
 }
 
 /// A loaded graph model: the nodes, and the weight tensors it owns until [`Graph::dispose`].
+/// The functions of its library (the bodies of `If` and `While` nodes) are graphs too.
 pub struct Graph {
     pub(crate) nodes: Vec<Node>,
     pub(crate) by_name: HashMap<String, usize>,
-    /// (node, tensor) in the order the weights were given.
+    /// (node, tensor) of this graph's weight nodes, in the order the weights were given.
     pub(crate) weights: Vec<(usize, TensorId)>,
     /// The weight of each node, if it has one.
     pub(crate) weight_of: Vec<Option<TensorId>>,
@@ -89,6 +100,14 @@ pub struct Graph {
     pub(crate) disposed: bool,
     /// Compiled executions, by fed and requested node names (tfjs's `compiledMap`).
     pub(crate) plans: RefCell<HashMap<String, Rc<Plan>>>,
+    /// Every weight the model owns (its graph's and its functions'), by name, in the order
+    /// given. Empty for a function.
+    pub(crate) owned: Vec<(String, TensorId)>,
+    /// The functions of the GraphDef's library, by name (tfjs's `functionExecutorMap`).
+    pub(crate) functions: HashMap<String, Graph>,
+    /// A function's arguments (placeholders, in order) and results (node, output).
+    pub(crate) fn_inputs: Vec<usize>,
+    pub(crate) fn_outputs: Vec<(usize, usize)>,
 }
 
 /// (node name, output index) of an input or output name: `name`, `name:k` (tfjs's
@@ -117,7 +136,7 @@ impl Graph {
         });
         match loaded {
             Ok(g) => {
-                for &(_, id) in &g.weights {
+                for &(_, id) in &g.owned {
                     e.keep(id);
                 }
                 Ok(g)
@@ -139,14 +158,25 @@ impl Graph {
         let Some(list) = def.get("node").and_then(Value::as_array) else {
             bail!("The graph model topology has no node list (modelTopology.node)");
         };
-        let mut nodes = Vec::with_capacity(list.len());
+        let mut g = Graph::of_nodes(list, Vec::new(), "graph")?;
+        let library = def.get("library").and_then(|l| l.get("function")).and_then(Value::as_array);
+        for f in library.into_iter().flatten() {
+            let (name, func) = Graph::function(f)?;
+            g.functions.insert(name, func);
+        }
+        Ok(g)
+    }
+
+    /// A graph of `list` (GraphDef nodes as JSON) and `extra` nodes (a function's arguments).
+    fn of_nodes(list: &[Value], extra: Vec<Node>, what: &str) -> Result<Graph> {
+        let mut nodes = Vec::with_capacity(list.len() + extra.len());
         let mut by_name = HashMap::with_capacity(list.len());
         let mut raw_inputs = Vec::with_capacity(list.len());
         for (i, n) in list.iter().enumerate() {
-            let Some(name) = text(n, "name") else { bail!("Node {i} of the graph has no name") };
+            let Some(name) = text(n, "name") else { bail!("Node {i} of the {what} has no name") };
             let Some(op) = text(n, "op") else { bail!("Node '{name}' has no op") };
             if by_name.insert(name.to_string(), i).is_some() {
-                bail!("The graph has two nodes named '{name}'");
+                bail!("The {what} has two nodes named '{name}'");
             }
             let inputs: Vec<String> = match n.get("input") {
                 None | Some(Value::Null) => Vec::new(),
@@ -160,7 +190,21 @@ impl Graph {
             raw_inputs.push(inputs);
             let attr = n.get("attr").and_then(Value::as_object).cloned().unwrap_or_default();
             let (name, op) = (name.to_string(), op.to_string());
-            nodes.push(Node { name, op, inputs: Vec::new(), deps: Vec::new(), children: Vec::new(), attr });
+            nodes.push(Node {
+                name,
+                op,
+                inputs: Vec::new(),
+                deps: Vec::new(),
+                all_inputs: Vec::new(),
+                children: Vec::new(),
+                attr,
+            });
+        }
+        for node in extra {
+            // A node of the same name replaces the argument, as in tfjs's node map.
+            by_name.insert(node.name.clone(), nodes.len());
+            nodes.push(node);
+            raw_inputs.push(Vec::new());
         }
         for (i, inputs) in raw_inputs.iter().enumerate() {
             for input in inputs {
@@ -170,12 +214,13 @@ impl Graph {
                 };
                 let (node_name, index) = parse_name(spec);
                 let Some(&j) = by_name.get(node_name) else {
-                    bail!("Node '{}' has input '{input}', but the graph has no node '{node_name}'", nodes[i].name);
+                    bail!("Node '{}' has input '{input}', but the {what} has no node '{node_name}'", nodes[i].name);
                 };
                 let Some(index) = index else {
                     bail!("Node '{}' has input '{input}', which names no output of node '{node_name}'", nodes[i].name);
                 };
                 nodes[i].deps.push(j);
+                nodes[i].all_inputs.push((j, if control { 0 } else { index }));
                 nodes[j].children.push(i);
                 if !control {
                     nodes[i].inputs.push((j, index));
@@ -184,23 +229,89 @@ impl Graph {
         }
         let control_flow = nodes.iter().any(|n| needs_control_flow(&n.op)) || has_cycle(&nodes);
         let weight_of = vec![None; nodes.len()];
-        let plans = RefCell::new(HashMap::new());
-        Ok(Graph { nodes, by_name, weights: Vec::new(), weight_of, control_flow, disposed: false, plans })
+        Ok(Graph {
+            nodes,
+            by_name,
+            weights: Vec::new(),
+            weight_of,
+            control_flow,
+            disposed: false,
+            plans: RefCell::new(HashMap::new()),
+            owned: Vec::new(),
+            functions: HashMap::new(),
+            fn_inputs: Vec::new(),
+            fn_outputs: Vec::new(),
+        })
+    }
+
+    /// A function of the library (tfjs's `mapFunction`): its nodes, a placeholder per argument,
+    /// and its results (`ret`, by output argument).
+    fn function(f: &Value) -> Result<(String, Graph)> {
+        let signature = f.get("signature").unwrap_or(&Value::Null);
+        let Some(name) = text(signature, "name") else { bail!("A function of the graph's library has no name") };
+        let args = signature.get("inputArg").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let mut extra = Vec::with_capacity(args.len());
+        for arg in args {
+            let Some(arg_name) = text(arg, "name") else { bail!("An argument of function '{name}' has no name") };
+            let mut attr = Attrs::new();
+            attr.insert("dtype".into(), serde_json::json!({"type": arg.get("type").cloned().unwrap_or(Value::Null)}));
+            extra.push(Node {
+                name: parse_name(arg_name).0.to_string(),
+                op: "Placeholder".into(),
+                inputs: Vec::new(),
+                deps: Vec::new(),
+                all_inputs: Vec::new(),
+                children: Vec::new(),
+                attr,
+            });
+        }
+        let arg_names: Vec<String> = extra.iter().map(|n| n.name.clone()).collect();
+        let list = f.get("nodeDef").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let mut g = Graph::of_nodes(list, extra, &format!("function '{name}'"))?;
+        g.fn_inputs = arg_names.iter().map(|a| g.by_name[a.as_str()]).collect();
+        // tfjs keeps one output index per node (`defaultOutput`, the last result naming it).
+        let mut results = Vec::new();
+        let outs = signature.get("outputArg").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        for out in outs {
+            let ret = text(out, "name").and_then(|o| f.get("ret").and_then(|r| r.get(o))).and_then(Value::as_str);
+            let Some((node, index)) = ret.map(parse_name) else { continue };
+            if let Some(&n) = g.by_name.get(node) {
+                results.push((n, index.unwrap_or(0)));
+            }
+        }
+        let mut last: HashMap<usize, usize> = HashMap::new();
+        for &(n, k) in &results {
+            last.insert(n, k);
+        }
+        g.fn_outputs = results.iter().map(|&(n, _)| (n, last[&n])).collect();
+        Ok((name.to_string(), g))
     }
 
     fn take_weights(&mut self, e: &Engine, weights: &[(String, TensorId)]) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
         for (name, id) in weights {
-            let Some(&n) = self.by_name.get(name) else {
-                bail!("The weight '{name}' names no node of the graph");
-            };
-            if self.weight_of[n].is_some() {
+            if !seen.insert(name.as_str()) {
                 bail!("The weight '{name}' is given twice");
+            }
+            let main = self.by_name.get(name).copied();
+            let in_functions = self.functions.values().any(|f| f.by_name.contains_key(name));
+            if main.is_none() && !in_functions {
+                bail!("The weight '{name}' names no node of the graph");
             }
             if e.is_disposed(*id) {
                 bail!("The weight '{name}' is a disposed tensor");
             }
-            self.weight_of[n] = Some(*id);
-            self.weights.push((n, *id));
+            if let Some(n) = main {
+                self.weight_of[n] = Some(*id);
+                self.weights.push((n, *id));
+            }
+            for f in self.functions.values_mut() {
+                if let Some(&n) = f.by_name.get(name) {
+                    f.weight_of[n] = Some(*id);
+                    f.weights.push((n, *id));
+                }
+            }
+            self.owned.push((name.clone(), *id));
         }
         if let Some(c) = self.nodes.iter().zip(&self.weight_of).find(|(n, w)| n.op == "Const" && w.is_none()) {
             bail!("The Const node '{}' has no weight (the weights manifest has no entry of that name)", c.0.name);
@@ -225,11 +336,18 @@ impl Graph {
 
     /// The weights' names (their nodes'), in the order they were given.
     pub fn weight_names(&self) -> Vec<String> {
-        self.weights.iter().map(|&(n, _)| self.nodes[n].name.clone()).collect()
+        self.owned.iter().map(|(n, _)| n.clone()).collect()
     }
 
     pub fn weight_ids(&self) -> Vec<TensorId> {
-        self.weights.iter().map(|&(_, id)| id).collect()
+        self.owned.iter().map(|&(_, id)| id).collect()
+    }
+
+    /// The names of the functions of the GraphDef's library.
+    pub fn function_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.functions.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        names
     }
 
     /// tfjs's `GraphModel.inputs`: the placeholders (`Placeholder*` ops), in graph order, with
@@ -267,13 +385,19 @@ impl Graph {
     /// an error.
     pub fn dispose(&mut self, e: &mut Engine) -> usize {
         let mut n = 0;
-        for &(_, id) in &self.weights {
+        for &(_, id) in &self.owned {
             if !e.is_disposed(id) {
                 e.dispose(id);
                 n += 1;
             }
         }
+        self.owned.clear();
         self.weights.clear();
+        for f in self.functions.values_mut() {
+            f.weights.clear();
+            f.weight_of.iter_mut().for_each(|w| *w = None);
+            f.disposed = true;
+        }
         self.weight_of.iter_mut().for_each(|w| *w = None);
         self.plans.borrow_mut().clear();
         self.disposed = true;

@@ -2,14 +2,20 @@
 //! GraphDef as JSON, executed node by node through the core's ops, as tfjs-converter 4.22's
 //! `GraphExecutor` executes it. Usable without JavaScript.
 //!
-//! - [`Graph::load`] parses the GraphDef (`graph.rs`), takes ownership of one weight tensor
-//!   per `Const` node (kept, so that no scope disposes them) and notes whether the graph needs
-//!   control flow.
+//! - [`Graph::load`] parses the GraphDef (`graph.rs`) and its library's functions, takes
+//!   ownership of one weight tensor per `Const` node (kept, so that no scope disposes them) and
+//!   notes whether the graph needs control flow.
 //! - [`Graph::execute`] (`exec.rs`) checks the feeds and outputs with tfjs's texts, finds the
 //!   nodes the outputs need (tfjs's `getExecutionSubgraph`, refusing dynamic ops as tfjs's
 //!   `execute` does), orders them (`getNodesInTopologicalOrder`), runs each node's op in a scope
 //!   of its own and disposes every intermediate tensor after its last consumer ran. The outputs
 //!   belong to the caller's scope; on error everything the call made is disposed.
+//! - [`Graph::execute_async`] (`flow.rs`) is tfjs's `executeAsync`: the order found while
+//!   running (`executeWithControlFlow`), tensors keyed by frame and iteration (tfjs's
+//!   `ExecutionContext`), Switch's untaken output dead, each output freed once its readers in
+//!   its frame ran; the control ops (`ops/control.rs`: frames, Switch/Merge, TensorArray and
+//!   TensorList), `If`/`While` over the library's functions (parsed as graphs of their own), and
+//!   the dynamic ops (`ops/dynamic.rs`: non-max suppression, Where, ListDiff) run only there.
 //! - `ops/<category>.rs`: the ops, one file per tfjs-converter executor (`arithmetic`,
 //!   `basic_math`, `convolution` ...), with its attribute names and defaults (`op_table.rs`
 //!   lists every op tfjs maps); `compose.rs` holds the ops tfjs composes of others (strided
@@ -22,10 +28,12 @@
 mod attr;
 mod compose;
 mod exec;
+mod flow;
 mod graph;
 mod op_table;
 mod ops;
 
 pub use attr::{parse_dtype, parse_shape, AttrReader, Attrs};
 pub use graph::{Graph, Node, TensorSpec};
+pub use ops::dynamic::{non_max_suppression, Nms};
 pub use ops::supported_ops;

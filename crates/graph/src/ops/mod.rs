@@ -5,8 +5,10 @@
 
 mod arithmetic;
 mod basic_math;
+pub(crate) mod control;
 mod convolution;
 pub(crate) mod creation;
+pub mod dynamic;
 mod evaluation;
 mod graph;
 mod image;
@@ -134,8 +136,10 @@ fn implemented(category: &str) -> &'static [&'static str] {
     match category {
         "arithmetic" => arithmetic::OPS,
         "basic_math" => basic_math::OPS,
+        "control" => control::OPS,
         "convolution" => convolution::OPS,
         "creation" => creation::OPS,
+        "dynamic" => dynamic::OPS,
         "evaluation" => evaluation::OPS,
         "graph" => graph::OPS,
         "image" => image::OPS,
@@ -173,7 +177,19 @@ pub(crate) fn unsupported(op: &str) -> Option<String> {
     }
 }
 
-/// Runs the node's op; its outputs in order.
+/// Whether tfjs runs the op asynchronously (its executor returns a promise): control flow,
+/// tensor arrays and lists, dynamic shapes, hash tables. Only `executeAsync` runs these.
+pub(crate) fn is_async(op: &str) -> bool {
+    matches!(category(op), Some("control" | "dynamic" | "hash_table"))
+}
+
+/// Whether the op is one of tfjs's control executor's: run by the control-flow executor.
+pub(crate) fn is_control(op: &str) -> bool {
+    category(op) == Some("control")
+}
+
+/// Runs the node's op; its outputs in order. (Control ops run in the control-flow executor,
+/// which knows the frames: [`control::run`].)
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let op = c.node.op.as_str();
     if let Some(why) = unsupported(op) {
@@ -184,6 +200,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         Some("basic_math") => basic_math::run(e, c),
         Some("convolution") => convolution::run(e, c),
         Some("creation") => creation::run(e, c),
+        Some("dynamic") => dynamic::run(e, c),
         Some("evaluation") => evaluation::run(e, c),
         Some("graph") => graph::run(e, c),
         Some("image") => image::run(e, c),
