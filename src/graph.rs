@@ -47,15 +47,7 @@ impl NativeGraph {
         input_ids: Vec<f64>,
         output_names: Vec<String>,
     ) -> Result<Vec<f64>> {
-        engine(|e| {
-            if input_names.len() != input_ids.len() {
-                bail!("{} input names but {} input tensors", input_names.len(), input_ids.len());
-            }
-            let feeds: Vec<(String, TensorId)> =
-                input_names.into_iter().zip(input_ids.iter().map(|&x| id(x))).collect();
-            self.inner.execute(e, &feeds, &output_names)
-        })
-        .map(|ids| ids.into_iter().map(|t| t as f64).collect())
+        engine(|e| self.inner.execute(e, &feeds(input_names, &input_ids)?, &output_names)).map(out_ids)
     }
 
     /// `executeAsync`'s native half: runs the nodes the outputs need with control flow
@@ -69,15 +61,7 @@ impl NativeGraph {
         input_ids: Vec<f64>,
         output_names: Vec<String>,
     ) -> Result<Vec<f64>> {
-        engine(|e| {
-            if input_names.len() != input_ids.len() {
-                bail!("{} input names but {} input tensors", input_names.len(), input_ids.len());
-            }
-            let feeds: Vec<(String, TensorId)> =
-                input_names.into_iter().zip(input_ids.iter().map(|&x| id(x))).collect();
-            self.inner.execute_async(e, &feeds, &output_names)
-        })
-        .map(|ids| ids.into_iter().map(|t| t as f64).collect())
+        engine(|e| self.inner.execute_async(e, &feeds(input_names, &input_ids)?, &output_names)).map(out_ids)
     }
 
     /// `[{name, shape, dtype}]` of the placeholders, in graph order (JSON; unknown dims and
@@ -115,4 +99,16 @@ impl NativeGraph {
         let inner = &mut self.inner;
         engine(|e| Ok(inner.dispose(e) as f64))
     }
+}
+
+/// The feeds of an execution: input names paired with their tensors.
+fn feeds(names: Vec<String>, ids: &[f64]) -> tidytensor_core::Result<Vec<(String, TensorId)>> {
+    if names.len() != ids.len() {
+        bail!("{} input names but {} input tensors", names.len(), ids.len());
+    }
+    Ok(names.into_iter().zip(ids.iter().map(|&x| id(x))).collect())
+}
+
+fn out_ids(ids: Vec<TensorId>) -> Vec<f64> {
+    ids.into_iter().map(|t| t as f64).collect()
 }
