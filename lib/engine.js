@@ -257,6 +257,11 @@ const engineObject = {
   get backend() { return backend(); },
   get backendNames() { return native.backendNames(); },
   get registryFactory() { return require('./registry').registryFactoryObject(); },
+  // tfjs's EngineState counters, read live (libraries log them: @vladmandic/human does).
+  get state() {
+    const m = native.memory();
+    return { numTensors: m.numTensors, numBytes: m.numBytes, numDataBuffers: m.numDataBuffers };
+  },
   setBackend,
   ready,
   // Whether a kernel run now is recorded for a gradient.

@@ -239,6 +239,22 @@ class GraphModel {
   get modelSignature() { return this.signature; }
   get modelStructuredOutputKeys() { return this.structuredOutputKeys; }
 
+  // tfjs's (private) GraphExecutor, present once the model is loaded: libraries test it to see
+  // whether a model is ready (@vladmandic/human does). Its graph's inputs/outputs and the
+  // weight map are what tfjs's executor exposes.
+  get executor() {
+    if (this.graph == null) return undefined;
+    const model = this;
+    return {
+      get graph() { return model.graph; },
+      get inputs() { return model.inputs; },
+      get outputs() { return model.outputs; },
+      get inputNodes() { return model.inputNodes; },
+      get outputNodes() { return model.outputNodes; },
+      get weightMap() { return model.weights; },
+    };
+  }
+
   // name -> [tensor] of the graph's weights (tfjs's executor.weightMap).
   get weights() {
     const g = this.liveGraph();
