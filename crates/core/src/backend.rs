@@ -101,6 +101,36 @@ pub enum PoolOp {
     Avg,
 }
 
+/// The activations of the fused ops (tfjs's `fused_util.applyActivation`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Activation {
+    Linear,
+    Relu,
+    Relu6,
+    Elu,
+    /// `x < 0 ? x * alpha : x`, alpha a scalar.
+    LeakyRelu(f32),
+    /// `x < 0 ? x * alpha : x`, alpha a tensor (the epilogue's `alpha` view).
+    Prelu,
+    Sigmoid,
+}
+
+impl Activation {
+    /// The activation named as tfjs names it (`leakyrelu` takes `leaky_alpha`), with tfjs's error.
+    pub fn parse(name: &str, leaky_alpha: f64) -> Result<Activation> {
+        Ok(match name {
+            "linear" => Activation::Linear,
+            "relu" => Activation::Relu,
+            "relu6" => Activation::Relu6,
+            "elu" => Activation::Elu,
+            "leakyrelu" => Activation::LeakyRelu(leaky_alpha as f32),
+            "prelu" => Activation::Prelu,
+            "sigmoid" => Activation::Sigmoid,
+            other => crate::bail!("Unknown fused activation {other}."),
+        })
+    }
+}
+
 /// Where the windows of a convolution or pooling op read, over `[batch, depth, height, width,
 /// channels]` data: a 2-D op is a 3-D op with depth 1. Output position `o` on spatial axis `a`
 /// reads input `o * strides[a] - pad[a] + tap * dilations[a]` at each filter tap; positions
@@ -229,6 +259,53 @@ pub trait Backend: Send + Sync {
     /// where batchA and batchB are equal or one of them is 1 (broadcast). Output
     /// `[max(batchA, batchB), m, n]`, float32.
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>>;
+
+    /// The fused ops' epilogue on the float32 product `y` (`rows × channels` values, channels
+    /// last): `y + bias`, then `act`. `bias` and `alpha` (prelu's weights) are float32 with
+    /// `channels` values or 1. Takes the product's storage, so a backend may write in place;
+    /// the default composes `binary` and `unary`.
+    fn fused_epilogue(
+        &self,
+        y: Box<dyn Storage>,
+        rows: usize,
+        channels: usize,
+        bias: Option<View>,
+        act: Activation,
+        alpha: Option<View>,
+    ) -> Result<Box<dyn Storage>> {
+        let shape = [rows, channels];
+        let row = |v: View| [1, v.size()];
+        let mut y = y;
+        if let Some(b) = bias {
+            let bs = row(b);
+            let bv = View { storage: b.storage, shape: &bs, dtype: DType::Float32 };
+            let yv = View { storage: &*y, shape: &shape, dtype: DType::Float32 };
+            y = self.binary(BinaryOp::Add, yv, bv, &shape, DType::Float32)?;
+        }
+        let yv = View { storage: &*y, shape: &shape, dtype: DType::Float32 };
+        let unary = |op| self.unary(op, yv);
+        let prelu = |a: View| {
+            let s = row(a);
+            let av = View { storage: a.storage, shape: &s, dtype: DType::Float32 };
+            self.binary(BinaryOp::Prelu, yv, av, &shape, DType::Float32)
+        };
+        let out = match act {
+            Activation::Linear => return Ok(y),
+            Activation::Relu => unary(UnaryOp::Relu)?,
+            Activation::Relu6 => unary(UnaryOp::Relu6)?,
+            Activation::Elu => unary(UnaryOp::Elu)?,
+            Activation::Sigmoid => unary(UnaryOp::Sigmoid)?,
+            Activation::LeakyRelu(a) => {
+                let s = self.upload(HostData::F32(vec![a]))?;
+                prelu(View { storage: &*s, shape: &[1], dtype: DType::Float32 })?
+            }
+            Activation::Prelu => match alpha {
+                Some(a) => prelu(a)?,
+                None => crate::bail!("fused_epilogue: prelu needs its alpha"),
+            },
+        };
+        Ok(out)
+    }
 
     // ---- reduce ----
     /// Reduces `x` seen as `[outer, inner]` over `inner` (never empty: the engine answers empty

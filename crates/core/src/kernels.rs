@@ -43,6 +43,7 @@ kernel_names! {
     TRANSPOSE = "Transpose",
     // matmul
     BATCH_MAT_MUL = "BatchMatMul",
+    FUSED_MAT_MUL = "_FusedMatMul",
     // conv
     AVG_POOL = "AvgPool",
     AVG_POOL_3D = "AvgPool3D",
@@ -52,6 +53,8 @@ kernel_names! {
     CONV3D_BACKPROP_INPUT_V2 = "Conv3DBackpropInputV2",
     DEPTHWISE_CONV2D_NATIVE = "DepthwiseConv2dNative",
     DILATION2D = "Dilation2D",
+    FUSED_CONV2D = "FusedConv2D",
+    FUSED_DEPTHWISE_CONV2D = "FusedDepthwiseConv2D",
     LRN = "LRN",
     MAX_POOL = "MaxPool",
     MAX_POOL_3D = "MaxPool3D",

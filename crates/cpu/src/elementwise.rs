@@ -1,7 +1,7 @@
 //! Elementwise kernels: cast, the unary and binary op tables, broadcasting.
 
 use rayon::prelude::*;
-use tidytensor_core::{bail, BinaryOp, DType, Result, UnaryOp};
+use tidytensor_core::{bail, Activation, BinaryOp, DType, Result, UnaryOp};
 
 use crate::convert::{with_out, Num, OutElem};
 use crate::pool::{self, Pooled};
@@ -517,5 +517,107 @@ impl Walk<'_> {
                 idx[j] = 0;
             }
         }
+    }
+}
+
+/// The fused ops' epilogue, in place on the product `y` (`channels` values a row): the bias,
+/// then the activation, in one pass, with the formulas of the unary and prelu kernels above.
+/// `bias` and `alpha` hold `channels` values or 1.
+pub(crate) fn fused_epilogue(
+    y: &mut [f32],
+    channels: usize,
+    bias: Option<&[f32]>,
+    act: Activation,
+    alpha: Option<&[f32]>,
+) {
+    if channels == 0 || y.is_empty() {
+        return;
+    }
+    let row = |v: &[f32]| if v.len() == channels { v.to_vec() } else { vec![v[0]; channels] };
+    let has_bias = bias.is_some();
+    let bias = bias.map_or_else(Vec::new, row);
+    let alpha = match act {
+        Activation::LeakyRelu(a) => vec![a; channels],
+        Activation::Prelu => alpha.map_or_else(|| vec![0.0; channels], row),
+        _ => Vec::new(),
+    };
+    let (bias, alpha) = (&bias[..], &alpha[..]);
+    let run = |y: &mut [f32]| match act {
+        Activation::Linear => epilogue_rows(y, channels, has_bias, bias, alpha, act_linear),
+        Activation::Relu => epilogue_rows(y, channels, has_bias, bias, alpha, act_relu),
+        Activation::Relu6 => epilogue_rows(y, channels, has_bias, bias, alpha, act_relu6),
+        Activation::Elu => epilogue_rows(y, channels, has_bias, bias, alpha, act_elu),
+        Activation::Sigmoid => epilogue_rows(y, channels, has_bias, bias, alpha, act_sigmoid),
+        Activation::LeakyRelu(_) | Activation::Prelu => epilogue_rows(y, channels, has_bias, bias, alpha, act_prelu),
+    };
+    if y.len() >= PAR_THRESHOLD {
+        let rows_per_task = PAR_CHUNK.div_ceil(channels).max(1);
+        y.par_chunks_mut(rows_per_task * channels).for_each(run);
+    } else {
+        run(y);
+    }
+}
+
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
+fn epilogue_rows<F: Fn(f32, f32) -> f32>(
+    y: &mut [f32],
+    channels: usize,
+    has_bias: bool,
+    bias: &[f32],
+    alpha: &[f32],
+    f: F,
+) {
+    for row in y.chunks_exact_mut(channels) {
+        if has_bias {
+            for (v, &b) in row.iter_mut().zip(bias) {
+                *v += b;
+            }
+        }
+        if alpha.is_empty() {
+            for v in row.iter_mut() {
+                *v = f(*v, 0.0);
+            }
+        } else {
+            for (v, &a) in row.iter_mut().zip(alpha) {
+                *v = f(*v, a);
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn act_linear(x: f32, _: f32) -> f32 {
+    x
+}
+#[inline(always)]
+fn act_relu(x: f32, _: f32) -> f32 {
+    if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+#[inline(always)]
+fn act_relu6(x: f32, _: f32) -> f32 {
+    x.clamp(0.0, 6.0)
+}
+#[inline(always)]
+fn act_elu(x: f32, _: f32) -> f32 {
+    if x >= 0.0 {
+        x
+    } else {
+        (x as f64).exp_m1() as f32
+    }
+}
+#[inline(always)]
+fn act_sigmoid(x: f32, _: f32) -> f32 {
+    1.0 / (1.0 + exp_f32(-x))
+}
+#[inline(always)]
+fn act_prelu(x: f32, a: f32) -> f32 {
+    if x < 0.0 {
+        x * a
+    } else {
+        x
     }
 }

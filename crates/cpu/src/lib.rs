@@ -24,8 +24,8 @@ use std::any::Any;
 use std::cell::Cell;
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReduceOp, Result,
-    StepRule, Storage, Taps, UnaryOp, View,
+    bail, Activation, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReduceOp,
+    Result, StepRule, Storage, Taps, UnaryOp, View,
 };
 
 // Hot loops are compiled for AVX-512 and AVX2 too with `multiversion`, which takes the first
@@ -272,6 +272,30 @@ impl Backend for CpuBackend {
 
     fn matmul(&self, a: View, b: View, transpose_a: bool, transpose_b: bool) -> Result<Box<dyn Storage>> {
         boxed(matmul::matmul(data_of(&a)?, a.shape, data_of(&b)?, b.shape, transpose_a, transpose_b)?)
+    }
+
+    /// In place on the product's buffer: one pass, no allocation of the output's size.
+    fn fused_epilogue(
+        &self,
+        y: Box<dyn Storage>,
+        rows: usize,
+        channels: usize,
+        bias: Option<View>,
+        act: Activation,
+        alpha: Option<View>,
+    ) -> Result<Box<dyn Storage>> {
+        let bias = bias.map(|b| f32s(&b)).transpose()?;
+        let alpha = alpha.map(|a| f32s(&a)).transpose()?;
+        let y: Box<dyn Any> = y;
+        let Ok(mut y) = y.downcast::<CpuStorage>() else {
+            bail!("The cpu backend was given a tensor whose data lives on another backend");
+        };
+        let HostData::F32(v) = &mut y.data else { bail!("cpu backend: expected float32 data") };
+        if v.len() != rows * channels {
+            bail!("cpu backend: the fused epilogue got {} values for {rows} × {channels}", v.len());
+        }
+        elementwise::fused_epilogue(v, channels, bias, act, alpha);
+        Ok(y)
     }
 
     fn conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {

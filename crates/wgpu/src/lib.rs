@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tidytensor_core::{
-    bail, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReadDone, ReduceOp,
-    Result, StepRule, Storage, Taps, UnaryOp, View,
+    bail, Activation, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReadDone,
+    ReduceOp, Result, StepRule, Storage, Taps, UnaryOp, View,
 };
 
 use device::{Gpu, RawBuf};
@@ -294,6 +294,24 @@ impl Backend for WgpuBackend {
 
     fn binary(&self, op: BinaryOp, a: View, b: View, out_shape: &[usize], out: DType) -> Result<Box<dyn Storage>> {
         kernels::binary(&self.gpu, op, (storage(&a)?, a.shape), (storage(&b)?, b.shape), out_shape, out)
+    }
+
+    /// One more dispatch, in place on the product's buffer.
+    fn fused_epilogue(
+        &self,
+        y: Box<dyn Storage>,
+        rows: usize,
+        channels: usize,
+        bias: Option<View>,
+        act: Activation,
+        alpha: Option<View>,
+    ) -> Result<Box<dyn Storage>> {
+        let shape = [rows, channels];
+        storage(&View { storage: &*y, shape: &shape, dtype: DType::Float32 })?;
+        let ys = y.as_any().downcast_ref::<WgpuStorage>().expect("checked above");
+        let (bias, alpha) = (bias.map(|b| storage(&b)).transpose()?, alpha.map(|a| storage(&a)).transpose()?);
+        kernels::fused_epilogue(&self.gpu, ys, channels, bias, act, alpha)?;
+        Ok(y)
     }
 
     fn select(&self, cond: View, a: View, b: View, out_shape: &[usize]) -> Result<Box<dyn Storage>> {

@@ -3,8 +3,10 @@
 //! tfjs's order with its texts, and then one kernel runs. 2-D ops run as 3-D ops of depth 1;
 //! channels-first data is transposed to channels-last and back around the kernel.
 
+use super::fused::{run_epilogue, Fused};
 use super::require_dtype;
 use crate::backend::{ConvGeom, CumOp, PoolOp};
+use crate::engine::Input;
 // A number as JavaScript prints it.
 use crate::random::js_number_string as js;
 use crate::{bail, kernels as k, shape, Backend, BinaryOp, DType, Engine, Result, Storage, TensorId, UnaryOp, View};
@@ -307,12 +309,14 @@ impl Engine {
         layout: Layout,
         g: &ConvGeom,
         out_dtype: DType,
-        kernel: impl FnOnce(&dyn Backend, View, Option<View>) -> Result<Box<dyn Storage>>,
+        extra: &[TensorId],
+        kernel: impl FnOnce(&dyn Backend, View, Option<View>, &[Input]) -> Result<Box<dyn Storage>>,
     ) -> Result<TensorId> {
-        let inputs: Vec<TensorId> = std::iter::once(x).chain(filter).collect();
+        let inputs: Vec<TensorId> = std::iter::once(x).chain(filter).chain(extra.iter().copied()).collect();
+        let first_extra = inputs.len() - extra.len();
         let nhwc = out_shape(g, layout.spatial);
         self.check_size(&nhwc, out_dtype)?;
-        self.run_kernel(name, &inputs, |e, backend, _| {
+        self.run_kernel(name, &inputs, |e, backend, ins| {
             let mut xl = x;
             if layout.channels_first {
                 let s = e.shape(x)?.to_vec();
@@ -336,7 +340,7 @@ impl Engine {
                 let xs = [g.batch, g.in_size[0], g.in_size[1], g.in_size[2], g.in_channels];
                 let xv = super::view_of(&xi, &xc, &xs, DType::Float32);
                 let fv = fi.as_ref().map(|fi| super::view_of(fi, &fc, &fi.shape, DType::Float32));
-                let mut storage = kernel(&**backend, xv, fv)?;
+                let mut storage = kernel(&**backend, xv, fv, &ins[first_extra..])?;
                 if out_dtype != DType::Float32 {
                     let view = View { storage: &*storage, shape: &nhwc, dtype: DType::Float32 };
                     storage = backend.cast(view, out_dtype)?;
@@ -365,6 +369,35 @@ impl Engine {
         filter: TensorId,
         w: &Window,
         channels_first: bool,
+    ) -> Result<TensorId> {
+        self.conv_fused(kind, x, filter, w, channels_first, None)
+    }
+
+    /// tfjs's `fused.conv2d` and `fused.depthwiseConv2d` (NHWC): the convolution, then `f`'s
+    /// bias and activation, as one kernel (`FusedConv2D`, `FusedDepthwiseConv2D`) when
+    /// [`Engine::epilogue_fits`], else as tfjs composes it.
+    pub fn fused_conv(
+        &mut self,
+        kind: ConvKind,
+        x: TensorId,
+        filter: TensorId,
+        w: &Window,
+        f: &Fused,
+    ) -> Result<TensorId> {
+        if !matches!(kind, ConvKind::Conv2d | ConvKind::Depthwise2d) {
+            bail!("fused conv: only conv2d and depthwiseConv2d are fused, not {kind:?}");
+        }
+        self.conv_fused(kind, x, filter, w, false, Some(f))
+    }
+
+    fn conv_fused(
+        &mut self,
+        kind: ConvKind,
+        x: TensorId,
+        filter: TensorId,
+        w: &Window,
+        channels_first: bool,
+        fused: Option<&Fused>,
     ) -> Result<TensorId> {
         let (xs, fs) = (self.shape(x)?.to_vec(), self.shape(filter)?.to_vec());
         let (xd, fd) = (self.dtype(x)?, self.dtype(filter)?);
@@ -462,7 +495,34 @@ impl Engine {
             ConvKind::Dilation2d => (k::DILATION2D, xd),
         };
         let g2 = g.clone();
-        let y = self.run_windowed(name, x, Some(filter), layout, &g, out_dtype, move |b, xv, fv| {
+        if let Some(f) = fused {
+            let nhwc = out_shape(&g, spatial);
+            let shown = if unbatched { &nhwc[1..] } else { &nhwc[..] };
+            if channels_first || !self.epilogue_fits(shown, out_dtype, f)? {
+                let y = self.conv_fused(kind, x, filter, w, channels_first, None)?;
+                return self.compose_epilogue(y, f);
+            }
+            let name = if kind == ConvKind::Depthwise2d { k::FUSED_DEPTHWISE_CONV2D } else { k::FUSED_CONV2D };
+            let f = *f;
+            return self.run_windowed(
+                name,
+                x,
+                Some(filter),
+                layout,
+                &g,
+                out_dtype,
+                &f.inputs(),
+                move |b, xv, fv, extra| {
+                    let fv = fv.expect("a filter");
+                    let y = match kind {
+                        ConvKind::Depthwise2d => b.depthwise_conv(xv, fv, &g2)?,
+                        _ => b.conv(xv, fv, &g2)?,
+                    };
+                    run_epilogue(b, y, &nhwc, &f, extra)
+                },
+            );
+        }
+        let y = self.run_windowed(name, x, Some(filter), layout, &g, out_dtype, &[], move |b, xv, fv, _| {
             let fv = fv.expect("a filter");
             match kind {
                 ConvKind::Conv2d | ConvKind::Conv3d => b.conv(xv, fv, &g2),
@@ -920,7 +980,8 @@ impl Engine {
         }
         let layout = Layout { spatial, unbatched, channels_first: false };
         let g2 = g.clone();
-        let y = self.run_windowed(name, x, None, layout, &g, out_dtype, move |b, xv, _| b.pool(pool, xv, &g2))?;
+        let y =
+            self.run_windowed(name, x, None, layout, &g, out_dtype, &[], move |b, xv, _, _| b.pool(pool, xv, &g2))?;
         if self.taping() {
             self.on_tape(&[y], &[x], move |e, gr| {
                 let dy = e.to_ndhwc(gr.dy(), layout)?;

@@ -1,59 +1,19 @@
+use super::fused::{run_epilogue, Fused};
 use super::{cast_if, view_of};
 use crate::backend::View;
-use crate::{bail, kernels as k, shape, BinaryOp, DType, Engine, Result, TensorId};
+use crate::engine::Input;
+use crate::{bail, kernels as k, shape, Backend, BinaryOp, DType, Engine, Result, Storage, TensorId};
 
 impl Engine {
     /// `tf.matMul`: rank ≥ 2, batch dimensions broadcast, output dtype is the inputs' upcast
     /// (int32 × int32 stays int32, as in tfjs).
     pub fn matmul(&mut self, a: TensorId, b: TensorId, transpose_a: bool, transpose_b: bool) -> Result<TensorId> {
-        let (sa, sb) = (self.shape(a)?.to_vec(), self.shape(b)?.to_vec());
-        if sa.len() < 2 || sb.len() < 2 {
-            bail!(
-                "Error in matMul: inputs must have rank >= 2, but got shapes {} and {}.",
-                shape::fmt(&sa),
-                shape::fmt(&sb)
-            );
-        }
-        let (ra, rb) = (sa.len(), sb.len());
-        let inner_a = if transpose_a { sa[ra - 2] } else { sa[ra - 1] };
-        let inner_b = if transpose_b { sb[rb - 1] } else { sb[rb - 2] };
-        let m = if transpose_a { sa[ra - 1] } else { sa[ra - 2] };
-        let n = if transpose_b { sb[rb - 2] } else { sb[rb - 1] };
-        if inner_a != inner_b {
-            bail!(
-                "Error in matMul: inner shapes ({inner_a}) and ({inner_b}) of Tensors with shapes {} and {} and transposeA={transpose_a} and transposeB={transpose_b} must match.",
-                shape::fmt(&sa),
-                shape::fmt(&sb)
-            );
-        }
-        let (batch_a, batch_b) = (&sa[..ra - 2], &sb[..rb - 2]);
-        let batch = shape::broadcast(batch_a, batch_b).map_err(|_| {
-            crate::Error(format!(
-                "Error in matMul: the batch dimensions of shapes {} and {} could not be broadcast.",
-                shape::fmt(&sa),
-                shape::fmt(&sb)
-            ))
-        })?;
-        let out_dtype = DType::upcast(self.dtype(a)?, self.dtype(b)?);
-        let out_shape = [&batch[..], &[m, n]].concat();
-        self.check_size(&out_shape, out_dtype)?;
+        let plan = self.matmul_plan(a, b, transpose_a, transpose_b)?;
         let y = self.run_kernel(k::BATCH_MAT_MUL, &[a, b], |e, backend, _| {
-            // The kernel broadcasts a batch of 1; other batch broadcasts are materialised first.
-            let (na, nb, nout) = (shape::size(batch_a), shape::size(batch_b), shape::size(&batch));
-            let a = if na != nout && na != 1 { e.broadcast_to(a, &[&batch[..], &sa[ra - 2..]].concat())? } else { a };
-            let b = if nb != nout && nb != 1 { e.broadcast_to(b, &[&batch[..], &sb[rb - 2..]].concat())? } else { b };
-            let (a, b) = (e.input(a)?, e.input(b)?);
-            let (ca, cb) = (cast_if(&**backend, &a, DType::Float32)?, cast_if(&**backend, &b, DType::Float32)?);
-            let (s3a, s3b) = (as_3d(&a.shape), as_3d(&b.shape));
-            let va = view_of(&a, &ca, &s3a, DType::Float32);
-            let vb = view_of(&b, &cb, &s3b, DType::Float32);
-            let mut storage = backend.matmul(va, vb, transpose_a, transpose_b)?;
-            if out_dtype != DType::Float32 {
-                let view = View { storage: &*storage, shape: &out_shape, dtype: DType::Float32 };
-                storage = backend.cast(view, out_dtype)?;
-            }
-            e.output(storage, out_shape.clone(), out_dtype)
+            let storage = e.matmul_storage(&**backend, &plan, a, b, transpose_a, transpose_b, None)?;
+            e.output(storage, plan.out_shape.clone(), plan.out_dtype)
         })?;
+        let (sa, sb) = (plan.sa, plan.sb);
         if self.taping() {
             let (shape_a, shape_b) = (sa.to_vec(), sb.to_vec());
             self.on_tape(&[y], &[a, b], move |e, g| {
@@ -81,6 +41,98 @@ impl Engine {
         Ok(y)
     }
 
+    /// tfjs's `fused.matMul`: the product, then `f`'s bias and activation, as one kernel
+    /// (`_FusedMatMul`) when [`Engine::epilogue_fits`], else as tfjs composes it.
+    pub fn fused_matmul(
+        &mut self,
+        a: TensorId,
+        b: TensorId,
+        transpose_a: bool,
+        transpose_b: bool,
+        f: &Fused,
+    ) -> Result<TensorId> {
+        let plan = self.matmul_plan(a, b, transpose_a, transpose_b)?;
+        if !self.epilogue_fits(&plan.out_shape, plan.out_dtype, f)? {
+            let y = self.matmul(a, b, transpose_a, transpose_b)?;
+            return self.compose_epilogue(y, f);
+        }
+        let inputs: Vec<TensorId> = [a, b].into_iter().chain(f.inputs()).collect();
+        self.run_kernel(k::FUSED_MAT_MUL, &inputs, |e, backend, ins| {
+            let storage = e.matmul_storage(&**backend, &plan, a, b, transpose_a, transpose_b, Some((f, &ins[2..])))?;
+            e.output(storage, plan.out_shape.clone(), plan.out_dtype)
+        })
+    }
+
+    /// matMul's checks (tfjs's texts) and output.
+    fn matmul_plan(&self, a: TensorId, b: TensorId, transpose_a: bool, transpose_b: bool) -> Result<MatmulPlan> {
+        let (sa, sb) = (self.shape(a)?.to_vec(), self.shape(b)?.to_vec());
+        if sa.len() < 2 || sb.len() < 2 {
+            bail!(
+                "Error in matMul: inputs must have rank >= 2, but got shapes {} and {}.",
+                shape::fmt(&sa),
+                shape::fmt(&sb)
+            );
+        }
+        let (ra, rb) = (sa.len(), sb.len());
+        let inner_a = if transpose_a { sa[ra - 2] } else { sa[ra - 1] };
+        let inner_b = if transpose_b { sb[rb - 1] } else { sb[rb - 2] };
+        let m = if transpose_a { sa[ra - 1] } else { sa[ra - 2] };
+        let n = if transpose_b { sb[rb - 2] } else { sb[rb - 1] };
+        if inner_a != inner_b {
+            bail!(
+                "Error in matMul: inner shapes ({inner_a}) and ({inner_b}) of Tensors with shapes {} and {} and transposeA={transpose_a} and transposeB={transpose_b} must match.",
+                shape::fmt(&sa),
+                shape::fmt(&sb)
+            );
+        }
+        let batch = shape::broadcast(&sa[..ra - 2], &sb[..rb - 2]).map_err(|_| {
+            crate::Error(format!(
+                "Error in matMul: the batch dimensions of shapes {} and {} could not be broadcast.",
+                shape::fmt(&sa),
+                shape::fmt(&sb)
+            ))
+        })?;
+        let out_dtype = DType::upcast(self.dtype(a)?, self.dtype(b)?);
+        let out_shape = [&batch[..], &[m, n]].concat();
+        self.check_size(&out_shape, out_dtype)?;
+        Ok(MatmulPlan { sa, sb, batch, out_shape, out_dtype })
+    }
+
+    /// The product's storage (inside a kernel body), with the fused epilogue when given.
+    #[allow(clippy::too_many_arguments)]
+    fn matmul_storage(
+        &mut self,
+        backend: &dyn Backend,
+        plan: &MatmulPlan,
+        a: TensorId,
+        b: TensorId,
+        transpose_a: bool,
+        transpose_b: bool,
+        epilogue: Option<(&Fused, &[Input])>,
+    ) -> Result<Box<dyn Storage>> {
+        let (sa, sb, batch) = (&plan.sa, &plan.sb, &plan.batch);
+        let (ra, rb) = (sa.len(), sb.len());
+        let (batch_a, batch_b) = (&sa[..ra - 2], &sb[..rb - 2]);
+        // The kernel broadcasts a batch of 1; other batch broadcasts are materialised first.
+        let (na, nb, nout) = (shape::size(batch_a), shape::size(batch_b), shape::size(batch));
+        let a = if na != nout && na != 1 { self.broadcast_to(a, &[&batch[..], &sa[ra - 2..]].concat())? } else { a };
+        let b = if nb != nout && nb != 1 { self.broadcast_to(b, &[&batch[..], &sb[rb - 2..]].concat())? } else { b };
+        let (a, b) = (self.input(a)?, self.input(b)?);
+        let (ca, cb) = (cast_if(backend, &a, DType::Float32)?, cast_if(backend, &b, DType::Float32)?);
+        let (s3a, s3b) = (as_3d(&a.shape), as_3d(&b.shape));
+        let va = view_of(&a, &ca, &s3a, DType::Float32);
+        let vb = view_of(&b, &cb, &s3b, DType::Float32);
+        let mut storage = backend.matmul(va, vb, transpose_a, transpose_b)?;
+        if let Some((f, extra)) = epilogue {
+            storage = run_epilogue(backend, storage, &plan.out_shape, f, extra)?;
+        }
+        if plan.out_dtype != DType::Float32 {
+            let view = View { storage: &*storage, shape: &plan.out_shape, dtype: DType::Float32 };
+            storage = backend.cast(view, plan.out_dtype)?;
+        }
+        Ok(storage)
+    }
+
     /// A copy of `x` broadcast to `target` (multiplying by ones keeps every value, -0 and NaN included).
     pub fn broadcast_to(&mut self, x: TensorId, target: &[usize]) -> Result<TensorId> {
         let dtype = self.dtype(x)?;
@@ -95,4 +147,13 @@ impl Engine {
 fn as_3d(s: &[usize]) -> [usize; 3] {
     let r = s.len();
     [shape::size(&s[..r - 2]), s[r - 2], s[r - 1]]
+}
+
+/// A checked matMul: the input shapes, the broadcast batch, the output.
+struct MatmulPlan {
+    sa: Vec<usize>,
+    sb: Vec<usize>,
+    batch: Vec<usize>,
+    out_shape: Vec<usize>,
+    out_dtype: DType,
 }

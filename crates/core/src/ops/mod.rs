@@ -7,6 +7,7 @@ mod conv;
 mod creation;
 mod image;
 mod elementwise;
+mod fused;
 mod layout;
 mod matmul;
 mod reduce;
@@ -14,6 +15,7 @@ mod strings;
 
 pub use conv::{ConvKind, Padding, PoolKind, Rounding, Window};
 pub use creation::Random;
+pub use fused::Fused;
 pub use image::Resize;
 pub use strings::Strings;
 pub(crate) use strings::strings_in;

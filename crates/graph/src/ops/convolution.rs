@@ -5,8 +5,8 @@
 
 use super::{not_here, Ctx};
 use crate::compose::{conv1d, fused_finish};
-use tidytensor_core::ops::{ConvKind, Padding, PoolKind, Window};
-use tidytensor_core::{bail, Engine, Result, TensorId};
+use tidytensor_core::ops::{ConvKind, Fused, Padding, PoolKind, Window};
+use tidytensor_core::{bail, Activation, Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] = &[
     "Conv1D",
@@ -96,6 +96,12 @@ fn fused(e: &mut Engine, c: &Ctx, kind: ConvKind) -> Result<TensorId> {
     let leaky_alpha = a.number("leakyrelu_alpha", 0.2);
     let nchw = channels_first(&format)?;
     let w = Window { strides: &strides, dilations: &dilations, pad: &pad, rounding: None };
+    // NHWC runs as one kernel (the core composes it while a gradient is recorded); NCHW and an
+    // unknown activation go the composed way, with its errors.
+    if let (false, Ok(act)) = (nchw, Activation::parse(activation, leaky_alpha)) {
+        let f = Fused { bias, activation: act, alpha: prelu };
+        return e.fused_conv(kind, c.t(0)?, c.t(1)?, &w, &f);
+    }
     let y = e.conv(kind, c.t(0)?, c.t(1)?, &w, nchw)?;
     fused_finish(e, y, bias, activation, prelu, leaky_alpha, nchw)
 }

@@ -1,9 +1,10 @@
-//! tfjs-converter's `matrices_executor.ts`. `_FusedMatMul` runs the product, then the bias and
-//! the activation (three kernels: the core has no fused kernel, as `lib/ops/fused.js`).
+//! tfjs-converter's `matrices_executor.ts`. `_FusedMatMul` runs the product, the bias and the
+//! activation as one kernel (the core's `fused_matmul`).
 
 use super::{not_here, Ctx};
 use crate::compose::fused_finish;
-use tidytensor_core::{bail, Engine, Result, TensorId};
+use tidytensor_core::ops::Fused;
+use tidytensor_core::{bail, Activation, Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] =
     &["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "MatMul", "Transpose", "_FusedMatMul"];
@@ -37,8 +38,15 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let args = c.tensors(2, 0);
             let (bias, prelu) = (args.first().copied(), args.get(1).copied());
             let leaky_alpha = a.number("leakyrelu_alpha", 0.2);
-            let y = e.matmul(c.t(0)?, c.t(1)?, a.bool("transpose_a", false), a.bool("transpose_b", false))?;
-            fused_finish(e, y, bias, activation, prelu, leaky_alpha, false)?
+            let (ta, tb) = (a.bool("transpose_a", false), a.bool("transpose_b", false));
+            match Activation::parse(activation, leaky_alpha) {
+                // One kernel (the core composes it while a gradient is recorded).
+                Ok(act) => e.fused_matmul(c.t(0)?, c.t(1)?, ta, tb, &Fused { bias, activation: act, alpha: prelu })?,
+                Err(_) => {
+                    let y = e.matmul(c.t(0)?, c.t(1)?, ta, tb)?;
+                    fused_finish(e, y, bias, activation, prelu, leaky_alpha, false)?
+                }
+            }
         }
         _ => return not_here(op),
     }])

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use tidytensor_core::{bail, BinaryOp, DType, DtypeRule, Result, Storage, UnaryOp};
+use tidytensor_core::{bail, Activation, BinaryOp, DType, DtypeRule, Result, Storage, UnaryOp};
 
 use super::{bind, conv_fn, conv_fn_with, launch, load_fn, run1d, sbind, shader, sty, u32_of, Dom, MAX_RANK};
 use crate::device::{Gpu, WG};
@@ -14,6 +14,7 @@ pub(crate) const OPS: &str = include_str!("../shaders/elementwise/ops.wgsl");
 const UNARY: &str = include_str!("../shaders/elementwise/unary.wgsl");
 const BINARY: &str = include_str!("../shaders/elementwise/binary.wgsl");
 const SELECT: &str = include_str!("../shaders/elementwise/select.wgsl");
+const EPILOGUE: &str = include_str!("../shaders/elementwise/epilogue.wgsl");
 
 /// Converts `x` to `out` (float→int32 is ToInt32, to bool is `x != 0`).
 pub(crate) fn cast(gpu: &Arc<Gpu>, x: &WgpuStorage, out: DType) -> Result<Box<dyn Storage>> {
@@ -147,4 +148,69 @@ pub(crate) fn select(gpu: &Arc<Gpu>, inputs: [(&WgpuStorage, &[usize]); 3], out_
         let binds = [sbind(inputs[0].0), sbind(inputs[1].0), sbind(inputs[2].0)];
         run1d(g, st, &key, src, &binds, bind(o), &params, n, WG)
     })
+}
+
+/// The fused ops' epilogue, one dispatch in place on the float32 product `y` (`channels`
+/// values a row): `y + bias`, then `act` (prelu's weights `alpha`), with the formulas of the
+/// unary and prelu kernels. `bias` and `alpha` hold `channels` values or 1.
+pub(crate) fn fused_epilogue(
+    gpu: &Arc<Gpu>,
+    y: &WgpuStorage,
+    channels: usize,
+    bias: Option<&WgpuStorage>,
+    act: Activation,
+    alpha: Option<&WgpuStorage>,
+) -> Result<()> {
+    let n = y.len;
+    if n == 0 || channels == 0 {
+        return Ok(());
+    }
+    let alpha = if act == Activation::Prelu { alpha } else { None };
+    if act == Activation::Prelu && alpha.is_none() {
+        bail!("wgpu backend: the fused epilogue's prelu needs its alpha");
+    }
+    let (act_name, leaky) = match act {
+        Activation::Linear => ("linear", 0.0),
+        Activation::Relu => ("relu", 0.0),
+        Activation::Relu6 => ("relu6", 0.0),
+        Activation::Elu => ("elu", 0.0),
+        Activation::Sigmoid => ("sigmoid", 0.0),
+        Activation::LeakyRelu(a) => ("leakyrelu", a),
+        Activation::Prelu => ("prelu", 0.0),
+    };
+    let key = format!("epilogue:{}:{act_name}", bias.is_some());
+    let src = || {
+        let mut helpers = String::from(OPS);
+        helpers += &match bias {
+            Some(_) => "fn bias(v: f32, c: u32) -> f32 { return v + X0[select(0u, c, p(2u) > 1u)]; }\n".to_string(),
+            None => "fn bias(v: f32, c: u32) -> f32 { return v; }\n".to_string(),
+        };
+        let k = bias.is_some() as usize;
+        helpers += &match act {
+            Activation::Linear => "fn act(v: f32, c: u32) -> f32 { return v; }\n".to_string(),
+            Activation::LeakyRelu(_) => {
+                "fn act(v: f32, c: u32) -> f32 { return prelu_f32(v, bitcast<f32>(p(4u))); }\n".to_string()
+            }
+            Activation::Prelu => {
+                format!("fn act(v: f32, c: u32) -> f32 {{ return prelu_f32(v, X{k}[select(0u, c, p(3u) > 1u)]); }}\n")
+            }
+            // As the unary kernels: NaN in, NaN out.
+            _ => format!(
+                "fn act(v: f32, c: u32) -> f32 {{ if (is_nan(v)) {{ return v; }} return {act_name}_f32(v); }}\n"
+            ),
+        };
+        let inputs: Vec<&str> = bias.iter().chain(alpha.iter()).map(|_| "f32").collect();
+        shader(&inputs, "f32", &helpers, EPILOGUE)
+    };
+    let binds: Vec<_> = bias.iter().chain(alpha.iter()).map(|s| sbind(s)).collect();
+    let params = [
+        u32_of(n, "size")?,
+        u32_of(channels, "channels")?,
+        u32_of(bias.map_or(0, |b| b.len), "bias size")?,
+        u32_of(alpha.map_or(0, |a| a.len), "alpha size")?,
+        leaky.to_bits(),
+    ];
+    let mut st = gpu.state()?;
+    run1d(gpu, &mut st, &key, src, &binds, sbind(y), &params, n, WG)?;
+    gpu.maybe_flush(&mut st)
 }

@@ -18,7 +18,7 @@ mod train;
 
 pub(crate) use conv::{conv, conv_input_grad, lrn, window, Fold};
 pub(crate) use creation::{fill, fill_raw, one_hot};
-pub(crate) use elementwise::{binary, cast, select, unary};
+pub(crate) use elementwise::{binary, cast, fused_epilogue, select, unary};
 pub(crate) use image::resample;
 pub(crate) use layout::{concat, gather, scatter, slice, transpose};
 pub(crate) use matmul::matmul;
