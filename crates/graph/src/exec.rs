@@ -14,6 +14,9 @@ use tidytensor_core::{bail, shape, Engine, Error, Result, TensorId};
 pub(crate) struct Plan {
     order: Vec<usize>,
     release: Vec<Vec<usize>>,
+    /// Whether every node this plan runs has passed `run`'s op checks (they depend only on
+    /// the plan: its order and its fed nodes).
+    checked: std::cell::Cell<bool>,
 }
 
 pub(crate) fn join(names: &[&str]) -> String {
@@ -151,11 +154,12 @@ impl Graph {
 
     /// tfjs's `compile`, cached by the fed and requested node names.
     fn plan(&self, feeds: &[(String, TensorId)], fed: &Fed, wanted: &[(usize, usize)]) -> Result<Rc<Plan>> {
-        let mut ins: Vec<&str> = fed.keys().map(|&n| self.nodes[n].name.as_str()).collect();
-        let mut outs: Vec<&str> = wanted.iter().map(|&(n, _)| self.nodes[n].name.as_str()).collect();
+        // Node indices stand for the (unique) node names: no strings to build per call.
+        let mut ins: Vec<usize> = fed.keys().copied().collect();
+        let mut outs: Vec<usize> = wanted.iter().map(|&(n, _)| n).collect();
         ins.sort_unstable();
         outs.sort_unstable();
-        let key = format!("{}--{}", ins.join(","), outs.join(","));
+        let key = (ins, outs);
         if let Some(p) = self.plans.borrow().get(&key) {
             return Ok(p.clone());
         }
@@ -234,7 +238,7 @@ impl Graph {
             let last = nodes[n].children.iter().filter(|&&c| used[c]).map(|&c| position[c]).fold(i, usize::max);
             release[last].push(n);
         }
-        Ok(Plan { order, release })
+        Ok(Plan { order, release, checked: std::cell::Cell::new(false) })
     }
 
     fn run(
@@ -261,7 +265,7 @@ impl Graph {
         e.start_scope();
         let result = (|| -> Result<Vec<TensorId>> {
             // An op that cannot run fails the call before any runs.
-            for &n in &plan.order {
+            for &n in plan.order.iter().filter(|_| !plan.checked.get()) {
                 let node = &self.nodes[n];
                 if !values[n].is_empty() {
                     continue;
@@ -277,6 +281,7 @@ impl Graph {
                     );
                 }
             }
+            plan.checked.set(true);
             for (i, &n) in plan.order.iter().enumerate() {
                 if values[n].is_empty() {
                     let node = &self.nodes[n];

@@ -98,8 +98,8 @@ pub struct Graph {
     pub(crate) weight_of: Vec<Option<TensorId>>,
     control_flow: bool,
     pub(crate) disposed: bool,
-    /// Compiled executions, by fed and requested node names (tfjs's `compiledMap`).
-    pub(crate) plans: RefCell<HashMap<String, Rc<Plan>>>,
+    /// Compiled executions, by fed and requested nodes (tfjs's `compiledMap`).
+    pub(crate) plans: RefCell<HashMap<(Vec<usize>, Vec<usize>), Rc<Plan>>>,
     /// Every weight the model owns (its graph's and its functions'), by name, in the order
     /// given. Empty for a function.
     pub(crate) owned: Vec<(String, TensorId)>,

@@ -192,10 +192,13 @@ pub(crate) fn is_control(op: &str) -> bool {
 /// which knows the frames: [`control::run`].)
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let op = c.node.op.as_str();
-    if let Some(why) = unsupported(op) {
-        bail!("{why}");
+    let cat = category(op);
+    if !cat.is_some_and(|k| implemented(k).contains(&op)) {
+        if let Some(why) = unsupported(op) {
+            bail!("{why}");
+        }
     }
-    match category(op) {
+    match cat {
         Some("arithmetic") => arithmetic::run(e, c),
         Some("basic_math") => basic_math::run(e, c),
         Some("convolution") => convolution::run(e, c),
