@@ -504,8 +504,8 @@ describe('the way @vladmandic/human loads and checks its models', () => {
   // Human's modules check `model['executor']` (tfjs's private GraphExecutor) before using a
   // model: movenet/handtrack predict() return [], facemesh returns blazeface's box alone,
   // antispoof/liveness/faceres/iris skip, and blazeface/movenet/facemesh/iris load() read the
-  // input size only when it is set (movenet then falls back to 256, not its 192). Run on
-  // tidytensor, Human 3.3.6 loads everything and silently finds no bodies and no hands.
+  // input size only when it is set (movenet then falls back to 256, not its 192). Without it,
+  // Human 3.3.6 would load everything and silently find no bodies and no hands.
   it('model.executor is set once loaded, as Human requires', async () => {
     const start = tt.memory().numTensors;
     const model = await humanLoad(tt, modelUrl('movenet-lightning'));
@@ -623,10 +623,9 @@ describe('@vladmandic/human itself on tidytensor', () => {
     }
   };
 
-  // Without model.executor (see above) Human on tidytensor skips every model but blazeface and
-  // emotion: it reports the face with blazeface's 6 landmarks instead of the 468-point mesh, no
-  // antispoof/liveness scores, no body and no hands. (With an `executor` getter added to
-  // tidytensor's GraphModel this test passes, on cpu and on wgpu.)
+  // Human's whole pipeline, unchanged: without model.executor (see above) it would skip every
+  // model but blazeface and emotion (a face with blazeface's 6 landmarks instead of the
+  // 468-point mesh, no antispoof/liveness scores, no body and no hands).
   it('Human.detect() finds the same faces, bodies and hands as on tfjs, leaking nothing', () => {
     const want = run(false);
     const got = run(true);
@@ -637,7 +636,7 @@ describe('@vladmandic/human itself on tidytensor', () => {
   });
 
   // human.ts reads tf.engine().state.numTensors and numBytes (analyze(), and the first load
-  // with debug: true, which then throws on tidytensor).
+  // with debug: true, which would throw without it).
   it('tf.engine().state has numTensors and numBytes, as Human reads them', () => {
     const x = tt.ones([2, 3]);
     try {

@@ -4,7 +4,7 @@
 // (uint8/uint16 with scale and min, float16), and CompositeArrayBuffer over several shards.
 const { tensor } = require('../ops/creation');
 const { complex } = require('../ops/spectral');
-const { Tensor } = require('../tensor');
+const { util } = require('../util');
 
 // Bytes per value of each weight dtype (tfjs's DTYPE_VALUE_SIZE_MAP).
 const DTYPE_VALUE_SIZE_MAP = {
@@ -12,7 +12,7 @@ const DTYPE_VALUE_SIZE_MAP = {
 };
 const NUM_BYTES_STRING_LENGTH = 4;
 
-const sizeFromShape = (shape) => shape.reduce((a, b) => a * b, 1);
+const { sizeFromShape } = util;
 const isTypedArray = (a) => ArrayBuffer.isView(a) && !(a instanceof DataView);
 
 // Several ArrayBuffers read as one (weights are split into shards of a few MB): slicing
@@ -286,9 +286,7 @@ function getWeightSpecs(weightsManifest) {
   return specs;
 }
 
-const isTensorMap = (x) => x != null && Object.values(x).every((t) => t instanceof Tensor);
-
 module.exports = {
   DTYPE_VALUE_SIZE_MAP, CompositeArrayBuffer, concatenateArrayBuffers, concatenateTypedArrays, encodeWeights,
-  decodeWeights, decodeWeightsStream, getWeightSpecs, sizeFromShape, isTensorMap,
+  decodeWeights, decodeWeightsStream, getWeightSpecs, sizeFromShape,
 };
