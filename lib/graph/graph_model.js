@@ -64,14 +64,14 @@ const isDynamic = (node) => isControlFlow(node) || DYNAMIC_SHAPE_OPS.has(node.op
 
 // 'name', 'name:k' or 'name:output:k' -> [name, k, output] (tfjs's parseNodeName).
 function parseNodeName(name) {
-  if (name === '') return ['', 0, undefined];
+  if (!name.includes(':')) return [name, 0, undefined];
   const parts = name.split(':');
-  if (parts.length === 1) return [name, 0, undefined];
   return [parts[0], Number(parts[parts.length - 1]), parts.length === 3 ? parts[1] : undefined];
 }
 
 // The name the native executor takes for a tensor: 'name' for output 0, else 'name:k'.
 function nativeName(name) {
+  if (!name.includes(':')) return name;
   const [node, index] = parseNodeName(name);
   return index === 0 ? node : `${node}:${index}`;
 }

@@ -109,6 +109,8 @@ pub struct Engine {
     buffer_refs: FxHashMap<DataId, usize>,
     num_bytes: usize,
     scopes: Vec<Scope>,
+    /// Emptied `tracked` lists of ended scopes, reused: scopes open and close per kernel.
+    spare_tracked: Vec<Vec<TensorId>>,
     variables: FxHashMap<String, TensorId>,
     ids: TensorIds,
     next_data: DataId,
@@ -494,34 +496,37 @@ impl Engine {
     /// Opens a scope: tensors made until the matching [`Engine::end_scope`] are tracked by it.
     pub fn start_scope(&mut self) -> ScopeId {
         self.next_scope += 1;
-        self.scopes.push(Scope { id: self.next_scope, tracked: Vec::new() });
+        let tracked = self.spare_tracked.pop().unwrap_or_default();
+        self.scopes.push(Scope { id: self.next_scope, tracked });
         self.next_scope
     }
 
     /// Ends the innermost scope: disposes what it tracked unless kept or in `result`;
     /// result tensors created in this scope move to the parent scope.
     pub fn end_scope(&mut self, result: &[TensorId]) {
-        let Some(scope) = self.scopes.pop() else { return };
-        let keep: FxHashSet<TensorId> = result.iter().copied().collect();
-        for id in scope.tracked {
-            let disposable = matches!(self.tensors.get(&id), Some(t) if !t.kept && !keep.contains(&id));
+        let Some(mut scope) = self.scopes.pop() else { return };
+        // Results are few but the tracked list may be long: a set only for many results.
+        let many = (result.len() > 16).then(|| result.iter().copied().collect::<FxHashSet<TensorId>>());
+        let in_result = |id: &TensorId| many.as_ref().map_or_else(|| result.contains(id), |s| s.contains(id));
+        for id in scope.tracked.drain(..) {
+            let disposable = matches!(self.tensors.get(&id), Some(t) if !t.kept && !in_result(&id));
             if disposable {
                 self.dispose(id);
             }
         }
-        let parent = self.scopes.last_mut();
-        let parent_id = parent.as_ref().map(|p| p.id);
-        let mut moved = Vec::new();
+        if self.spare_tracked.len() < 64 {
+            self.spare_tracked.push(scope.tracked);
+        }
+        let parent_id = self.scopes.last().map(|p| p.id);
         for &id in result {
             if let Some(t) = self.tensors.get_mut(&id) {
                 if !t.kept && t.scope == Some(scope.id) {
                     t.scope = parent_id;
-                    moved.push(id);
+                    if let Some(p) = self.scopes.last_mut() {
+                        p.tracked.push(id);
+                    }
                 }
             }
-        }
-        if let Some(p) = self.scopes.last_mut() {
-            p.tracked.extend(moved);
         }
     }
 

@@ -68,26 +68,64 @@ fn is_pointwise(g: &ConvGeom) -> bool {
     g.filter == [1, 1, 1] && g.strides == [1, 1, 1] && g.pad == [0, 0, 0] && g.in_size == g.out_size
 }
 
-/// Rows `start..start + n` of the im2col matrix (`[rows, taps * in_channels]`).
+/// Rows `start..start + n` of the im2col matrix (`[rows, taps * in_channels]`). A window row
+/// that lies wholly inside the input (no dilation across it) is `filter width * in_channels`
+/// consecutive floats of NHWC data: one copy instead of one per tap.
 fn im2col(x: &[f32], g: &ConvGeom, start: usize, col: &mut [f32]) {
     let cin = g.in_channels;
     let kdim = g.taps() * cin;
     let [od, oh, ow] = g.out_size;
-    let fill = |i: usize, row: &mut [f32]| {
-        let r = start + i;
-        let (b, z, y, xo) = (r / (od * oh * ow), (r / (oh * ow)) % od, (r / ow) % oh, r % ow);
-        window(g, b, z, y, xo, |tap, at| {
-            let dst = &mut row[tap * cin..(tap + 1) * cin];
-            match at {
-                Some(p) => dst.copy_from_slice(&x[p * cin..(p + 1) * cin]),
-                None => dst.fill(0.0),
+    let [fd, fh, fw] = g.filter;
+    let [d, h, w] = g.in_size;
+    let run = fw * cin;
+    let split = |r: usize| (r / (od * oh * ow), (r / (oh * ow)) % od, (r / ow) % oh, r % ow);
+    let fill = |(b, z, y, xo): (usize, usize, usize, usize), row: &mut [f32]| {
+        let ix0 = (xo * g.strides[2]) as isize - g.pad[2];
+        let inside = g.dilations[2] == 1 && ix0 >= 0 && ix0 as usize + fw <= w;
+        for tz in 0..fd {
+            for ty in 0..fh {
+                let dst = &mut row[(tz * fh + ty) * run..][..run];
+                let (Some(iz), Some(iy)) = (g.input_coord(0, z, tz), g.input_coord(1, y, ty)) else {
+                    dst.fill(0.0);
+                    continue;
+                };
+                let line = ((b * d + iz) * h + iy) * w;
+                if inside {
+                    let p = line + ix0 as usize;
+                    dst.copy_from_slice(&x[p * cin..(p + fw) * cin]);
+                    continue;
+                }
+                for (tx, tap) in dst.chunks_exact_mut(cin).enumerate() {
+                    match g.input_coord(2, xo, tx) {
+                        Some(ix) => tap.copy_from_slice(&x[(line + ix) * cin..(line + ix + 1) * cin]),
+                        None => tap.fill(0.0),
+                    }
+                }
             }
-        });
+        }
     };
     if col.len() >= PAR_THRESHOLD {
-        col.par_chunks_mut(kdim).enumerate().for_each(|(i, row)| fill(i, row));
+        col.par_chunks_mut(kdim).enumerate().for_each(|(i, row)| fill(split(start + i), row));
     } else {
-        col.chunks_mut(kdim).enumerate().for_each(|(i, row)| fill(i, row));
+        // In order, stepping the output position: no divisions per row (small convolutions
+        // spend more time in them than in the copies).
+        let (mut b, mut z, mut y, mut xo) = split(start);
+        for row in col.chunks_mut(kdim) {
+            fill((b, z, y, xo), row);
+            xo += 1;
+            if xo == ow {
+                xo = 0;
+                y += 1;
+                if y == oh {
+                    y = 0;
+                    z += 1;
+                    if z == od {
+                        z = 0;
+                        b += 1;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -214,7 +252,14 @@ fn depthwise_rows(x: &[f32], w: &[f32], g: &ConvGeom, out: &mut [f32]) {
 /// adder busy (one sum alone waits on each addition) and share each load of the weights.
 /// Compiled for AVX2 and AVX-512 too and picked at run time.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
-fn depthwise_row(x: &[f32], w: &[f32], g: &ConvGeom, [b, z, y]: [usize; 3], row: &mut [f32], inner: std::ops::Range<usize>) {
+fn depthwise_row(
+    x: &[f32],
+    w: &[f32],
+    g: &ConvGeom,
+    [b, z, y]: [usize; 3],
+    row: &mut [f32],
+    inner: std::ops::Range<usize>,
+) {
     const L: usize = 16;
     const P: usize = 4;
     let c = g.in_channels;

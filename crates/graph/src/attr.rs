@@ -124,12 +124,62 @@ pub fn parse_shape(v: &Value) -> Option<Vec<i64>> {
     })
 }
 
+/// What [`AttrReader::string`], [`AttrReader::strings`] and [`AttrReader::numbers`] read from
+/// each of a node's attributes, decoded once at load (base64 text, `parseInt` of int64
+/// strings): a node runs many times, and these decodings cost more than most small ops.
+#[derive(Clone, Debug, Default)]
+pub struct Decoded(Vec<DecodedAttr>);
+
+#[derive(Clone, Debug)]
+struct DecodedAttr {
+    name: String,
+    string: Option<String>,
+    strings: Option<Vec<String>>,
+    numbers: Option<Vec<f64>>,
+}
+
+impl Decoded {
+    pub fn of(attrs: &Attrs) -> Decoded {
+        let r = AttrReader::new(attrs);
+        let mut all: Vec<DecodedAttr> = attrs
+            .keys()
+            .map(|name| DecodedAttr {
+                name: name.clone(),
+                string: r.decode_string(name),
+                strings: r.decode_strings(name),
+                numbers: r.decode_numbers(name),
+            })
+            .collect();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        Decoded(all)
+    }
+
+    fn get(&self, name: &str) -> Option<&DecodedAttr> {
+        self.0.binary_search_by(|a| a.name.as_str().cmp(name)).ok().map(|i| &self.0[i])
+    }
+}
+
 /// Typed reads of one node's attributes, with tfjs-converter's defaults.
-pub struct AttrReader<'a>(pub &'a Attrs);
+pub struct AttrReader<'a> {
+    raw: &'a Attrs,
+    decoded: Option<&'a Decoded>,
+}
+
+impl<'a> AttrReader<'a> {
+    /// Reads `raw`, decoding on every read.
+    pub fn new(raw: &'a Attrs) -> Self {
+        AttrReader { raw, decoded: None }
+    }
+
+    /// Reads `raw`, taking strings and number lists from `decoded` (made of `raw`).
+    pub fn with_decoded(raw: &'a Attrs, decoded: &'a Decoded) -> Self {
+        AttrReader { raw, decoded: Some(decoded) }
+    }
+}
 
 impl AttrReader<'_> {
     fn get(&self, name: &str) -> Option<&Value> {
-        self.0.get(name).filter(|v| !v.is_null())
+        self.raw.get(name).filter(|v| !v.is_null())
     }
 
     /// tfjs's `getNumberParam`: `i`, else `f`, else `default`.
@@ -144,6 +194,13 @@ impl AttrReader<'_> {
 
     /// tfjs's `getNumericArrayParam`: `list.f` when it has values, else `list.i`.
     pub fn numbers(&self, name: &str) -> Option<Vec<f64>> {
+        match self.decoded {
+            Some(d) => d.get(name).and_then(|a| a.numbers.clone()),
+            None => self.decode_numbers(name),
+        }
+    }
+
+    fn decode_numbers(&self, name: &str) -> Option<Vec<f64>> {
         let p = self.get(name)?;
         let list = p.get("list");
         let pick = |key: &str| list.and_then(|l| l.get(key)).and_then(Value::as_array).filter(|a| !a.is_empty());
@@ -160,11 +217,25 @@ impl AttrReader<'_> {
 
     /// tfjs's `getStringParam` (lower-cased).
     pub fn string(&self, name: &str) -> Option<String> {
+        match self.decoded {
+            Some(d) => d.get(name).and_then(|a| a.string.clone()),
+            None => self.decode_string(name),
+        }
+    }
+
+    fn decode_string(&self, name: &str) -> Option<String> {
         self.get(name).map(|p| p.get("s").map_or_else(|| "undefined".to_string(), |s| string_param(s, false)))
     }
 
     /// tfjs's `getStringArrayParam` (lower-cased).
     pub fn strings(&self, name: &str) -> Option<Vec<String>> {
+        match self.decoded {
+            Some(d) => d.get(name).and_then(|a| a.strings.clone()),
+            None => self.decode_strings(name),
+        }
+    }
+
+    fn decode_strings(&self, name: &str) -> Option<Vec<String>> {
         let list = self.get(name)?.get("list")?.get("s")?.as_array()?;
         Some(list.iter().map(|s| string_param(s, false)).collect())
     }
@@ -204,18 +275,23 @@ mod tests {
             "t": {"type": "DT_INT64"}, "sh": {"shape": {"dim": [{"size": "-1"}, {"size": "3"}]}},
             "u": {"shape": {"unknownRank": true}}, "ss": {"list": {"s": ["Qmlhc0FkZA==", "UmVsdQ=="]}}
         });
-        let r = AttrReader(a.as_object().unwrap());
-        assert_eq!(r.number("i", 0.0), 3.0);
-        assert_eq!(r.number("f", 0.0), 0.5);
-        assert_eq!(r.number("missing", 7.0), 7.0);
-        assert!(r.bool("b", false));
-        assert_eq!(r.string("s").as_deref(), Some("nhwc"));
-        assert_eq!(r.numbers("l"), Some(vec![1.0, 2.0, 2.0, 1.0]));
-        assert_eq!(r.numbers("e"), Some(vec![]));
-        assert_eq!(r.dtype("t"), Some(Some(DType::Int32)));
-        assert_eq!(r.shape("sh"), Some(Some(vec![-1, 3])));
-        assert_eq!(r.shape("u"), Some(None));
-        assert_eq!(r.strings("ss"), Some(vec!["biasadd".to_string(), "relu".to_string()]));
+        let raw = a.as_object().unwrap();
+        let decoded = Decoded::of(raw);
+        for r in [AttrReader::new(raw), AttrReader::with_decoded(raw, &decoded)] {
+            assert_eq!(r.number("i", 0.0), 3.0);
+            assert_eq!(r.number("f", 0.0), 0.5);
+            assert_eq!(r.number("missing", 7.0), 7.0);
+            assert!(r.bool("b", false));
+            assert_eq!(r.string("s").as_deref(), Some("nhwc"));
+            assert_eq!(r.numbers("l"), Some(vec![1.0, 2.0, 2.0, 1.0]));
+            assert_eq!(r.numbers("e"), Some(vec![]));
+            assert_eq!(r.dtype("t"), Some(Some(DType::Int32)));
+            assert_eq!(r.shape("sh"), Some(Some(vec![-1, 3])));
+            assert_eq!(r.shape("u"), Some(None));
+            assert_eq!(r.strings("ss"), Some(vec!["biasadd".to_string(), "relu".to_string()]));
+            assert_eq!(r.string("missing"), None);
+            assert_eq!(r.numbers("missing"), None);
+        }
         assert_eq!(parse_int(" -12abc"), -12.0);
         assert!(parse_int("x").is_nan());
     }

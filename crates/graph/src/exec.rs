@@ -5,7 +5,8 @@
 
 use crate::graph::{is_dynamic, parse_name, Graph};
 use crate::ops::{self, Ctx};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::HashMap;
 use std::rc::Rc;
 use tidytensor_core::{bail, shape, Engine, Error, Result, TensorId};
 
@@ -229,10 +230,9 @@ impl Graph {
         for (i, &n) in order.iter().enumerate() {
             position[n] = i;
         }
-        let outputs: HashSet<usize> = wanted.iter().map(|&(n, _)| n).collect();
         let mut release = vec![Vec::new(); order.len()];
         for (i, &n) in order.iter().enumerate() {
-            if outputs.contains(&n) {
+            if wanted.iter().any(|&(o, _)| o == n) {
                 continue;
             }
             let last = nodes[n].children.iter().filter(|&&c| used[c]).map(|&c| position[c]).fold(i, usize::max);
@@ -250,9 +250,9 @@ impl Graph {
         names: &[String],
     ) -> Result<Vec<TensorId>> {
         // Nothing the call did not make is ever disposed: feeds, weights, kept tensors.
-        let mut frozen: HashSet<TensorId> = self.weights.iter().map(|&(_, id)| id).collect();
-        let weights = frozen.clone();
-        frozen.extend(fed.values().flatten().flatten().copied());
+        let weights = &self.owned_set;
+        let fed_ids: Vec<TensorId> = fed.values().flatten().flatten().copied().collect();
+        let frozen = |id: &TensorId| weights.contains(id) || fed_ids.contains(id);
         let mut values: Vec<Vec<Option<TensorId>>> = vec![Vec::new(); self.nodes.len()];
         for &(n, id) in &self.weights {
             values[n] = vec![Some(id)];
@@ -261,7 +261,7 @@ impl Graph {
             values[n] = slots.clone();
         }
         // How many nodes' values hold each tensor the call made (an op may return its input).
-        let mut holders: HashMap<TensorId, usize> = HashMap::new();
+        let mut holders: FxHashMap<TensorId, usize> = FxHashMap::default();
         e.start_scope();
         let result = (|| -> Result<Vec<TensorId>> {
             // An op that cannot run fails the call before any runs.
@@ -286,7 +286,7 @@ impl Graph {
                 if values[n].is_empty() {
                     let node = &self.nodes[n];
                     let outs = self
-                        .run_node(e, n, &values, &weights)
+                        .run_node(e, n, &values, weights)
                         .map_err(|err| Error::new(format!("{} (node '{}', op {})", err.0, node.name, node.op)))?;
                     for &id in &outs {
                         *holders.entry(id).or_default() += 1;
@@ -295,7 +295,7 @@ impl Graph {
                 }
                 for &r in &plan.release[i] {
                     for id in std::mem::take(&mut values[r]).into_iter().flatten() {
-                        if frozen.contains(&id) {
+                        if frozen(&id) {
                             continue;
                         }
                         let left = holders.get_mut(&id).map(|h| {
@@ -339,7 +339,7 @@ impl Graph {
         e: &mut Engine,
         n: usize,
         values: &[Vec<Option<TensorId>>],
-        weights: &HashSet<TensorId>,
+        weights: &FxHashSet<TensorId>,
     ) -> Result<Vec<TensorId>> {
         let node = &self.nodes[n];
         let mut ins = Vec::with_capacity(node.inputs.len());

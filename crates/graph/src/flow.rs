@@ -112,7 +112,7 @@ pub(crate) struct Flow<'g> {
     stack: Vec<(usize, Rc<Cx>)>,
     current: Rc<Cx>,
     /// The model's weights (every graph's and function's).
-    weights: &'g HashSet<TensorId>,
+    weights: &'g rustc_hash::FxHashSet<TensorId>,
 }
 
 impl<'g> Flow<'g> {
@@ -120,7 +120,7 @@ impl<'g> Flow<'g> {
     pub(crate) fn new(
         g: &'g Graph,
         fns: &'g HashMap<String, Graph>,
-        weights: &'g HashSet<TensorId>,
+        weights: &'g rustc_hash::FxHashSet<TensorId>,
         used: Vec<bool>,
         fed: &Fed,
         wanted: &[(usize, usize)],
@@ -506,11 +506,11 @@ impl Graph {
         }
         let sub = self.subgraph(&fed, &wanted);
         let mut r = Resources::default();
-        let weights: HashSet<TensorId> = self.owned.iter().map(|&(_, id)| id).collect();
-        r.frozen = weights.clone();
+        let weights = &self.owned_set;
+        r.frozen = weights.iter().copied().collect();
         r.frozen.extend(fed.values().flatten().flatten().copied());
         let feed_nodes: Vec<usize> = feeds.iter().map(|(name, _)| self.by_name[parse_name(name).0]).collect();
-        let mut flow = Flow::new(self, &self.functions, &weights, sub.used.clone(), &fed, &wanted);
+        let mut flow = Flow::new(self, &self.functions, weights, sub.used.clone(), &fed, &wanted);
         e.start_scope();
         let result = (|| -> Result<Vec<TensorId>> {
             flow.run(e, &mut r, &feed_nodes)?;

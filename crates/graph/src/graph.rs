@@ -1,7 +1,7 @@
 //! The graph: nodes parsed from the GraphDef JSON, their inputs resolved to node indices, the
 //! weights the graph owns, and what tfjs's `GraphModel.inputs` / `outputs` report.
 
-use crate::attr::{AttrReader, Attrs};
+use crate::attr::{AttrReader, Attrs, Decoded};
 use crate::exec::Plan;
 use serde_json::Value;
 use std::cell::RefCell;
@@ -26,11 +26,23 @@ pub struct Node {
     /// The nodes listing this one as an input, once per listing (tfjs's `node.children`).
     pub children: Vec<usize>,
     pub attr: Attrs,
+    /// `attr`'s strings and number lists, decoded once.
+    decoded: Decoded,
+    /// The op's kernel, looked up once at load (`None`: the op cannot run here, or only in
+    /// the control-flow executor).
+    pub(crate) kernel: Option<crate::ops::Kernel>,
 }
 
 impl Node {
+    pub(crate) fn new(name: String, op: String, attr: Attrs) -> Node {
+        let kernel = crate::ops::kernel(&op);
+        let decoded = Decoded::of(&attr);
+        let (inputs, deps, all_inputs, children) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        Node { name, op, inputs, deps, all_inputs, children, attr, decoded, kernel }
+    }
+
     pub fn attrs(&self) -> AttrReader<'_> {
-        AttrReader(&self.attr)
+        AttrReader::with_decoded(&self.attr, &self.decoded)
     }
 }
 
@@ -103,6 +115,8 @@ pub struct Graph {
     /// Every weight the model owns (its graph's and its functions'), by name, in the order
     /// given. Empty for a function.
     pub(crate) owned: Vec<(String, TensorId)>,
+    /// The same tensors as a set: what an execution must never dispose.
+    pub(crate) owned_set: rustc_hash::FxHashSet<TensorId>,
     /// The functions of the GraphDef's library, by name (tfjs's `functionExecutorMap`).
     pub(crate) functions: HashMap<String, Graph>,
     /// A function's arguments (placeholders, in order) and results (node, output).
@@ -189,16 +203,7 @@ impl Graph {
             };
             raw_inputs.push(inputs);
             let attr = n.get("attr").and_then(Value::as_object).cloned().unwrap_or_default();
-            let (name, op) = (name.to_string(), op.to_string());
-            nodes.push(Node {
-                name,
-                op,
-                inputs: Vec::new(),
-                deps: Vec::new(),
-                all_inputs: Vec::new(),
-                children: Vec::new(),
-                attr,
-            });
+            nodes.push(Node::new(name.to_string(), op.to_string(), attr));
         }
         for node in extra {
             // A node of the same name replaces the argument, as in tfjs's node map.
@@ -238,6 +243,7 @@ impl Graph {
             disposed: false,
             plans: RefCell::new(HashMap::new()),
             owned: Vec::new(),
+            owned_set: Default::default(),
             functions: HashMap::new(),
             fn_inputs: Vec::new(),
             fn_outputs: Vec::new(),
@@ -255,15 +261,7 @@ impl Graph {
             let Some(arg_name) = text(arg, "name") else { bail!("An argument of function '{name}' has no name") };
             let mut attr = Attrs::new();
             attr.insert("dtype".into(), serde_json::json!({"type": arg.get("type").cloned().unwrap_or(Value::Null)}));
-            extra.push(Node {
-                name: parse_name(arg_name).0.to_string(),
-                op: "Placeholder".into(),
-                inputs: Vec::new(),
-                deps: Vec::new(),
-                all_inputs: Vec::new(),
-                children: Vec::new(),
-                attr,
-            });
+            extra.push(Node::new(parse_name(arg_name).0.to_string(), "Placeholder".into(), attr));
         }
         let arg_names: Vec<String> = extra.iter().map(|n| n.name.clone()).collect();
         let list = f.get("nodeDef").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
@@ -313,6 +311,7 @@ impl Graph {
             }
             self.owned.push((name.clone(), *id));
         }
+        self.owned_set = self.owned.iter().map(|&(_, id)| id).collect();
         if let Some(c) = self.nodes.iter().zip(&self.weight_of).find(|(n, w)| n.op == "Const" && w.is_none()) {
             bail!("The Const node '{}' has no weight (the weights manifest has no entry of that name)", c.0.name);
         }
@@ -392,6 +391,7 @@ impl Graph {
             }
         }
         self.owned.clear();
+        self.owned_set.clear();
         self.weights.clear();
         for f in self.functions.values_mut() {
             f.weights.clear();

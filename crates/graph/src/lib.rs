@@ -33,7 +33,7 @@ mod graph;
 mod op_table;
 mod ops;
 
-pub use attr::{parse_dtype, parse_shape, AttrReader, Attrs};
+pub use attr::{parse_dtype, parse_shape, AttrReader, Attrs, Decoded};
 pub use graph::{Graph, Node, TensorSpec};
 pub use ops::dynamic::{non_max_suppression, Nms};
 pub use ops::supported_ops;

@@ -23,7 +23,6 @@ mod transformation;
 use crate::attr::AttrReader;
 use crate::graph::Node;
 use crate::op_table::OPS;
-use std::collections::HashSet;
 use tidytensor_core::{bail, DType, Engine, HostData, Result, TensorId};
 
 /// What an op sees of its node: the tensors of its data inputs and the attributes.
@@ -33,7 +32,7 @@ pub(crate) struct Ctx<'a> {
     /// Whether each input comes from a `NoOp` node (tfjs leaves those out of tensor lists).
     pub from_noop: &'a [bool],
     /// The graph's weights (never returned as they are by ops that clone).
-    pub weights: &'a HashSet<TensorId>,
+    pub weights: &'a rustc_hash::FxHashSet<TensorId>,
 }
 
 impl Ctx<'_> {
@@ -188,33 +187,41 @@ pub(crate) fn is_control(op: &str) -> bool {
     category(op) == Some("control")
 }
 
-/// Runs the node's op; its outputs in order. (Control ops run in the control-flow executor,
-/// which knows the frames: [`control::run`].)
+/// An op's implementation: a category module's `run`, which matches the node's op.
+pub(crate) type Kernel = fn(&mut Engine, &Ctx) -> Result<Vec<TensorId>>;
+
+/// The kernel of an op tidytensor runs outside control flow, found once per node at load.
+/// (Control ops run in the control-flow executor, which knows the frames: [`control::run`].)
+pub(crate) fn kernel(op: &str) -> Option<Kernel> {
+    let cat = category(op).filter(|&k| implemented(k).contains(&op))?;
+    Some(match cat {
+        "arithmetic" => arithmetic::run,
+        "basic_math" => basic_math::run,
+        "convolution" => convolution::run,
+        "creation" => creation::run,
+        "dynamic" => dynamic::run,
+        "evaluation" => evaluation::run,
+        "graph" => graph::run,
+        "image" => image::run,
+        "logical" => logical::run,
+        "matrices" => matrices::run,
+        "normalization" => normalization::run,
+        "reduction" => reduction::run,
+        "slice_join" => slice_join::run,
+        "spectral" => spectral::run,
+        "transformation" => transformation::run,
+        _ => return None,
+    })
+}
+
+/// Runs the node's op; its outputs in order.
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
-    let op = c.node.op.as_str();
-    let cat = category(op);
-    if !cat.is_some_and(|k| implemented(k).contains(&op)) {
-        if let Some(why) = unsupported(op) {
-            bail!("{why}");
+    match c.node.kernel {
+        Some(kernel) => kernel(e, c),
+        None => {
+            let op = c.node.op.as_str();
+            bail!("{}", unsupported(op).unwrap_or_else(|| format!("Tensorflow Op is not supported: {op}")))
         }
-    }
-    match cat {
-        Some("arithmetic") => arithmetic::run(e, c),
-        Some("basic_math") => basic_math::run(e, c),
-        Some("convolution") => convolution::run(e, c),
-        Some("creation") => creation::run(e, c),
-        Some("dynamic") => dynamic::run(e, c),
-        Some("evaluation") => evaluation::run(e, c),
-        Some("graph") => graph::run(e, c),
-        Some("image") => image::run(e, c),
-        Some("logical") => logical::run(e, c),
-        Some("matrices") => matrices::run(e, c),
-        Some("normalization") => normalization::run(e, c),
-        Some("reduction") => reduction::run(e, c),
-        Some("slice_join") => slice_join::run(e, c),
-        Some("spectral") => spectral::run(e, c),
-        Some("transformation") => transformation::run(e, c),
-        _ => bail!("Tensorflow Op is not supported: {op}"),
     }
 }
 
