@@ -60,6 +60,10 @@ function sameSnap(got, want, tol, what) {
   }
   assert.deepEqual(got.shape, want.shape, `${what}: shape`);
   assert.equal(got.dtype, want.dtype, `${what}: dtype`);
+  if (want.dtype === 'string') {
+    assert.deepEqual(got.values, want.values, `${what}: values`);
+    return;
+  }
   closeArrays(got.values, want.values, want.dtype === 'int32' ? 0 : tol, what);
 }
 
@@ -162,6 +166,46 @@ describe('generated graph models predict as tfjs', () => {
       });
     });
   }
+
+  it('text: string ops (regex replace, split, hashing, n-grams) and sparse ops as tfjs', async () => {
+    await noLeak(async () => {
+      const [model, ref] = await loadBoth(MODELS.text.artifacts());
+      try {
+        const sentences = [
+          ['The cat sat on the mat.', 'Dogs bark!', 'what? why, how...', ''],
+          ['naïve café, déjà vu', 'a  b   c', 'one'],
+        ];
+        for (const text of sentences) {
+          const feeds = (lib) => ({
+            text: lib.tensor(text, [text.length], 'string'),
+            delimiter: lib.scalar(' ', 'string'),
+            tokens: lib.tensor(['a', 'b', 'c', 'd', 'e', 'f'], [6], 'string'),
+            splits: lib.tensor([0, 1, 1, 4, 6], [5], 'int32'),
+            sp_indices: lib.tensor([[0, 0], [0, 3], [2, 1], [2, 2], [4, 0]], [5, 2], 'int32'),
+            sp_values: lib.tensor([1, 2, 3, 4, 5]),
+            sp_shape: lib.tensor([5, 4], [2], 'int32'),
+            new_shape: lib.tensor([-1, 2], [2], 'int32'),
+          });
+          const outputs = ['logits', 'clean', 'split', 'split:1', 'split:2', 'hash', 'bag', 'ngrams', 'ngrams:1',
+            'filled', 'filled:1', 'filled:2', 'filled:3', 'reshaped', 'reshaped:1', 'segment_sum'];
+          samePrediction(model, ref, (lib, m) => m.execute(feeds(lib), outputs), 1e-5, `[${text}]`);
+        }
+        // Bad input: tfjs's texts (a delimiter that is not a scalar; unsorted row splits).
+        const bad = (lib, m, f) => m.execute({ tokens: lib.tensor(['a', 'b'], [2], 'string'), ...f(lib) }, 'ngrams');
+        for (const f of [(lib) => ({ splits: lib.tensor([0, 3], [2], 'int32') }),
+          (lib) => ({ splits: lib.tensor([1, 2], [2], 'int32') })]) {
+          const want = errorOf(() => tfo.tidy(() => bad(tfo, ref, f)));
+          assert.ok(want, 'tfjs refuses');
+          // tidytensor names the node after tfjs's text.
+          const got = errorOf(() => tt.tidy(() => bad(tt, model, f)));
+          assert.ok(got && got.startsWith(want), `got ${got}, expected ${want} (node ...)`);
+        }
+      } finally {
+        model.dispose();
+        ref.dispose();
+      }
+    });
+  });
 
   it('mlp: intermediate nodes as outputs and as fed inputs', async () => {
     await noLeak(async () => {
@@ -444,9 +488,17 @@ describe('bad files and bad calls give clear errors and leak nothing', () => {
     await failsClearly(a, ['dense/kernel']);
   });
 
-  it('a model initializer (hash tables) is refused clearly', async () => {
-    const a = MODELS.mlp.artifacts({ modelInitializer: { node: [{ name: 'table', op: 'HashTableV2', attr: {} }] } });
-    await failsClearly(a, ['initializer']);
+  it('a model initializer with an unknown op names it', async () => {
+    const a = MODELS.mlp.artifacts({ modelInitializer: { node: [{ name: 'table', op: 'NoSuchTable', attr: {} }] },
+      initializerSignature: { outputs: { 'table:0': { name: 'table:0', resourceId: 1 } } } });
+    const model = await tt.loadGraphModel(tt.io.fromMemory(a));
+    try {
+      const x = tt.zeros([1, 8]);
+      await assert.rejects(model.executeAsync(x), /Unknown op 'NoSuchTable'/);
+      x.dispose();
+    } finally {
+      model.dispose();
+    }
   });
 
   it('not a graph model: null, a layers topology', async () => {
@@ -759,6 +811,53 @@ describe('control flow and dynamic ops run in executeAsync as in tfjs', () => {
         assert.equal(errorOf(() => model.execute(x, ['cond'])), want);
         tt.dispose(Object.values(x));
         tfo.dispose(Object.values(xo));
+      } finally {
+        model.dispose();
+        ref.dispose();
+      }
+    });
+  });
+
+  it('hash tables: the model initializer fills a vocabulary table; lookups run in executeAsync as tfjs', async () => {
+    await noLeak(async () => {
+      const [model, ref] = await loadBoth(MODELS.vocab.artifacts());
+      try {
+        assert.deepEqual(model.inputNodes, ref.inputNodes);
+        assert.deepEqual(model.outputNodes, ref.outputNodes);
+        // execute() cannot run the initializer (its ops are tfjs's async ones): tfjs's text.
+        const wordsOf = (lib, list) => lib.tensor(list, [list.length], 'string');
+        const syncError = (lib, m) => {
+          const w = wordsOf(lib, ['the']);
+          try {
+            return errorOf(() => m.execute({ words: w }));
+          } finally {
+            w.dispose();
+          }
+        };
+        const want = syncError(tfo, ref);
+        assert.match(want, /which has the dynamic op 'LookupTableImportV2'/);
+        assert.equal(syncError(tt, model), want);
+        // (tfjs adds the captured table handle to the feed map it is given: only the words are ours.)
+        const lookUp = async (lib, m, list, outputs) => {
+          const w = wordsOf(lib, list);
+          try {
+            return take(lib, await m.executeAsync({ words: w }, outputs));
+          } finally {
+            w.dispose();
+          }
+        };
+        for (const list of [['the', 'dog', 'sat', 'on', 'a', 'mat'], ['mat'], ['cat', 'cat', 'x', 'the']]) {
+          sameSnap(await lookUp(tt, model, list), await lookUp(tfo, ref, list), 1e-6, `[${list}]`);
+          sameSnap(await lookUp(tt, model, list, ['ids', 'size']), await lookUp(tfo, ref, list, ['ids', 'size']), 0,
+            `[${list}]: ids, size`);
+        }
+        const ids = await lookUp(tt, model, ['on', 'the', 'rug'], 'ids');
+        assert.deepEqual(ids.values, [3, 0, -1]);
+        // A positional input: the handle is captured, one tensor is expected.
+        const w = wordsOf(tt, ['sat']);
+        const out = await model.executeAsync([w], ['ids']);
+        assert.deepEqual(Array.from(out.dataSync()), [2]);
+        tt.dispose([w, out]);
       } finally {
         model.dispose();
         ref.dispose();

@@ -64,6 +64,20 @@ impl NativeGraph {
         engine(|e| self.inner.execute_async(e, &feeds(input_names, &input_ids)?, &output_names)).map(out_ids)
     }
 
+    /// Runs the model initializer (which fills the lookup tables), with control flow when
+    /// `control_flow` (`executeAsync`'s first call) or as `execute` does; returns the ids of
+    /// `output_names` (the table handles the initializer signature names).
+    #[napi]
+    pub fn initialize(&self, output_names: Vec<String>, control_flow: bool) -> Result<Vec<f64>> {
+        engine(|e| self.inner.initialize(e, &output_names, control_flow)).map(out_ids)
+    }
+
+    /// Whether the model has an initializer graph (model.json's `modelInitializer`).
+    #[napi(getter)]
+    pub fn has_initializer(&self) -> bool {
+        self.inner.has_initializer()
+    }
+
     /// `[{name, shape, dtype}]` of the placeholders, in graph order (JSON; unknown dims and
     /// shapes are null).
     #[napi]

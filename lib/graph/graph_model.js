@@ -321,10 +321,6 @@ class GraphModel {
     const release = () => { for (const t of weights) if (!t.isDisposed) t.dispose(); };
     let graphHandle;
     try {
-      if (artifacts.modelInitializer != null && artifacts.modelInitializer.node != null) {
-        throw new Error('This graph model has an initializer graph (modelInitializer: hash tables and other ' +
-          'resources initialised at load time), which tidytensor does not run yet');
-      }
       checkWeightShapes(artifacts.modelTopology, weightMap);
       if (typeof native.NativeGraph !== 'function') {
         throw new Error('tidytensor: this build of the native addon has no graph executor (NativeGraph); ' +
@@ -332,7 +328,10 @@ class GraphModel {
       }
       // Weights naming no node of the graph are unused (tfjs keeps them; they are dropped here).
       // (The Const nodes of the library's functions, If/While bodies, have weights too.)
-      const inGraph = new Set(artifacts.modelTopology.node.map((n) => n.name));
+      const initializer = artifacts.modelInitializer != null && artifacts.modelInitializer.node != null
+        ? artifacts.modelInitializer : null;
+      const inGraph = new Set([...artifacts.modelTopology.node, ...(initializer ? initializer.node : [])]
+        .map((n) => n.name));
       const library = artifacts.modelTopology.library;
       for (const f of (library != null && library.function) || []) {
         for (const n of f.nodeDef || []) inGraph.add(n.name);
@@ -346,8 +345,10 @@ class GraphModel {
       // The graph owns the weights from here (no tidy scope may take them).
       for (const t of weights) if (!t.isDisposed) engine.keep(t);
       const names = Object.keys(weightMap);
-      graphHandle = native.NativeGraph.load(JSON.stringify(artifacts.modelTopology), names,
-        names.map((n) => weightMap[n].id));
+      // The initializer (it fills the lookup tables) reads the same weights.
+      const topology = initializer ? { modelTopology: artifacts.modelTopology, modelInitializer: initializer }
+        : artifacts.modelTopology;
+      graphHandle = native.NativeGraph.load(JSON.stringify(topology), names, names.map((n) => weightMap[n].id));
     } catch (e) {
       release();
       throw e;
@@ -365,6 +366,8 @@ class GraphModel {
     this.weightTensors = weightMap;
     this.structuredOutputKeys = structuredOutputKeys;
     this.signature = signature;
+    this.initializerSignature = graphHandle.hasInitializer ? artifacts.initializerSignature : undefined;
+    this.resourceIdToCapturedInput = undefined;
     this.version = graph.versions == null ? 'n/a' : `${graph.versions.producer}.${graph.versions.minConsumer}`;
     this.graph = transformGraph(graph, signature);
     this.weightNameSet = new Set(Object.keys(weightMap));
@@ -412,22 +415,57 @@ class GraphModel {
   }
 
   normalizeInputs(inputs) {
+    const resourceIdOf = (name) => {
+      const sig = this.signature;
+      const t = sig != null && sig.inputs != null ? sig.inputs[name] : undefined;
+      return t != null ? t.resourceId : undefined;
+    };
+    const captured = this.resourceIdToCapturedInput || {};
     if (!(inputs instanceof Tensor) && !Array.isArray(inputs)) {
       if (inputs == null || typeof inputs !== 'object') {
         throw new Error('model.execute() takes a tf.Tensor, an array of tensors or a name -> tensor map, ' +
           `but got ${inputs}`);
       }
+      // Resource inputs (lookup tables) are the initializer's outputs, as in tfjs.
+      const sig = this.signature;
+      if (sig != null && sig.inputs != null) {
+        for (const name of Object.keys(sig.inputs)) {
+          const id = resourceIdOf(name);
+          if (id != null) inputs[name] = captured[id];
+        }
+      }
       return inputs;
     }
     const list = Array.isArray(inputs) ? inputs : [inputs];
     const inputNodes = this.inputNodes;
-    if (list.length !== inputNodes.length) {
-      throw new Error(`Input tensor count mismatch, the graph model has ${inputNodes.length} non-resource ` +
-        `placeholders, while there are ${list.length} input tensors provided.`);
+    const numCaptured = Object.keys(captured).length;
+    if (list.length + numCaptured !== inputNodes.length) {
+      throw new Error(`Input tensor count mismatch, the graph model has ${inputNodes.length - numCaptured} ` +
+        `non-resource placeholders, while there are ${list.length} input tensors provided.`);
     }
     const map = {};
-    inputNodes.forEach((name, i) => { map[name] = list[i]; });
+    let next = 0;
+    for (const name of inputNodes) {
+      const id = resourceIdOf(name);
+      map[name] = id != null ? captured[id] : list[next++];
+    }
     return map;
+  }
+
+  // tfjs's executeInitializerGraph(Async) + setResourceIdToCapturedInput: the initializer
+  // (which fills the lookup tables) runs before the first execution; its outputs feed the
+  // resource inputs the signature names.
+  initializeOnce(controlFlow) {
+    if (this.resourceIdToCapturedInput != null) return;
+    const sig = this.initializerSignature;
+    const outputs = sig != null && sig.outputs != null ? Object.keys(sig.outputs) : [];
+    const tensors = this.liveGraph().initialize(outputs.map(nativeName), controlFlow).map(wrapId);
+    const captured = {};
+    outputs.forEach((name, i) => {
+      const id = sig.outputs[name].resourceId;
+      if (id != null) captured[id] = tensors[i];
+    });
+    this.resourceIdToCapturedInput = captured;
   }
 
   normalizeOutputs(outputs) {
@@ -514,6 +552,7 @@ class GraphModel {
 
   execute(inputs, outputs) {
     this.liveGraph();
+    this.initializeOnce(false);
     this.disposeIntermediateTensors();
     const { feeds, outNames, outputNodes } = this.prepare(this.normalizeInputs(inputs), this.normalizeOutputs(outputs));
     const key = `${Object.keys(feeds).map((n) => parseNodeName(n)[0]).sort().join(',')}--` +
@@ -545,6 +584,7 @@ class GraphModel {
   // execute() does. tfjs warns when the execution needed neither control flow nor dynamic ops.
   async executeAsync(inputs, outputs) {
     const g = this.liveGraph();
+    this.initializeOnce(true);
     this.disposeIntermediateTensors();
     const { feeds, outNames, outputNodes } = this.prepare(this.normalizeInputs(inputs), this.normalizeOutputs(outputs));
     const graph = this.graph;
@@ -597,6 +637,10 @@ class GraphModel {
   // Releases the weights (and what the last execution kept with KEEP_INTERMEDIATE_TENSORS).
   dispose() {
     this.disposeIntermediateTensors();
+    if (this.resourceIdToCapturedInput != null) {
+      for (const t of Object.values(this.resourceIdToCapturedInput)) if (!t.isDisposed) t.dispose();
+      this.resourceIdToCapturedInput = undefined;
+    }
     if (this.graphHandle != null) {
       this.graphHandle.dispose();
       this.graphHandle = null;

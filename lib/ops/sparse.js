@@ -16,6 +16,7 @@ function segmentReduce(op, data, indices, segmentIds, mean) {
       if (x.rank < 1) throw new Error('Data should be at least 1 dimensional but received scalar');
       if (idx.rank !== 1) throw new Error(`Indices should be Tensor1D but received shape\n         ${shapeText(idx)}`);
       if (seg.rank !== 1) throw new Error(`Segment ids should be Tensor1D but received shape\n         ${shapeText(seg)}`);
+      if (idx.shape[0] !== seg.shape[0]) throw new Error('segmentIds and indices should have same size.');
       const [values, ind, ids] = [x.dataSync(), idx.dataSync(), seg.dataSync()];
       const rows = x.shape[0];
       const cols = rows > 0 ? values.length / rows : x.shape.slice(1).reduce((a, b) => a * b, 1);

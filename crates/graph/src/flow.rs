@@ -16,6 +16,7 @@
 use crate::exec::{join, Fed};
 use crate::graph::{is_control_flow, parse_name, Graph};
 use crate::ops::control::{self, FrameOp, Resources};
+use crate::ops::hash_table;
 use crate::ops::{self, Ctx};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -331,6 +332,9 @@ impl<'g> Flow<'g> {
         e.start_scope();
         let result = if matches!(node.op.as_str(), "If" | "StatelessIf" | "While" | "StatelessWhile") {
             self.call_op(e, r, &ctx).map(|outs| (outs.into_iter().map(Some).collect(), FrameOp::Stay))
+        } else if ops::is_hash_table(&node.op) {
+            let mut tables = g.tables.borrow_mut();
+            hash_table::run(e, &ctx, &mut tables).map(|outs| (outs.into_iter().map(Some).collect(), FrameOp::Stay))
         } else if ops::is_control(&node.op) {
             let merged = node.all_inputs.iter().find_map(|&(j, k)| self.get(j, k, cx));
             control::run(e, &ctx, merged, r)
@@ -547,9 +551,9 @@ impl Graph {
                 let Some(id) = flow.value(n, k) else {
                     bail!("The output '{name}' has no value: node '{}' gave none", self.nodes[n].name);
                 };
-                // A tensor the execution keeps (an element of a tensor array) leaves as a copy.
-                let kept = e.tensor_origin(id).is_some_and(|o| o.kept);
-                ids.push(if kept && !r.frozen.contains(&id) { e.clone_tensor(id)? } else { id });
+                // A tensor the execution keeps (an element of a tensor array) leaves as a copy;
+                // one kept by others (a lookup table's handle, the caller's) as it is.
+                ids.push(if r.kept.contains(&id) { e.clone_tensor(id)? } else { id });
             }
             Ok(ids)
         })();
@@ -557,8 +561,11 @@ impl Graph {
             Ok(ids) => ids.iter().copied().chain(r.frozen.iter().copied()).collect(),
             Err(_) => r.frozen.clone(),
         };
+        // Tensors kept by others (the model's lookup tables, the caller) are not this
+        // execution's to dispose.
+        let foreign = |e: &Engine, id: TensorId| e.tensor_origin(id).is_some_and(|o| o.kept) && !r.kept.contains(&id);
         for id in flow.held().into_iter().chain(r.held()) {
-            if !keep.contains(&id) {
+            if !keep.contains(&id) && !foreign(e, id) {
                 e.dispose(id);
             }
         }

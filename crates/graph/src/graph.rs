@@ -3,6 +3,7 @@
 
 use crate::attr::{AttrReader, Attrs, Decoded};
 use crate::exec::Plan;
+use crate::ops::hash_table::Tables;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -119,6 +120,11 @@ pub struct Graph {
     pub(crate) owned_set: rustc_hash::FxHashSet<TensorId>,
     /// The functions of the GraphDef's library, by name (tfjs's `functionExecutorMap`).
     pub(crate) functions: HashMap<String, Graph>,
+    /// The model initializer's graph (model.json's `modelInitializer`: it fills the lookup
+    /// tables), reading the model's weights.
+    pub(crate) initializer: Option<Box<Graph>>,
+    /// The model's lookup tables, shared by its graph, functions and initializer.
+    pub(crate) tables: Rc<RefCell<Tables>>,
     /// A function's arguments (placeholders, in order) and results (node, output).
     pub(crate) fn_inputs: Vec<usize>,
     pub(crate) fn_outputs: Vec<(usize, usize)>,
@@ -177,6 +183,13 @@ impl Graph {
         for f in library.into_iter().flatten() {
             let (name, func) = Graph::function(f)?;
             g.functions.insert(name, func);
+        }
+        let init = json.get("modelInitializer").and_then(|i| i.get("node")).and_then(Value::as_array);
+        if let Some(list) = init {
+            g.initializer = Some(Box::new(Graph::of_nodes(list, Vec::new(), "model initializer")?));
+        }
+        for sub in g.functions.values_mut().chain(g.initializer.as_deref_mut()) {
+            sub.tables = g.tables.clone();
         }
         Ok(g)
     }
@@ -245,6 +258,8 @@ impl Graph {
             owned: Vec::new(),
             owned_set: Default::default(),
             functions: HashMap::new(),
+            initializer: None,
+            tables: Rc::default(),
             fn_inputs: Vec::new(),
             fn_outputs: Vec::new(),
         })
@@ -292,7 +307,8 @@ impl Graph {
                 bail!("The weight '{name}' is given twice");
             }
             let main = self.by_name.get(name).copied();
-            let in_functions = self.functions.values().any(|f| f.by_name.contains_key(name));
+            let in_functions =
+                self.functions.values().chain(self.initializer.as_deref()).any(|f| f.by_name.contains_key(name));
             if main.is_none() && !in_functions {
                 bail!("The weight '{name}' names no node of the graph");
             }
@@ -303,7 +319,7 @@ impl Graph {
                 self.weight_of[n] = Some(*id);
                 self.weights.push((n, *id));
             }
-            for f in self.functions.values_mut() {
+            for f in self.functions.values_mut().chain(self.initializer.as_deref_mut()) {
                 if let Some(&n) = f.by_name.get(name) {
                     f.weight_of[n] = Some(*id);
                     f.weights.push((n, *id));
@@ -312,10 +328,33 @@ impl Graph {
             self.owned.push((name.clone(), *id));
         }
         self.owned_set = self.owned.iter().map(|&(_, id)| id).collect();
+        // The initializer runs on its own: the model's weights are never its to dispose.
+        if let Some(init) = self.initializer.as_deref_mut() {
+            init.owned_set = self.owned_set.clone();
+        }
         if let Some(c) = self.nodes.iter().zip(&self.weight_of).find(|(n, w)| n.op == "Const" && w.is_none()) {
             bail!("The Const node '{}' has no weight (the weights manifest has no entry of that name)", c.0.name);
         }
         Ok(())
+    }
+
+    /// Runs the model initializer's graph (tfjs's `executeInitializerGraph`, or its async
+    /// twin with `control_flow`), which fills the lookup tables; its `outputs` (the table
+    /// handles the initializer signature names) are returned. Nothing without an initializer.
+    pub fn initialize(&self, e: &mut Engine, outputs: &[String], control_flow: bool) -> Result<Vec<TensorId>> {
+        if self.disposed {
+            bail!("This graph model has been disposed");
+        }
+        match self.initializer.as_deref() {
+            None => Ok(Vec::new()),
+            Some(init) if control_flow => init.execute_async(e, &[], outputs),
+            Some(init) => init.execute(e, &[], outputs),
+        }
+    }
+
+    /// Whether the model has an initializer graph.
+    pub fn has_initializer(&self) -> bool {
+        self.initializer.is_some()
     }
 
     /// Whether the graph has ops that only run with control flow (loops, conditionals, tensor
@@ -393,7 +432,9 @@ impl Graph {
         self.owned.clear();
         self.owned_set.clear();
         self.weights.clear();
-        for f in self.functions.values_mut() {
+        self.tables.borrow_mut().dispose(e);
+        for f in self.functions.values_mut().chain(self.initializer.as_deref_mut()) {
+            f.owned_set.clear();
             f.weights.clear();
             f.weight_of.iter_mut().for_each(|w| *w = None);
             f.disposed = true;

@@ -11,13 +11,16 @@ pub(crate) mod creation;
 pub mod dynamic;
 mod evaluation;
 mod graph;
+pub(crate) mod hash_table;
 mod image;
 mod logical;
 mod matrices;
 mod normalization;
 mod reduction;
 mod slice_join;
+mod sparse;
 mod spectral;
+mod string;
 mod transformation;
 
 use crate::attr::AttrReader;
@@ -141,13 +144,16 @@ fn implemented(category: &str) -> &'static [&'static str] {
         "dynamic" => dynamic::OPS,
         "evaluation" => evaluation::OPS,
         "graph" => graph::OPS,
+        "hash_table" => hash_table::OPS,
         "image" => image::OPS,
         "logical" => logical::OPS,
         "matrices" => matrices::OPS,
         "normalization" => normalization::OPS,
         "reduction" => reduction::OPS,
         "slice_join" => slice_join::OPS,
+        "sparse" => sparse::OPS,
         "spectral" => spectral::OPS,
+        "string" => string::OPS,
         "transformation" => transformation::OPS,
         _ => &[],
     }
@@ -182,6 +188,12 @@ pub(crate) fn is_async(op: &str) -> bool {
     matches!(category(op), Some("control" | "dynamic" | "hash_table"))
 }
 
+/// Whether the op is one of tfjs's hash table executor's: run by the control-flow executor,
+/// with the model's tables.
+pub(crate) fn is_hash_table(op: &str) -> bool {
+    category(op) == Some("hash_table")
+}
+
 /// Whether the op is one of tfjs's control executor's: run by the control-flow executor.
 pub(crate) fn is_control(op: &str) -> bool {
     category(op) == Some("control")
@@ -208,7 +220,9 @@ pub(crate) fn kernel(op: &str) -> Option<Kernel> {
         "normalization" => normalization::run,
         "reduction" => reduction::run,
         "slice_join" => slice_join::run,
+        "sparse" => sparse::run,
         "spectral" => spectral::run,
+        "string" => string::run,
         "transformation" => transformation::run,
         _ => return None,
     })

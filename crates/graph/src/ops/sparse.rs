@@ -1,0 +1,290 @@
+//! tfjs-converter's `sparse_executor.ts`: tf.sparse's ops on SparseTensors given as indices,
+//! values and a dense shape. Their work is index bookkeeping on small int32 tensors, done on
+//! the host as tfjs-core's kernels do on every backend, with tfjs's checks and texts (the same
+//! as `lib/ops/sparse.js`).
+
+use super::{not_here, values, Ctx};
+use tidytensor_core::{bail, DType, Engine, HostData, Result, TensorId};
+
+pub(crate) const OPS: &[&str] = &["SparseFillEmptyRows", "SparseReshape", "SparseSegmentMean", "SparseSegmentSum"];
+
+pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
+    let op = c.node.op.as_str();
+    match op {
+        "SparseSegmentSum" => Ok(vec![segment_reduce(e, c, "sparseSegmentSum", false)?]),
+        "SparseSegmentMean" => Ok(vec![segment_reduce(e, c, "sparseSegmentMean", true)?]),
+        "SparseReshape" => reshape(e, c),
+        "SparseFillEmptyRows" => fill_empty_rows(e, c),
+        _ => not_here(op),
+    }
+}
+
+/// Input `i`, which must be an int32 tensor (tfjs's `convertToTensor(x, name, op, 'int32')`).
+fn int32_input(e: &Engine, c: &Ctx, i: isize, name: &str, op: &str) -> Result<(TensorId, Vec<usize>, Vec<i64>)> {
+    let id = c.t(i)?;
+    let dtype = e.dtype(id)?;
+    if dtype != DType::Int32 {
+        bail!("Argument '{name}' passed to '{op}' must be int32 tensor, but got {} tensor", dtype.name());
+    }
+    let v = values(e, id)?.into_iter().map(|v| v as i64).collect();
+    Ok((id, e.shape(id)?.to_vec(), v))
+}
+
+fn shape_text(s: &[usize]) -> String {
+    s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+}
+
+fn list_text(s: &[i64]) -> String {
+    s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// Segment sums (or means) of the rows `indices` picks from `data`, by sorted `segmentIds`;
+/// segments with no row are 0.
+fn segment_reduce(e: &mut Engine, c: &Ctx, op: &str, mean: bool) -> Result<TensorId> {
+    let x = c.t(0)?;
+    let (xs, xd) = (e.shape(x)?.to_vec(), e.dtype(x)?);
+    if xd == DType::String {
+        bail!("Argument 'data' passed to '{op}' must be numeric tensor, but got string tensor");
+    }
+    let (_, is, ind) = int32_input(e, c, 1, "indices", op)?;
+    let (_, ss, ids) = int32_input(e, c, 2, "segmentIds", op)?;
+    if xs.is_empty() {
+        bail!("Data should be at least 1 dimensional but received scalar");
+    }
+    if is.len() != 1 {
+        bail!("Indices should be Tensor1D but received shape\n         {}", shape_text(&is));
+    }
+    if ss.len() != 1 {
+        bail!("Segment ids should be Tensor1D but received shape\n         {}", shape_text(&ss));
+    }
+    if is[0] != ss[0] {
+        bail!("segmentIds and indices should have same size.");
+    }
+    let data = values(e, x)?;
+    let rows = xs[0] as i64;
+    let cols: usize = xs[1..].iter().product();
+    let n = ind.len();
+    let out_rows = if n > 0 { ids[n - 1] + 1 } else { 0 };
+    if out_rows < 0 || (n > 0 && out_rows == 0) {
+        bail!("segment ids must be >= 0");
+    }
+    let mut out = vec![0f64; out_rows as usize * cols];
+    let mut start = 0;
+    while start < n {
+        let mut end = start + 1;
+        while end < n && ids[end] == ids[start] {
+            end += 1;
+        }
+        if end < n && ids[start] >= ids[end] {
+            bail!("segment ids are not increasing");
+        }
+        let s = ids[start];
+        if s < 0 || s >= out_rows {
+            bail!("Segment id {s} out of range [0, {out_rows}), possibly because segmentIds input is not sorted.");
+        }
+        let dst = &mut out[s as usize * cols..(s as usize + 1) * cols];
+        for (i, &row) in ind.iter().enumerate().take(end).skip(start) {
+            if row < 0 || row >= rows {
+                bail!("Bad: indices[{i}] == {row} out of range [0, {rows})");
+            }
+            let src = &data[row as usize * cols..(row as usize + 1) * cols];
+            dst.iter_mut().zip(src).for_each(|(d, v)| *d += v);
+        }
+        if mean {
+            let count = (end - start) as f64;
+            dst.iter_mut().for_each(|d| *d /= count);
+        }
+        start = end;
+    }
+    let mut shape = vec![out_rows as usize];
+    shape.extend_from_slice(&xs[1..]);
+    let data = if xd == DType::Int32 {
+        HostData::I32(out.into_iter().map(|v| v as i32).collect())
+    } else {
+        HostData::F32(out.into_iter().map(|v| v as f32).collect())
+    };
+    e.tensor(data, &shape)
+}
+
+/// The indices of a SparseTensor of `inputShape` renumbered for `newShape` (one -1 allowed).
+fn reshape(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
+    let op = "sparseReshape";
+    let (_, is, ind) = int32_input(e, c, 0, "inputIndices", op)?;
+    let (_, ish, in_shape) = int32_input(e, c, 1, "inputShape", op)?;
+    let (_, nsh, target) = int32_input(e, c, 2, "newShape", op)?;
+    if is.len() != 2 {
+        bail!("Input indices should be Tensor2D but received shape\n        {}", shape_text(&is));
+    }
+    if ish.len() != 1 {
+        bail!("Input shape should be Tensor1D but received shape {}", shape_text(&ish));
+    }
+    if nsh.len() != 1 {
+        bail!("New shape should be Tensor1D but received shape {}", shape_text(&nsh));
+    }
+    let size = |s: &[i64]| s.iter().product::<i64>();
+    let dense = size(&in_shape);
+    let mut out = Vec::with_capacity(target.len());
+    let (mut product, mut unknown) = (1i64, None);
+    for (i, &d) in target.iter().enumerate() {
+        if d == -1 {
+            if let Some(u) = unknown {
+                bail!("only one output dimension may be -1, not both {u} and {i}");
+            }
+            unknown = Some(i);
+            out.push(1);
+        } else {
+            if d < 0 {
+                bail!("size {i} must be non-negative, not {d}");
+            }
+            product *= d;
+            out.push(d);
+        }
+    }
+    if let Some(u) = unknown {
+        if product <= 0 {
+            bail!("reshape cannot infer the missing input size for an empty tensor unless all specified input sizes are non-zero");
+        }
+        let missing = dense / product;
+        if product * missing != dense {
+            bail!(
+                "Input to reshape is a SparseTensor with {dense}\n  dense values, but the requested shape requires a multiple of {}. inputShape={} outputShape= {}",
+                size(&out),
+                list_text(&in_shape),
+                list_text(&out)
+            );
+        }
+        out[u] = missing;
+    }
+    if size(&out) != dense {
+        bail!(
+            "Input to reshape is a tensor with {dense} dense values, but the requested shape has {}. inputShape={} outputShape={}",
+            size(&out),
+            list_text(&in_shape),
+            list_text(&out)
+        );
+    }
+    let strides = |s: &[i64]| (0..s.len()).map(|i| size(&s[i + 1..])).collect::<Vec<i64>>();
+    let (sin, sout) = (strides(&in_shape), strides(&out));
+    let nnz = is[0];
+    let mut result = vec![0i32; nnz * out.len()];
+    for i in 0..nnz {
+        let mut flat: i64 =
+            (0..in_shape.len()).map(|j| ind.get(i * in_shape.len() + j).copied().unwrap_or(0) * sin[j]).sum();
+        for (j, &st) in sout.iter().enumerate() {
+            // tfjs divides by the stride as it is (a 0 stride gives NaN, read as 0 by Int32Array).
+            let (q, r) = if st == 0 { (0, flat) } else { (flat / st, flat % st) };
+            result[i * out.len() + j] = q as i32;
+            flat = r;
+        }
+    }
+    let rank = out.len();
+    Ok(vec![
+        e.tensor(HostData::I32(result), &[nnz, rank])?,
+        e.tensor(HostData::I32(out.iter().map(|&d| d as i32).collect()), &[rank])?,
+    ])
+}
+
+/// Rows of a SparseTensor with no value get one at column 0 with `defaultValue`; the entries are
+/// put in row order (stable within a row).
+fn fill_empty_rows(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
+    let op = "sparseFillEmptyRows";
+    let (_, is, ind) = int32_input(e, c, 0, "indices", op)?;
+    let val = c.t(1)?;
+    let (vs, vd) = (e.shape(val)?.to_vec(), e.dtype(val)?);
+    let (_, dsh, dense) = int32_input(e, c, 2, "denseShape", op)?;
+    let def = c.t(3)?;
+    let (ds, dd) = (e.shape(def)?.to_vec(), e.dtype(def)?);
+    if dd != vd {
+        bail!("Argument 'defaultValue' passed to '{op}' must be {} tensor, but got {} tensor", vd.name(), dd.name());
+    }
+    if is.len() != 2 {
+        bail!("Indices should be Tensor2D but received shape\n        {}", shape_text(&is));
+    }
+    if vs.len() != 1 {
+        bail!("Values should be Tensor1D but received shape {}", shape_text(&vs));
+    }
+    if dsh.len() != 1 {
+        bail!("Dense shape should be Tensor1D but received shape {}", shape_text(&dsh));
+    }
+    if !ds.is_empty() {
+        bail!("Default value should be a scalar but received shape {}", shape_text(&ds));
+    }
+    if vd == DType::String {
+        bail!("sparseFillEmptyRows of string values is not supported here");
+    }
+    let v = values(e, val)?;
+    let (count, rank) = (is[0], is[1]);
+    let rows = dense.first().copied().unwrap_or(0);
+    let make = |e: &mut Engine, idx: Vec<i32>, vals: Vec<f64>, empty: Vec<bool>, reverse: Vec<i32>| {
+        let n = vals.len();
+        let vals = match vd {
+            DType::Int32 => HostData::I32(vals.into_iter().map(|x| x as i32).collect()),
+            DType::Bool => HostData::Bool(vals.into_iter().map(|x| (x != 0.0) as u8).collect()),
+            _ => HostData::F32(vals.into_iter().map(|x| x as f32).collect()),
+        };
+        let ne = empty.len();
+        let nr = reverse.len();
+        Ok::<_, tidytensor_core::Error>(vec![
+            e.tensor(HostData::I32(idx), &[n, rank])?,
+            e.tensor(vals, &[n])?,
+            e.tensor(HostData::Bool(empty.into_iter().map(u8::from).collect()), &[ne])?,
+            e.tensor(HostData::I32(reverse), &[nr])?,
+        ])
+    };
+    if rows == 0 {
+        if count != 0 {
+            bail!("Received SparseTensor with denseShape[0] = 0 but\n  indices.shape[0] = {count}");
+        }
+        return make(e, Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    }
+    let rows = rows.max(0) as usize;
+    let mut per_row = vec![0usize; rows];
+    let mut ordered = true;
+    for i in 0..count {
+        let r = ind[i * rank];
+        if r < 0 {
+            bail!("indices({i}, 0) is invalid: {r} < 0");
+        }
+        if r >= rows as i64 {
+            bail!("indices({i}, 0) is invalid: {r} >= {rows}");
+        }
+        per_row[r as usize] += 1;
+        if i > 0 && r < ind[(i - 1) * rank] {
+            ordered = false;
+        }
+    }
+    let empty: Vec<bool> = per_row.iter().map(|&n| n == 0).collect();
+    if ordered && !empty.contains(&true) {
+        let idx = ind.iter().map(|&x| x as i32).collect();
+        return make(e, idx, v, empty, (0..count as i32).collect());
+    }
+    // Row r's entries start at first[r]; an empty row gets one slot.
+    let mut first = Vec::with_capacity(rows);
+    let mut total = 0;
+    for &n in &per_row {
+        first.push(total);
+        total += n.max(1);
+    }
+    let mut out_idx = vec![0i32; total * rank];
+    let mut out_vals = vec![0f64; total];
+    let mut filled = vec![0usize; rows];
+    let mut reverse = vec![0i32; count];
+    for i in 0..count {
+        let r = ind[i * rank] as usize;
+        let at = first[r] + filled[r];
+        filled[r] += 1;
+        for j in 0..rank {
+            out_idx[at * rank + j] = ind[i * rank + j] as i32;
+        }
+        out_vals[at] = v[i];
+        reverse[i] = at as i32;
+    }
+    let fill = values(e, def)?.first().copied().unwrap_or(0.0);
+    for r in 0..rows {
+        if filled[r] == 0 {
+            out_idx[first[r] * rank] = r as i32;
+            out_vals[first[r]] = fill;
+        }
+    }
+    make(e, out_idx, out_vals, empty, reverse)
+}
