@@ -37,12 +37,14 @@ function dataFormatArg(op, dataFormat, allowed) {
   throw new Error(`Unknown dataFormat ${dataFormat}`);
 }
 
-function convOp(kind, x, filter, strides, pad, dataFormat, dilations, dimRoundingMode, parseAs) {
+// `epilogue` ({bias, activation, alpha, leakyAlpha}, tensor ids): tf.fused's bias and
+// activation, run in the convolution's kernel.
+function convOp(kind, x, filter, strides, pad, dataFormat, dilations, dimRoundingMode, parseAs, epilogue) {
   return withTwo(kind, x, 'x', parseAs, filter, 'filter', parseAs, (tx, tf) => {
     const channelsFirst = dataFormatArg(kind, dataFormat, ['NHWC', 'NCHW']);
     const [kindPad, padValues] = padArg(pad);
     return wrap(native.conv(kind, tx.id, tf.id, sizes(strides), kindPad, padValues,
-      sizes(dilations == null ? 1 : dilations), rounding(dimRoundingMode), channelsFirst));
+      sizes(dilations == null ? 1 : dilations), rounding(dimRoundingMode), channelsFirst, epilogue));
   });
 }
 
@@ -269,3 +271,5 @@ module.exports = {
   conv1d, conv2d, conv3d, depthwiseConv2d, separableConv2d, dilation2d, conv2dTranspose, conv3dTranspose,
   maxPool, avgPool, maxPool3d, avgPool3d, maxPoolWithArgmax, pool, localResponseNormalization,
 };
+// For tf.fused (lib/ops/fused.js), not a tf.* name: a convolution with its epilogue.
+Object.defineProperty(module.exports, 'convOp', { value: convOp });

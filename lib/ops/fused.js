@@ -1,7 +1,7 @@
 'use strict';
 // tf.fused: matMul, conv2d and depthwiseConv2d followed by a bias and an activation, as one
-// call. Composed of the ops themselves (each already one native kernel), as tfjs composes
-// them when it takes gradients.
+// call: one native kernel (FusedConv2D, FusedDepthwiseConv2D, _FusedMatMul), or composed of
+// the ops themselves as tfjs composes them where that kernel does not apply.
 const { convertToTensor } = require('../convert');
 
 const ops = () => Object.assign({}, require('./elementwise'), require('./layout'), require('./matmul'),
@@ -35,24 +35,42 @@ function finish(op, y, { bias, activation, preluActivationWeights, leakyreluAlph
   });
 }
 
+// The activations the native epilogue runs.
+const NATIVE_ACTIVATIONS = new Set(['linear', 'relu', 'relu6', 'elu', 'prelu', 'leakyrelu', 'sigmoid']);
+
+// Runs `product(epilogue)` with the bias and activation in the product's kernel (the core
+// composes them while a gradient is taken, or when they do not fit its kernel); null when the
+// arguments need tfjs's composition (NCHW, an unknown activation, prelu without weights).
+function natively(op, nchw, { bias, activation, preluActivationWeights, leakyreluAlpha }, product) {
+  if (nchw || !NATIVE_ACTIVATIONS.has(activation) || (activation === 'prelu' && preluActivationWeights == null)) {
+    return null;
+  }
+  return tidy(() => {
+    const b = bias == null ? null : convertToTensor(bias, 'bias', op);
+    const alpha = activation === 'prelu' ? convertToTensor(preluActivationWeights, 'prelu weights', op) : null;
+    return product({ bias: b == null ? undefined : b.id, activation, alpha: alpha == null ? undefined : alpha.id,
+      leakyAlpha: leakyreluAlpha == null ? 0.2 : leakyreluAlpha });
+  });
+}
+
 function matMul({ a, b, transposeA = false, transposeB = false, bias, activation = 'linear',
   preluActivationWeights, leakyreluAlpha = 0.2 }) {
-  return tidy(() => finish('fused matMul', ops().matMul(a, b, transposeA, transposeB),
-    { bias, activation, preluActivationWeights, leakyreluAlpha }, false));
+  const epilogue = { bias, activation, preluActivationWeights, leakyreluAlpha };
+  const product = (ep) => require('./matmul').matMulWith(a, b, transposeA, transposeB, ep);
+  return natively('fused matMul', false, epilogue, product) ||
+    tidy(() => finish('fused matMul', ops().matMul(a, b, transposeA, transposeB), epilogue, false));
 }
 
-function conv2d({ x, filter, strides, pad, dataFormat = 'NHWC', dilations = [1, 1], dimRoundingMode, bias,
-  activation = 'linear', preluActivationWeights, leakyreluAlpha }) {
-  return tidy(() => finish('fused conv2d',
-    ops().conv2d(x, filter, strides, pad, dataFormat, dilations, dimRoundingMode),
-    { bias, activation, preluActivationWeights, leakyreluAlpha }, dataFormat === 'NCHW'));
+function convolution(kind, op, { x, filter, strides, pad, dataFormat = 'NHWC', dilations = [1, 1], dimRoundingMode,
+  bias, activation = 'linear', preluActivationWeights, leakyreluAlpha }) {
+  const epilogue = { bias, activation, preluActivationWeights, leakyreluAlpha };
+  const conv = (ep) => require('./conv').convOp(kind, x, filter, strides, pad, dataFormat, dilations, dimRoundingMode,
+    'float32', ep);
+  return natively(op, dataFormat === 'NCHW', epilogue, conv) ||
+    tidy(() => finish(op, conv(undefined), epilogue, dataFormat === 'NCHW'));
 }
 
-function depthwiseConv2d({ x, filter, strides, pad, dataFormat = 'NHWC', dilations = [1, 1], dimRoundingMode, bias,
-  activation = 'linear', preluActivationWeights, leakyreluAlpha }) {
-  return tidy(() => finish('fused depthwiseConv2d',
-    ops().depthwiseConv2d(x, filter, strides, pad, dataFormat, dilations, dimRoundingMode),
-    { bias, activation, preluActivationWeights, leakyreluAlpha }, dataFormat === 'NCHW'));
-}
+const conv2d = (args) => convolution('conv2d', 'fused conv2d', args);
+const depthwiseConv2d = (args) => convolution('depthwiseConv2d', 'fused depthwiseConv2d', args);
 
 module.exports = { fused: { matMul, conv2d, depthwiseConv2d } };

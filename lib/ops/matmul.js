@@ -8,10 +8,16 @@ const tidy = (f) => require('../engine').tidy(f);
 const reshape = (x, s) => require('./layout').reshape(x, s);
 
 function matMul(a, b, transposeA = false, transposeB = false) {
+  return matMulWith(a, b, transposeA, transposeB);
+}
+
+// matMul, and with `epilogue` ({bias, activation, alpha, leakyAlpha}, tensor ids) tf.fused's
+// bias and activation in the product's kernel.
+function matMulWith(a, b, transposeA, transposeB, epilogue) {
   const tA = !!transposeA;
   const tB = !!transposeB;
   return withTwo('matMul', a, 'a', 'numeric', b, 'b', 'numeric',
-    (ta, tb) => wrap(native.matMul(ta.id, tb.id, tA, tB)));
+    (ta, tb) => wrap(native.matMul(ta.id, tb.id, tA, tB, epilogue)));
 }
 
 function dot(t1, t2) {
@@ -306,3 +312,5 @@ function multiRNNCell(lstmCells, data, c, h) {
 module.exports = {
   basicLSTMCell, multiRNNCell,
   einsum, matMul, dot, outerProduct, linalg, math };
+// For tf.fused (lib/ops/fused.js), not a tf.* name: a product with its epilogue.
+Object.defineProperty(module.exports, 'matMulWith', { value: matMulWith });

@@ -6,8 +6,8 @@
 use crate::{engine, id, make};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use tidytensor_core::ops::{ConvKind, Padding, PoolKind, Rounding, Window};
-use tidytensor_core::{bail, Engine, TensorId};
+use tidytensor_core::ops::{ConvKind, Fused, Padding, PoolKind, Rounding, Window};
+use tidytensor_core::{bail, Activation, Engine, TensorId};
 
 fn padding(kind: &str, values: &[f64]) -> tidytensor_core::Result<Padding> {
     Ok(match kind {
@@ -32,7 +32,8 @@ fn with_window<R>(
     f(e, &Window { strides, dilations, pad: &pad, rounding })
 }
 
-/// `tf.conv2d`, `tf.conv3d`, `tf.depthwiseConv2d`, `tf.dilation2d`.
+/// `tf.conv2d`, `tf.conv3d`, `tf.depthwiseConv2d`, `tf.dilation2d`; with `epilogue`,
+/// `tf.fused.conv2d` / `depthwiseConv2d` (NHWC): the bias and activation in the same kernel.
 #[napi]
 #[allow(clippy::too_many_arguments)]
 pub fn conv(
@@ -45,6 +46,7 @@ pub fn conv(
     dilations: Vec<f64>,
     rounding: Option<String>,
     channels_first: bool,
+    epilogue: Option<Epilogue>,
 ) -> Result<f64> {
     make(|e| {
         let kind = match kind.as_str() {
@@ -54,10 +56,32 @@ pub fn conv(
             "dilation2d" => ConvKind::Dilation2d,
             other => bail!("unknown convolution {other}"),
         };
-        with_window(e, (&strides, &dilations), (&pad, &pad_values), rounding.as_deref(), |e, w| {
-            e.conv(kind, id(x), id(filter), w, channels_first)
+        let fused = epilogue.as_ref().map(Epilogue::fused).transpose()?;
+        with_window(e, (&strides, &dilations), (&pad, &pad_values), rounding.as_deref(), |e, w| match &fused {
+            Some(f) => e.fused_conv(kind, id(x), id(filter), w, f),
+            None => e.conv(kind, id(x), id(filter), w, channels_first),
         })
     })
+}
+
+/// What `tf.fused` ops add after the product: a bias tensor, an activation by name, prelu's
+/// weights, leakyRelu's alpha.
+#[napi(object)]
+pub struct Epilogue {
+    pub bias: Option<f64>,
+    pub activation: String,
+    pub alpha: Option<f64>,
+    pub leaky_alpha: f64,
+}
+
+impl Epilogue {
+    pub fn fused(&self) -> tidytensor_core::Result<Fused> {
+        Ok(Fused {
+            bias: self.bias.map(id),
+            activation: Activation::parse(&self.activation, self.leaky_alpha)?,
+            alpha: self.alpha.map(id),
+        })
+    }
 }
 
 /// `tf.conv2dTranspose` / `tf.conv3dTranspose` (2 or 3 spatial dims).

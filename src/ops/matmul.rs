@@ -1,10 +1,14 @@
 //! Matrix products.
 
+use super::conv::Epilogue;
 use crate::{id, make};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 #[napi]
-pub fn mat_mul(a: f64, b: f64, transpose_a: bool, transpose_b: bool) -> Result<f64> {
-    make(|e| e.matmul(id(a), id(b), transpose_a, transpose_b))
+pub fn mat_mul(a: f64, b: f64, transpose_a: bool, transpose_b: bool, epilogue: Option<Epilogue>) -> Result<f64> {
+    make(|e| match epilogue.as_ref().map(Epilogue::fused).transpose()? {
+        Some(f) => e.fused_matmul(id(a), id(b), transpose_a, transpose_b, &f),
+        None => e.matmul(id(a), id(b), transpose_a, transpose_b),
+    })
 }
