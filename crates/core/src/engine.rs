@@ -514,7 +514,8 @@ impl Engine {
                 self.dispose(id);
             }
         }
-        if self.spare_tracked.len() < 64 {
+        // (Small lists only: a scope that tracked many tensors would hold on to their memory.)
+        if self.spare_tracked.len() < 64 && scope.tracked.capacity() <= 1024 {
             self.spare_tracked.push(scope.tracked);
         }
         let parent_id = self.scopes.last().map(|p| p.id);
