@@ -147,8 +147,8 @@ function addN(tensors) {
   }
 }
 
-// offset + (x - mean) scale / sqrt(variance + epsilon), broadcasting the parameters (tfjs's
-// FusedBatchNorm kernel computes this per element).
+// offset + (x - mean) scale / sqrt(variance + epsilon), broadcasting the parameters: tfjs's
+// FusedBatchNorm kernel, natively (composed of the ops while a gradient is taken).
 function batchNorm(x, mean, variance, offset, scale, varianceEpsilon) {
   const eps = varianceEpsilon == null ? 0.001 : varianceEpsilon;
   const temps = [];
@@ -170,14 +170,8 @@ function batchNorm(x, mean, variance, offset, scale, varianceEpsilon) {
     if (ts != null && tm.rank !== ts.rank) {
       throw new Error('Batch normalization gradient requires mean and scale to have equal ranks.');
     }
-    const { tidy } = require('../engine');
-    const { scalar } = require('./creation');
-    return tidy(() => {
-      let y = ops.sub(tx, tm);
-      if (ts != null) y = ops.mul(y, ts);
-      y = ops.div(y, ops.sqrt(ops.add(tv, scalar(eps))));
-      return to != null ? ops.add(y, to) : y;
-    });
+    return wrap(native.batchNorm(tx.id, tm.id, tv.id, to == null ? undefined : to.id,
+      ts == null ? undefined : ts.id, eps));
   } finally {
     for (const t of temps) t.dispose();
   }

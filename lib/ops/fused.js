@@ -6,7 +6,11 @@ const { convertToTensor } = require('../convert');
 
 const ops = () => Object.assign({}, require('./elementwise'), require('./layout'), require('./matmul'),
   require('./conv'));
-const tidy = (f) => require('../engine').tidy(f);
+// Modules this one's neighbours load, required on first use (a require per call costs more
+// than a small op).
+let loaded = null;
+const modules = () => loaded || (loaded = { matmul: require('./matmul'), conv: require('./conv'), engine: require('../engine') });
+const tidy = (f) => modules().engine.tidy(f);
 
 // tfjs's applyActivation.
 function activate(o, y, activation, preluActivationWeights, leakyreluAlpha) {
@@ -56,15 +60,15 @@ function natively(op, nchw, { bias, activation, preluActivationWeights, leakyrel
 function matMul({ a, b, transposeA = false, transposeB = false, bias, activation = 'linear',
   preluActivationWeights, leakyreluAlpha = 0.2 }) {
   const epilogue = { bias, activation, preluActivationWeights, leakyreluAlpha };
-  const product = (ep) => require('./matmul').matMulWith(a, b, transposeA, transposeB, ep);
-  return natively('fused matMul', false, epilogue, product) ||
+  const run = (ep) => modules().matmul.matMulWith(a, b, transposeA, transposeB, ep);
+  return natively('fused matMul', false, epilogue, run) ||
     tidy(() => finish('fused matMul', ops().matMul(a, b, transposeA, transposeB), epilogue, false));
 }
 
 function convolution(kind, op, { x, filter, strides, pad, dataFormat = 'NHWC', dilations = [1, 1], dimRoundingMode,
   bias, activation = 'linear', preluActivationWeights, leakyreluAlpha }) {
   const epilogue = { bias, activation, preluActivationWeights, leakyreluAlpha };
-  const conv = (ep) => require('./conv').convOp(kind, x, filter, strides, pad, dataFormat, dilations, dimRoundingMode,
+  const conv = (ep) => modules().conv.convOp(kind, x, filter, strides, pad, dataFormat, dilations, dimRoundingMode,
     'float32', ep);
   return natively(op, dataFormat === 'NCHW', epilogue, conv) ||
     tidy(() => finish(op, conv(undefined), epilogue, dataFormat === 'NCHW'));

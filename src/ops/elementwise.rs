@@ -71,6 +71,13 @@ pub fn unary(op: u32, x: f64) -> Result<f64> {
 }
 
 /// `tf.where`.
+/// `tf.batchNorm` (after lib/ops/elementwise.js's conversions): one `FusedBatchNorm` kernel
+/// where it applies, else the ops tfjs composes.
+#[napi]
+pub fn batch_norm(x: f64, mean: f64, variance: f64, offset: Option<f64>, scale: Option<f64>, eps: f64) -> Result<f64> {
+    make(|e| e.batch_norm(id(x), id(mean), id(variance), offset.map(id), scale.map(id), eps))
+}
+
 #[napi]
 pub fn select(condition: f64, a: f64, b: f64) -> Result<f64> {
     make(|e| e.select(id(condition), id(a), id(b)))

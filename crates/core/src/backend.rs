@@ -131,6 +131,15 @@ impl Activation {
     }
 }
 
+/// The parameters of [`Backend::batch_norm`], each float32 with `channels` values or one.
+#[derive(Clone, Copy)]
+pub struct BatchNormParams<'a> {
+    pub mean: View<'a>,
+    pub variance: View<'a>,
+    pub offset: Option<View<'a>>,
+    pub scale: Option<View<'a>>,
+}
+
 /// Where the windows of a convolution or pooling op read, over `[batch, depth, height, width,
 /// channels]` data: a 2-D op is a 3-D op with depth 1. Output position `o` on spatial axis `a`
 /// reads input `o * strides[a] - pad[a] + tap * dilations[a]` at each filter tap; positions
@@ -307,6 +316,48 @@ pub trait Backend: Send + Sync {
         Ok(out)
     }
 
+    /// tfjs's `FusedBatchNorm` on float32 `x` (`rows × channels`, channels last): per element
+    /// `(x - mean) * scale / sqrt(variance + eps) + offset` in float32 steps, each parameter
+    /// float32 with `channels` values or one. The default composes `binary` and `unary`.
+    fn batch_norm(
+        &self,
+        x: View,
+        rows: usize,
+        channels: usize,
+        p: BatchNormParams,
+        eps: f32,
+    ) -> Result<Box<dyn Storage>> {
+        let shape = [rows, channels];
+        let row_shapes: Vec<[usize; 2]> = [Some(p.mean), Some(p.variance), p.offset, p.scale]
+            .iter()
+            .map(|v| [1, v.map_or(1, |v| v.size())])
+            .collect();
+        fn row<'a>(v: View<'a>, shape: &'a [usize]) -> View<'a> {
+            View { storage: v.storage, shape, dtype: DType::Float32 }
+        }
+        let f32s = DType::Float32;
+        let xv = View { storage: x.storage, shape: &shape, dtype: f32s };
+        let mut y = self.binary(BinaryOp::Sub, xv, row(p.mean, &row_shapes[0]), &shape, f32s)?;
+        if let Some(s) = p.scale {
+            let yv = View { storage: &*y, shape: &shape, dtype: f32s };
+            y = self.binary(BinaryOp::Mul, yv, row(s, &row_shapes[3]), &shape, f32s)?;
+        }
+        let e = self.upload(HostData::F32(vec![eps]))?;
+        let ev = View { storage: &*e, shape: &[1, 1], dtype: f32s };
+        let v = self.binary(BinaryOp::Add, row(p.variance, &row_shapes[1]), ev, &row_shapes[1], f32s)?;
+        let v = self.unary(UnaryOp::Sqrt, View { storage: &*v, shape: &row_shapes[1], dtype: f32s })?;
+        let yv = View { storage: &*y, shape: &shape, dtype: f32s };
+        let vv = View { storage: &*v, shape: &row_shapes[1], dtype: f32s };
+        let y = self.binary(BinaryOp::Div, yv, vv, &shape, f32s)?;
+        match p.offset {
+            Some(o) => {
+                let yv = View { storage: &*y, shape: &shape, dtype: f32s };
+                self.binary(BinaryOp::Add, yv, row(o, &row_shapes[2]), &shape, f32s)
+            }
+            None => Ok(y),
+        }
+    }
+
     // ---- reduce ----
     /// Reduces `x` seen as `[outer, inner]` over `inner` (never empty: the engine answers empty
     /// reductions itself); output `[outer]` of dtype `out`.
@@ -323,8 +374,15 @@ pub trait Backend: Send + Sync {
     /// output dtype `out` (float32, or int32 for int32 and bool input; sums wrap, int32 products
     /// are the f64 product stored by ToInt32, as tfjs's). `exclusive` puts the identity first,
     /// `reverse` runs from the row's end.
-    fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
-        -> Result<Box<dyn Storage>>;
+    fn cumulative(
+        &self,
+        op: CumOp,
+        x: View,
+        outer: usize,
+        len: usize,
+        flags: (bool, bool),
+        out: DType,
+    ) -> Result<Box<dyn Storage>>;
 
     // ---- conv (convolutions, pooling and windowed ops; all float32, see [`ConvGeom`]) ----
     /// `x` `[batch, d, h, w, in_channels]` convolved with `filter` `[fd, fh, fw, in_channels,
@@ -353,8 +411,15 @@ pub trait Backend: Send + Sync {
     }
     /// Local response normalization over the last axis of `x` (`channels` long):
     /// `x * (bias + alpha * sum of x² over [c - radius, c + radius]) ^ -beta`.
-    fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
-        -> Result<Box<dyn Storage>>;
+    fn lrn(
+        &self,
+        x: View,
+        channels: usize,
+        radius: usize,
+        bias: f64,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<Box<dyn Storage>>;
 
     // ---- image ----
     /// float32 images `x` `[batch, h, w, channels]` (`dims`) resampled to `[batch, rows, cols,
@@ -368,8 +433,14 @@ pub trait Backend: Send + Sync {
     /// (duplicates add up; bool is or), assigned otherwise (the last update of a row wins). A
     /// row outside the output is an error where the backend can tell without a readback, and
     /// is skipped otherwise.
-    fn scatter(&self, base: Option<View>, rows: View, updates: View, num_rows: usize, sum: bool)
-        -> Result<Box<dyn Storage>>;
+    fn scatter(
+        &self,
+        base: Option<View>,
+        rows: View,
+        updates: View,
+        num_rows: usize,
+        sum: bool,
+    ) -> Result<Box<dyn Storage>>;
     /// Permutes axes: output axis `i` is input axis `perm[i]` (a checked permutation).
     fn transpose(&self, x: View, perm: &[usize]) -> Result<Box<dyn Storage>>;
     /// The box `[begin, begin + size)` of `x` (checked to lie inside it).
@@ -386,5 +457,6 @@ pub trait Backend: Send + Sync {
     /// One optimizer update of a float32 variable `value` by its gradient `grad` (same shape),
     /// with the rule's state in `state` (as `train.rs` orders it): the new value, then the new
     /// state, computed in one pass with tfjs's order of operations.
-    fn optimizer_step(&self, rule: &StepRule, value: View, grad: View, state: &[View]) -> Result<Vec<Box<dyn Storage>>>;
+    fn optimizer_step(&self, rule: &StepRule, value: View, grad: View, state: &[View])
+        -> Result<Vec<Box<dyn Storage>>>;
 }

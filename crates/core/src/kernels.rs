@@ -53,6 +53,7 @@ kernel_names! {
     CONV3D_BACKPROP_INPUT_V2 = "Conv3DBackpropInputV2",
     DEPTHWISE_CONV2D_NATIVE = "DepthwiseConv2dNative",
     DILATION2D = "Dilation2D",
+    FUSED_BATCH_NORM = "FusedBatchNorm",
     FUSED_CONV2D = "FusedConv2D",
     FUSED_DEPTHWISE_CONV2D = "FusedDepthwiseConv2D",
     LRN = "LRN",

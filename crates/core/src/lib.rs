@@ -14,7 +14,7 @@ pub mod shape;
 pub mod train;
 
 pub use backend::{
-    Activation, ArgOp, Backend, BackendMemory, Buffer, ConvGeom, CumOp, DataId, PoolOp, ReadDone, ReduceOp, StepKind, StepRule, Storage, Taps,
+    Activation, ArgOp, Backend, BackendMemory, BatchNormParams, Buffer, ConvGeom, CumOp, DataId, PoolOp, ReadDone, ReduceOp, StepKind, StepRule, Storage, Taps,
     View,
 };
 pub use dtype::{js_to_int32, numeric_only, DType, HostData};

@@ -56,8 +56,7 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     let n = t - MAGIC;
     let r = (xc - n * 0.693_359_4) + n * 2.121_944_4e-4;
     let z = r * r;
-    let p = (((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
-        + 0.166_666_65)
+    let p = (((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r + 0.166_666_65)
         * r
         + 0.5)
         * z
@@ -232,7 +231,6 @@ fn softplus(a: f64) -> f64 {
     }
 }
 
-
 /// JavaScript `Math.pow`, which differs from IEEE `pow` on `1 ** NaN` and `(±1) ** ±Infinity`
 /// (both NaN in JavaScript).
 #[inline]
@@ -330,7 +328,13 @@ fn js_mod(a: f64, b: f64) -> f64 {
 }
 
 /// `tf.where`: `a` where `cond` is nonzero, else `b`; shapes padded to `out`'s rank.
-pub(crate) fn select(cond: &HostData, a: &HostData, b: &HostData, shapes: [&[usize]; 3], out: &[usize]) -> Result<HostData> {
+pub(crate) fn select(
+    cond: &HostData,
+    a: &HostData,
+    b: &HostData,
+    shapes: [&[usize]; 3],
+    out: &[usize],
+) -> Result<HostData> {
     let HostData::Bool(c) = cond else { bail!("cpu select: the condition must be bool") };
     Ok(match (a, b) {
         (HostData::F32(a), HostData::F32(b)) => HostData::F32(select_typed(c, a, b, shapes, out)),
@@ -340,7 +344,13 @@ pub(crate) fn select(cond: &HostData, a: &HostData, b: &HostData, shapes: [&[usi
     })
 }
 
-fn select_typed<T: Copy + Send + Sync + Pooled>(c: &[u8], a: &[T], b: &[T], shapes: [&[usize]; 3], out: &[usize]) -> Vec<T> {
+fn select_typed<T: Copy + Send + Sync + Pooled>(
+    c: &[u8],
+    a: &[T],
+    b: &[T],
+    shapes: [&[usize]; 3],
+    out: &[usize],
+) -> Vec<T> {
     let n: usize = out.iter().product();
     if c.len() == n && a.len() == n && b.len() == n {
         let mut y = pool::take(n);
@@ -518,6 +528,48 @@ impl Walk<'_> {
             }
         }
     }
+}
+
+/// tfjs's batch norm, one pass over `x` (`channels` values a row): per element
+/// `(x - mean) * scale / sqrt(variance + eps) + offset`, in the float32 steps of the composed
+/// ops (so both ways give the same values). Each parameter holds `channels` values or 1.
+pub(crate) fn batch_norm(
+    x: &[f32],
+    channels: usize,
+    mean: &[f32],
+    variance: &[f32],
+    offset: Option<&[f32]>,
+    scale: Option<&[f32]>,
+    eps: f32,
+) -> Vec<f32> {
+    let row = |v: &[f32]| if v.len() == channels { v.to_vec() } else { vec![v[0]; channels] };
+    let mean = row(mean);
+    let root: Vec<f32> = row(variance).iter().map(|&v| (v + eps).sqrt()).collect();
+    let scale = scale.map(row);
+    let offset = offset.map(row);
+    let mut out = crate::pool::take::<f32>(x.len());
+    let run = |(xs, ys): (&[f32], &mut [f32])| {
+        for (xr, yr) in xs.chunks_exact(channels).zip(ys.chunks_exact_mut(channels)) {
+            for c in 0..channels {
+                let mut t = xr[c] - mean[c];
+                if let Some(s) = &scale {
+                    t *= s[c];
+                }
+                t /= root[c];
+                if let Some(o) = &offset {
+                    t += o[c];
+                }
+                yr[c] = t;
+            }
+        }
+    };
+    if x.len() >= PAR_THRESHOLD {
+        let rows_per_task = PAR_CHUNK.div_ceil(channels).max(1) * channels;
+        x.par_chunks(rows_per_task).zip(out.par_chunks_mut(rows_per_task)).for_each(run);
+    } else {
+        run((x, &mut out[..]));
+    }
+    out
 }
 
 /// The fused ops' epilogue, in place on the product `y` (`channels` values a row): the bias,

@@ -220,12 +220,24 @@ fn gather_typed<T: Copy>(x: &[T], idx: &[i32], [batch, outer, axis, inner]: [usi
 
 /// Rows of `updates` written to `rows` of a `[num_rows, slice]` output starting as `base` (or
 /// zeros): summed (bool: or) or assigned, in update order; a row outside is tfjs's error.
-pub(crate) fn scatter(base: Option<&HostData>, rows: &HostData, updates: &HostData, num_rows: usize, sum: bool) -> Result<HostData> {
+pub(crate) fn scatter(
+    base: Option<&HostData>,
+    rows: &HostData,
+    updates: &HostData,
+    num_rows: usize,
+    sum: bool,
+) -> Result<HostData> {
     let HostData::I32(rows) = rows else { bail!("cpu scatter: row indices must be int32") };
     if let Some(&r) = rows.iter().find(|&&r| r < 0 || r as usize >= num_rows) {
         bail!("Invalid indices: row {r} does not index into the {num_rows} rows of the output");
     }
-    fn go<T: Copy + Default>(base: Option<&[T]>, rows: &[i32], u: &[T], num_rows: usize, add: impl Fn(T, T) -> T) -> Vec<T> {
+    fn go<T: Copy + Default>(
+        base: Option<&[T]>,
+        rows: &[i32],
+        u: &[T],
+        num_rows: usize,
+        add: impl Fn(T, T) -> T,
+    ) -> Vec<T> {
         let slice = u.len().checked_div(rows.len()).unwrap_or(0);
         let mut out = match base {
             Some(b) => b.to_vec(),
@@ -241,15 +253,24 @@ pub(crate) fn scatter(base: Option<&HostData>, rows: &HostData, updates: &HostDa
     }
     Ok(match (updates, base) {
         (HostData::F32(u), b) => {
-            let b = match b { Some(HostData::F32(b)) => Some(&b[..]), _ => None };
+            let b = match b {
+                Some(HostData::F32(b)) => Some(&b[..]),
+                _ => None,
+            };
             HostData::F32(go(b, rows, u, num_rows, |d, s| if sum { d + s } else { s }))
         }
         (HostData::I32(u), b) => {
-            let b = match b { Some(HostData::I32(b)) => Some(&b[..]), _ => None };
+            let b = match b {
+                Some(HostData::I32(b)) => Some(&b[..]),
+                _ => None,
+            };
             HostData::I32(go(b, rows, u, num_rows, |d: i32, s| if sum { d.wrapping_add(s) } else { s }))
         }
         (HostData::Bool(u), b) => {
-            let b = match b { Some(HostData::Bool(b)) => Some(&b[..]), _ => None };
+            let b = match b {
+                Some(HostData::Bool(b)) => Some(&b[..]),
+                _ => None,
+            };
             HostData::Bool(go(b, rows, u, num_rows, |d: u8, s| if sum { d | s } else { s }))
         }
     })

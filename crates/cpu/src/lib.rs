@@ -8,8 +8,8 @@
 mod conv;
 mod convert;
 mod creation;
-mod image;
 mod elementwise;
+mod image;
 mod layout;
 mod matmul;
 mod peak;
@@ -24,8 +24,8 @@ use std::any::Any;
 use std::cell::Cell;
 
 use tidytensor_core::{
-    bail, Activation, ArgOp, Backend, BackendMemory, BinaryOp, ConvGeom, CumOp, DType, HostData, PoolOp, ReduceOp,
-    Result, StepRule, Storage, Taps, UnaryOp, View,
+    bail, Activation, ArgOp, Backend, BackendMemory, BatchNormParams, BinaryOp, ConvGeom, CumOp, DType, HostData,
+    PoolOp, ReduceOp, Result, StepRule, Storage, Taps, UnaryOp, View,
 };
 
 // Hot loops are compiled for AVX-512 and AVX2 too with `multiversion`, which takes the first
@@ -298,6 +298,30 @@ impl Backend for CpuBackend {
         Ok(y)
     }
 
+    fn batch_norm(
+        &self,
+        x: View,
+        rows: usize,
+        channels: usize,
+        p: BatchNormParams,
+        eps: f32,
+    ) -> Result<Box<dyn Storage>> {
+        let x = f32s(&x)?;
+        if x.len() != rows * channels {
+            bail!("cpu backend: batch norm got {} values for {rows} × {channels}", x.len());
+        }
+        let (offset, scale) = (p.offset.map(|o| f32s(&o)).transpose()?, p.scale.map(|s| f32s(&s)).transpose()?);
+        boxed(HostData::F32(elementwise::batch_norm(
+            x,
+            channels,
+            f32s(&p.mean)?,
+            f32s(&p.variance)?,
+            offset,
+            scale,
+            eps,
+        )))
+    }
+
     fn conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
         boxed(HostData::F32(conv::conv(f32s(&x)?, f32s(&filter)?, g)))
     }
@@ -326,8 +350,15 @@ impl Backend for CpuBackend {
         boxed(HostData::I32(conv::max_pool_positions(f32s(&x)?, g, include_batch)))
     }
 
-    fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
-        -> Result<Box<dyn Storage>> {
+    fn lrn(
+        &self,
+        x: View,
+        channels: usize,
+        radius: usize,
+        bias: f64,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<Box<dyn Storage>> {
         boxed(HostData::F32(conv::lrn(f32s(&x)?, channels, radius, bias, alpha, beta)))
     }
 
@@ -352,13 +383,26 @@ impl Backend for CpuBackend {
         Ok((boxed(values)?, boxed(HostData::I32(indices))?))
     }
 
-    fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
-        -> Result<Box<dyn Storage>> {
+    fn cumulative(
+        &self,
+        op: CumOp,
+        x: View,
+        outer: usize,
+        len: usize,
+        flags: (bool, bool),
+        out: DType,
+    ) -> Result<Box<dyn Storage>> {
         boxed(reduce::cumulative(op, data_of(&x)?, outer, len, flags, out))
     }
 
-    fn scatter(&self, base: Option<View>, rows: View, updates: View, num_rows: usize, sum: bool)
-        -> Result<Box<dyn Storage>> {
+    fn scatter(
+        &self,
+        base: Option<View>,
+        rows: View,
+        updates: View,
+        num_rows: usize,
+        sum: bool,
+    ) -> Result<Box<dyn Storage>> {
         let base = base.as_ref().map(data_of).transpose()?;
         boxed(layout::scatter(base, data_of(&rows)?, data_of(&updates)?, num_rows, sum)?)
     }
@@ -384,7 +428,13 @@ impl Backend for CpuBackend {
         boxed(creation::one_hot(data_of(&indices)?, depth, on, off, dtype)?)
     }
 
-    fn optimizer_step(&self, rule: &StepRule, value: View, grad: View, state: &[View]) -> Result<Vec<Box<dyn Storage>>> {
+    fn optimizer_step(
+        &self,
+        rule: &StepRule,
+        value: View,
+        grad: View,
+        state: &[View],
+    ) -> Result<Vec<Box<dyn Storage>>> {
         let s = state.iter().map(f32s).collect::<Result<Vec<_>>>()?;
         train::step(rule, f32s(&value)?, f32s(&grad)?, &s).into_iter().map(|o| boxed(HostData::F32(o))).collect()
     }

@@ -148,7 +148,6 @@ fn prod<T: Num>(r: &[T]) -> f64 {
     r.iter().fold(1.0, |p, &x| p * x.to_f64())
 }
 
-
 /// int32 and bool (as 0/1): sums are exact in i64 and wrap when stored as int32; an int32
 /// mean truncates toward zero; max/min of an empty row are ∓Infinity (0 as int32).
 fn reduce_int<T: Num>(op: ReduceOp, v: &[T], outer: usize, inner: usize, out: DType) -> HostData {
@@ -305,7 +304,14 @@ fn softmax_row(y: &mut [f32], x: &[f32]) {
 /// Running sums or products along each row of `[outer, len]`, accumulated as tfjs's kernels
 /// accumulate them: in float32, or in int32 (sums wrap; a product is the f64 product stored by
 /// ToInt32).
-pub(crate) fn cumulative(op: CumOp, x: &HostData, outer: usize, len: usize, flags: (bool, bool), out: DType) -> HostData {
+pub(crate) fn cumulative(
+    op: CumOp,
+    x: &HostData,
+    outer: usize,
+    len: usize,
+    flags: (bool, bool),
+    out: DType,
+) -> HostData {
     match (x, out) {
         (HostData::F32(v), DType::Float32) => HostData::F32(match op {
             CumOp::Sum => scan(v, outer, len, flags, 0.0, |acc, x| acc + x),

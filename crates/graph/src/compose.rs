@@ -78,45 +78,6 @@ pub fn leaky_relu(e: &mut Engine, x: TensorId, alpha: f64) -> Result<TensorId> {
     e.binary(BinaryOp::Prelu, x, a)
 }
 
-/// `batchNorm` (lib/ops/elementwise.js): offset + (x - mean) scale / sqrt(variance + eps).
-pub fn batch_norm(
-    e: &mut Engine,
-    x: TensorId,
-    mean: TensorId,
-    variance: TensorId,
-    offset: Option<TensorId>,
-    scale: Option<TensorId>,
-    eps: f64,
-) -> Result<TensorId> {
-    let rank = |e: &Engine, t: TensorId| e.shape(t).map(<[usize]>::len);
-    let rm = rank(e, mean)?;
-    if rm != rank(e, variance)? {
-        bail!("Batch normalization gradient requires mean and variance to have equal ranks.");
-    }
-    if let Some(o) = offset {
-        if rm != rank(e, o)? {
-            bail!("Batch normalization gradient requires mean and offset to have equal ranks.");
-        }
-    }
-    if let Some(s) = scale {
-        if rm != rank(e, s)? {
-            bail!("Batch normalization gradient requires mean and scale to have equal ranks.");
-        }
-    }
-    let mut y = e.sub(x, mean)?;
-    if let Some(s) = scale {
-        y = e.mul(y, s)?;
-    }
-    let eps = scalar(e, eps, DType::Float32)?;
-    let v = e.add(variance, eps)?;
-    let v = e.unary(UnaryOp::Sqrt, v)?;
-    y = e.div(y, v)?;
-    match offset {
-        Some(o) => e.add(y, o),
-        None => Ok(y),
-    }
-}
-
 /// `logSoftmax` over the last axis (lib/ops/reduce.js).
 pub fn log_softmax(e: &mut Engine, x: TensorId) -> Result<TensorId> {
     let rank = e.shape(x)?.len() as i64;

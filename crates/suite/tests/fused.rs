@@ -214,7 +214,76 @@ fn fused_gradients_match_the_composition(e: &mut Engine) {
     e.end_scope(&[]);
 }
 
+/// tfjs's batch norm, op by op: `(x - mean) * scale / sqrt(variance + eps) + offset`.
+fn batch_norm_composed(
+    e: &mut Engine,
+    x: TensorId,
+    p: [TensorId; 2],
+    offset: Option<TensorId>,
+    scale: Option<TensorId>,
+    eps: f64,
+) -> TensorId {
+    let mut y = e.sub(x, p[0]).unwrap();
+    if let Some(s) = scale {
+        y = e.mul(y, s).unwrap();
+    }
+    let eps = e.fill(&[], eps, DType::Float32).unwrap();
+    let v = e.add(p[1], eps).unwrap();
+    let v = e.unary(UnaryOp::Sqrt, v).unwrap();
+    y = e.div(y, v).unwrap();
+    match offset {
+        Some(o) => e.add(y, o).unwrap(),
+        None => y,
+    }
+}
+
+/// `batch_norm` with per-channel parameters is one `FusedBatchNorm` kernel, equal to the
+/// composition to the last bit, leaving only its output; other parameter shapes compose.
+fn batch_norm_is_one_kernel(e: &mut Engine) {
+    for (xs, ps) in
+        [(&[2, 5, 5, 3][..], &[3][..]), (&[4, 6][..], &[1, 6][..]), (&[7, 3][..], &[1][..]), (&[0, 3][..], &[3][..])]
+    {
+        for (with_offset, with_scale) in [(true, true), (false, true), (true, false), (false, false)] {
+            e.start_scope();
+            let x = rand(e, xs, 1, -3.0, 3.0);
+            let mean = rand(e, ps, 2, -1.0, 1.0);
+            let variance = rand(e, ps, 3, 0.0, 2.0);
+            let offset = with_offset.then(|| rand(e, ps, 4, -1.0, 1.0));
+            let scale = with_scale.then(|| rand(e, ps, 5, 0.5, 2.0));
+            let want = batch_norm_composed(e, x, [mean, variance], offset, scale, 1e-3);
+            let want_v = read(e, want);
+            let before = e.memory();
+            let mark = e.start_profile();
+            let got = e.batch_norm(x, mean, variance, offset, scale, 1e-3).unwrap();
+            let records = e.end_profile(mark, true);
+            let after = e.memory();
+            let names: Vec<&str> = records.iter().map(|r| r.name).collect();
+            assert_eq!(names, vec!["FusedBatchNorm"], "{xs:?} / {ps:?}");
+            assert_eq!(e.shape(got).unwrap(), xs);
+            assert_eq!(after.num_tensors, before.num_tensors + 1, "only the output is left");
+            assert_eq!(read(e, got), want_v, "{xs:?} / {ps:?}: the composition's values");
+            e.end_scope(&[]);
+        }
+    }
+    // Parameters that broadcast otherwise (here over the first axis) take the composition.
+    e.start_scope();
+    let x = rand(e, &[3, 4], 6, -1.0, 1.0);
+    let p = rand(e, &[3, 1], 7, 0.5, 1.0);
+    let mark = e.start_profile();
+    let got = e.batch_norm(x, p, p, None, None, 1e-3).unwrap();
+    let records = e.end_profile(mark, true);
+    assert!(records.iter().all(|r| r.name != "FusedBatchNorm"));
+    let want = batch_norm_composed(e, x, [p, p], None, None, 1e-3);
+    assert_eq!(read(e, got), read(e, want));
+    // Mismatched ranks: tfjs's text.
+    let bad = rand(e, &[4], 8, 0.0, 1.0);
+    let err = e.batch_norm(x, p, bad, None, None, 1e-3).unwrap_err();
+    assert_eq!(err.0, "Batch normalization gradient requires mean and variance to have equal ranks.");
+    e.end_scope(&[]);
+}
+
 backend_tests!(
+    batch_norm_is_one_kernel,
     fused_matmul_matches_the_composition,
     fused_conv2d_matches_the_composition,
     fused_depthwise_conv2d_matches_the_composition,

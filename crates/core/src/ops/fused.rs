@@ -2,9 +2,9 @@
 //! followed by an optional bias and an optional activation, run as one kernel. The front-ends
 //! are beside their products (`conv.rs`, `matmul.rs`); what they share is here.
 
-use crate::backend::Activation;
+use crate::backend::{Activation, BatchNormParams};
 use crate::engine::Input;
-use crate::{shape, Backend, BinaryOp, DType, Engine, Result, Storage, TensorId, UnaryOp, View};
+use crate::{shape, Backend, BinaryOp, DType, Engine, HostData, Result, Storage, TensorId, UnaryOp, View};
 
 /// What follows the product: `bias` added (broadcast over the output), then `activation`
 /// (`alpha`: prelu's weights).
@@ -34,8 +34,14 @@ impl Engine {
         if f.activation == Activation::Prelu && f.alpha.is_none() {
             return Ok(false);
         }
+        self.per_channel(out_shape, &f.inputs())
+    }
+
+    /// Whether each of `params` is float32 and broadcasts over the last axis of `out_shape`
+    /// only (`channels` values or one, leading dims 1): what a channels-last kernel reads.
+    fn per_channel(&self, out_shape: &[usize], params: &[TensorId]) -> Result<bool> {
         let channels = out_shape.last().copied().unwrap_or(1);
-        for t in f.inputs() {
+        for &t in params {
             let (s, d) = (self.shape(t)?, self.dtype(t)?);
             let last = s.last().copied().unwrap_or(1);
             let lead_ones = s.len() <= out_shape.len() && s[..s.len().saturating_sub(1)].iter().all(|&d| d == 1);
@@ -44,6 +50,68 @@ impl Engine {
             }
         }
         Ok(true)
+    }
+
+    /// tfjs's `batchNorm`: `(x - mean) * scale / sqrt(variance + eps) + offset`, broadcasting
+    /// the parameters. One `FusedBatchNorm` kernel (tfjs's) when `x` is float32 and the
+    /// parameters are per channel (channels last) and no gradient is being recorded; else the
+    /// ops themselves, as tfjs composes them for gradients. Either way the same float32 steps.
+    pub fn batch_norm(
+        &mut self,
+        x: TensorId,
+        mean: TensorId,
+        variance: TensorId,
+        offset: Option<TensorId>,
+        scale: Option<TensorId>,
+        eps: f64,
+    ) -> Result<TensorId> {
+        let rank = |e: &Engine, t: TensorId| e.shape(t).map(<[usize]>::len);
+        let rm = rank(self, mean)?;
+        if rm != rank(self, variance)? {
+            crate::bail!("Batch normalization gradient requires mean and variance to have equal ranks.");
+        }
+        if let Some(o) = offset {
+            if rm != rank(self, o)? {
+                crate::bail!("Batch normalization gradient requires mean and offset to have equal ranks.");
+            }
+        }
+        if let Some(s) = scale {
+            if rm != rank(self, s)? {
+                crate::bail!("Batch normalization gradient requires mean and scale to have equal ranks.");
+            }
+        }
+        let xs = self.shape(x)?.to_vec();
+        let params: Vec<TensorId> = [mean, variance].into_iter().chain(offset).chain(scale).collect();
+        let fits = !self.taping() && self.dtype(x)? == DType::Float32 && self.per_channel(&xs, &params)?;
+        if !fits {
+            let mut y = self.sub(x, mean)?;
+            if let Some(s) = scale {
+                y = self.mul(y, s)?;
+            }
+            let eps = self.fill(&[], eps, DType::Float32)?;
+            let v = self.add(variance, eps)?;
+            let v = self.unary(UnaryOp::Sqrt, v)?;
+            y = self.div(y, v)?;
+            return match offset {
+                Some(o) => self.add(y, o),
+                None => Ok(y),
+            };
+        }
+        let inputs: Vec<TensorId> = [x, mean, variance].into_iter().chain(offset).chain(scale).collect();
+        self.run_kernel(crate::kernels::FUSED_BATCH_NORM, &inputs, |e, backend, ins| {
+            let channels = xs.last().copied().unwrap_or(1);
+            let rows = shape::size(&xs).checked_div(channels).unwrap_or(0);
+            let storage = if rows * channels == 0 {
+                backend.upload(HostData::F32(Vec::new()))?
+            } else {
+                let mut rest = ins[3..].iter();
+                let offset = offset.and_then(|_| rest.next()).map(f32_view);
+                let scale = scale.and_then(|_| rest.next()).map(f32_view);
+                let params = BatchNormParams { mean: f32_view(&ins[1]), variance: f32_view(&ins[2]), offset, scale };
+                backend.batch_norm(ins[0].view(), rows, channels, params, eps as f32)?
+            };
+            e.output(storage, xs.clone(), DType::Float32)
+        })
     }
 
     /// The epilogue as separate ops (each its own kernel, with its gradient): tfjs's composition.

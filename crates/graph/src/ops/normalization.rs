@@ -1,7 +1,7 @@
 //! tfjs-converter's `normalization_executor.ts`.
 
 use super::{not_here, Ctx};
-use crate::compose::{batch_norm, log_softmax};
+use crate::compose::log_softmax;
 use tidytensor_core::{Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] =
@@ -14,7 +14,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         // Inputs x, scale, offset, mean, variance; only the first output (tfjs's batchNorm).
         "FusedBatchNorm" | "FusedBatchNormV2" | "FusedBatchNormV3" => {
             let eps = a.number("epsilon", 0.001);
-            batch_norm(e, c.t(0)?, c.t(3)?, c.t(4)?, Some(c.t(2)?), Some(c.t(1)?), eps)?
+            e.batch_norm(c.t(0)?, c.t(3)?, c.t(4)?, Some(c.t(2)?), Some(c.t(1)?), eps)?
         }
         "LRN" => e.lrn(
             c.t(0)?,
