@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { tt, tfo, assert, snapshot } = require('./helpers/setup');
-const { models, lcg, writeModel } = require('./fixtures/graph/generate');
+const { GraphBuilder, attr, models, lcg, writeModel } = require('./fixtures/graph/generate');
 
 const ROOT = path.join(__dirname, '..');
 const NODE_MODULES = path.join(ROOT, 'node_modules');
@@ -205,6 +205,60 @@ describe('generated graph models predict as tfjs', () => {
         ref.dispose();
       }
     });
+  });
+
+  it('string and sparse ops: absurd sizes and attributes are clear errors, nothing leaks', async () => {
+    const I32 = attr.type('int32');
+    const g = new GraphBuilder('bad_text');
+    g.placeholder('words', [-1], 'string');
+    g.node('hash', 'StringToHashBucketFast', ['words'], { num_buckets: attr.float(0.5) });
+    g.node('grams', 'StringNGrams', ['words', 'splits'], {
+      separator: attr.str(' '), ngram_widths: attr.ints([1 << 30]), left_pad: attr.str('<'), right_pad: attr.str('>'),
+      pad_width: attr.int(-1), preserve_short_sequences: attr.bool(false),
+    });
+    g.placeholder('splits', [-1], 'int32');
+    g.placeholder('data', [-1, 64]);
+    g.placeholder('ids', [-1], 'int32');
+    g.node('segments', 'SparseSegmentSum', ['data', 'ids', 'ids'], { T: attr.type('float32'), Tidx: I32 });
+    g.placeholder('sp_indices', [-1, -1], 'int32');
+    g.placeholder('sp_values', [-1]);
+    g.placeholder('sp_shape', [-1], 'int32');
+    g.constant('fill_value', [], [0]);
+    g.node('filled', 'SparseFillEmptyRows', ['sp_indices', 'sp_values', 'sp_shape', 'fill_value'], {});
+    g.node('reshaped', 'SparseReshape', ['sp_indices', 'sp_shape', 'sp_shape'], {});
+    const model = await tt.loadGraphModel(tt.io.fromMemory(g.artifacts()));
+    try {
+      const cases = [
+        [{ words: tt.tensor(['a'], [1], 'string') }, 'hash', /Number of buckets must be at least 1/],
+        [{ words: tt.tensor(['a', 'b'], [2], 'string'), splits: tt.tensor([0, 2], [2], 'int32') }, 'grams',
+          /than the cpu backend can hold|Out of memory|larger than|more than/],
+        // (Sizes beyond any machine's memory: 2^31 × 64 float32s; 2^31 × 64 int32 indices.)
+        [{ data: tt.ones([1, 64]), ids: tt.tensor([0, 2147483646], [2], 'int32') }, 'segments',
+          /larger than|Out of memory/],
+        [{ sp_indices: tt.zeros([0, 0], 'int32'), sp_values: tt.zeros([0]), sp_shape: tt.tensor([3], [1], 'int32') },
+          'filled', /Indices should have a column for each dimension/],
+        [{ sp_indices: tt.zeros([1, 64], 'int32'), sp_values: tt.zeros([1]),
+          sp_shape: tt.tensor([2147483647, ...new Array(63).fill(1)], [64], 'int32') }, 'filled',
+          /larger than|Out of memory/],
+        [{ sp_indices: tt.tensor([[1, 1]], [1, 2], 'int32'), sp_values: tt.zeros([1]),
+          sp_shape: tt.tensor([2147483647, 2147483647], [2], 'int32') }, 'reshaped', null],
+      ];
+      for (const [feeds, output, error] of cases) {
+        const before = tt.memory().numTensors;
+        if (error == null) {
+          // No overflow: the indices are renumbered for the same (huge) shape.
+          const out = model.execute(feeds, output);
+          assert.deepEqual(Array.from(out.dataSync()), [1, 1]);
+          out.dispose();
+        } else {
+          assert.throws(() => model.execute(feeds, output), error, output);
+        }
+        assert.equal(tt.memory().numTensors, before, `${output}: nothing left behind`);
+        tt.dispose(Object.values(feeds));
+      }
+    } finally {
+      model.dispose();
+    }
   });
 
   it('mlp: intermediate nodes as outputs and as fed inputs', async () => {

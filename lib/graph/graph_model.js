@@ -462,8 +462,8 @@ class GraphModel {
     const tensors = this.liveGraph().initialize(outputs.map(nativeName), controlFlow).map(wrapId);
     const captured = {};
     outputs.forEach((name, i) => {
-      const id = sig.outputs[name].resourceId;
-      if (id != null) captured[id] = tensors[i];
+      const info = sig.outputs[name];
+      if (info != null && info.resourceId != null) captured[info.resourceId] = tensors[i];
     });
     this.resourceIdToCapturedInput = captured;
   }

@@ -68,7 +68,39 @@ fn segment_reduce(e: &mut Engine, c: &Ctx, op: &str, mean: bool) -> Result<Tenso
     if out_rows < 0 || (n > 0 && out_rows == 0) {
         bail!("segment ids must be >= 0");
     }
-    let mut out = vec![0f64; out_rows as usize * cols];
+    let mut shape = vec![out_rows as usize];
+    shape.extend_from_slice(&xs[1..]);
+    // The last segment id sets the output's size: refused, not allocated, when too large.
+    let int = xd == DType::Int32;
+    e.check_size(&shape, if int { DType::Int32 } else { DType::Float32 })?;
+    // As tfjs's Int32Array / Float32Array: int32 sums wrap and means truncate; float32 sums
+    // round at each step.
+    let out = if int {
+        let sum = |a: i32, v: f64| a.wrapping_add(v as i32);
+        HostData::I32(segments(&data, &ind, &ids, rows, cols, out_rows, mean, sum, |a, k| (a as f64 / k) as i32)?)
+    } else {
+        let sum = |a: f32, v: f64| a + v as f32;
+        HostData::F32(segments(&data, &ind, &ids, rows, cols, out_rows, mean, sum, |a, k| a / k as f32)?)
+    };
+    e.tensor(out, &shape)
+}
+
+/// tfjs's segment reduction: the rows `ind` picks from `data` (`rows × cols`), added into
+/// their sorted segments (`ids`), divided by the segment's size for a mean.
+#[allow(clippy::too_many_arguments)]
+fn segments<T: Copy + Default>(
+    data: &[f64],
+    ind: &[i64],
+    ids: &[i64],
+    rows: i64,
+    cols: usize,
+    out_rows: i64,
+    mean: bool,
+    add: impl Fn(T, f64) -> T,
+    div: impl Fn(T, f64) -> T,
+) -> Result<Vec<T>> {
+    let n = ind.len();
+    let mut out = vec![T::default(); out_rows as usize * cols];
     let mut start = 0;
     while start < n {
         let mut end = start + 1;
@@ -88,22 +120,15 @@ fn segment_reduce(e: &mut Engine, c: &Ctx, op: &str, mean: bool) -> Result<Tenso
                 bail!("Bad: indices[{i}] == {row} out of range [0, {rows})");
             }
             let src = &data[row as usize * cols..(row as usize + 1) * cols];
-            dst.iter_mut().zip(src).for_each(|(d, v)| *d += v);
+            dst.iter_mut().zip(src).for_each(|(d, &v)| *d = add(*d, v));
         }
         if mean {
             let count = (end - start) as f64;
-            dst.iter_mut().for_each(|d| *d /= count);
+            dst.iter_mut().for_each(|d| *d = div(*d, count));
         }
         start = end;
     }
-    let mut shape = vec![out_rows as usize];
-    shape.extend_from_slice(&xs[1..]);
-    let data = if xd == DType::Int32 {
-        HostData::I32(out.into_iter().map(|v| v as i32).collect())
-    } else {
-        HostData::F32(out.into_iter().map(|v| v as f32).collect())
-    };
-    e.tensor(data, &shape)
+    Ok(out)
 }
 
 /// The indices of a SparseTensor of `inputShape` renumbered for `newShape` (one -1 allowed).
@@ -121,7 +146,9 @@ fn reshape(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     if nsh.len() != 1 {
         bail!("New shape should be Tensor1D but received shape {}", shape_text(&nsh));
     }
-    let size = |s: &[i64]| s.iter().product::<i64>();
+    // Sizes saturate and index arithmetic wraps (tfjs computes in doubles): absurd shapes give
+    // a size mismatch error, never an overflow.
+    let size = |s: &[i64]| s.iter().fold(1i64, |a, &d| a.saturating_mul(d));
     let dense = size(&in_shape);
     let mut out = Vec::with_capacity(target.len());
     let (mut product, mut unknown) = (1i64, None);
@@ -136,7 +163,7 @@ fn reshape(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             if d < 0 {
                 bail!("size {i} must be non-negative, not {d}");
             }
-            product *= d;
+            product = product.saturating_mul(d);
             out.push(d);
         }
     }
@@ -145,7 +172,7 @@ fn reshape(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             bail!("reshape cannot infer the missing input size for an empty tensor unless all specified input sizes are non-zero");
         }
         let missing = dense / product;
-        if product * missing != dense {
+        if product.saturating_mul(missing) != dense {
             bail!(
                 "Input to reshape is a SparseTensor with {dense}\n  dense values, but the requested shape requires a multiple of {}. inputShape={} outputShape= {}",
                 size(&out),
@@ -168,11 +195,12 @@ fn reshape(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let nnz = is[0];
     let mut result = vec![0i32; nnz * out.len()];
     for i in 0..nnz {
-        let mut flat: i64 =
-            (0..in_shape.len()).map(|j| ind.get(i * in_shape.len() + j).copied().unwrap_or(0) * sin[j]).sum();
+        let mut flat: i64 = (0..in_shape.len()).fold(0i64, |acc, j| {
+            acc.wrapping_add(ind.get(i * in_shape.len() + j).copied().unwrap_or(0).wrapping_mul(sin[j]))
+        });
         for (j, &st) in sout.iter().enumerate() {
             // tfjs divides by the stride as it is (a 0 stride gives NaN, read as 0 by Int32Array).
-            let (q, r) = if st == 0 { (0, flat) } else { (flat / st, flat % st) };
+            let (q, r) = if st == 0 { (0, flat) } else { (flat.wrapping_div(st), flat.wrapping_rem(st)) };
             result[i * out.len() + j] = q as i32;
             flat = r;
         }
@@ -237,7 +265,13 @@ fn fill_empty_rows(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         }
         return make(e, Vec::new(), Vec::new(), Vec::new(), Vec::new());
     }
+    if rank == 0 {
+        bail!("Indices should have a column for each dimension, but have shape {}", shape_text(&is));
+    }
     let rows = rows.max(0) as usize;
+    // denseShape[0] sets the work: ~40 bytes a row (the counts, starts and outputs below),
+    // refused before anything is allocated when more than the memory there is.
+    e.check_size(&[rows, 40], DType::Bool)?;
     let mut per_row = vec![0usize; rows];
     let mut ordered = true;
     for i in 0..count {
@@ -265,6 +299,7 @@ fn fill_empty_rows(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         first.push(total);
         total += n.max(1);
     }
+    e.check_size(&[total, rank], DType::Int32)?;
     let mut out_idx = vec![0i32; total * rank];
     let mut out_vals = vec![0f64; total];
     let mut filled = vec![0usize; rows];

@@ -12,13 +12,15 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let a = c.attrs();
     match op {
         "StringNGrams" => {
+            // Widths and padding kept to int32, as TensorFlow's attributes: no overflow below.
+            let int32 = |v: f64| (v as i64).clamp(i32::MIN as i64, i32::MAX as i64);
             let widths = a.numbers("ngram_widths").unwrap_or_default();
             let params = NGrams {
                 separator: a.string("separator").unwrap_or_default().into_bytes(),
-                widths: widths.iter().map(|&w| w as i64).collect(),
+                widths: widths.iter().map(|&w| int32(w)).collect(),
                 left_pad: a.string("left_pad").unwrap_or_default().into_bytes(),
                 right_pad: a.string("right_pad").unwrap_or_default().into_bytes(),
-                pad_width: a.number("pad_width", f64::NAN) as i64,
+                pad_width: int32(a.number("pad_width", f64::NAN)),
                 preserve_short: a.bool("preserve_short_sequences", false),
             };
             ngrams(e, c, &params)
@@ -27,7 +29,8 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "StringToHashBucketFast" => {
             let x = string_input(e, c, 0, "input", "stringToHashBucketFast")?;
             let buckets = a.number("num_buckets", f64::NAN);
-            if buckets.is_nan() || buckets <= 0.0 {
+            // (A fraction below 1 is a bucket count of 0 to tfjs's Long: a division by zero.)
+            if buckets.is_nan() || buckets < 1.0 {
                 bail!("Number of buckets must be at least 1");
             }
             let shape = e.shape(x)?.to_vec();
@@ -149,14 +152,29 @@ fn ngrams(e: &mut Engine, c: &Ctx, p: &NGrams) -> Result<Vec<TensorId>> {
     }
     let pad_of = |w: i64| (if p.pad_width < 0 { w - 1 } else { p.pad_width }).min(w - 1);
     let count = |len: i64, w: i64| (len + 2 * pad_of(w) - w + 1).max(0);
+    // How many n-grams, and how many pieces they join: refused, not made, when the widths or
+    // padding ask for more than a tensor can hold.
+    let (mut total, mut pieces) = (0i64, 0i64);
     for i in 1..=rows {
         let len = splits[i] - splits[i - 1];
-        let mut k: i64 = p.widths.iter().map(|&w| count(len, w)).sum();
+        let mut k: i64 = 0;
+        for &w in &p.widths {
+            let c = count(len, w);
+            k = k.saturating_add(c);
+            pieces = pieces.saturating_add(c.saturating_mul(w.max(0)));
+        }
         if p.preserve_short && len > 0 && k == 0 {
             k = 1;
+            pieces = pieces.saturating_add(len.saturating_add(p.pad_width.saturating_mul(2)).max(0));
         }
-        out_splits[i] = out_splits[i - 1] + k as i32;
+        total = total.saturating_add(k);
+        if total > i32::MAX as i64 {
+            bail!("StringNGrams would make more than {} n-grams", i32::MAX);
+        }
+        out_splits[i] = total as i32;
     }
+    e.check_size(&[total as usize], DType::Int32)?;
+    e.check_size(&[usize::try_from(pieces).unwrap_or(usize::MAX)], DType::Int32)?;
     let mut out: Vec<Vec<u8>> = Vec::with_capacity(out_splits[rows].max(0) as usize);
     // The `num` n-grams of width `w` of the row starting at `start`.
     let make = |out: &mut Vec<Vec<u8>>, start: i64, num: i64, w: i64| {
