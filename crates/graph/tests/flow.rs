@@ -8,38 +8,10 @@
 use serde_json::{json, Value};
 use tidytensor_core::{DType, Engine, TensorId};
 use tidytensor_graph::Graph;
+
+mod common;
+use common::{b64, konst, node, placeholder};
 use tidytensor_suite::{assert_close, backend_tests, bools, f32s, fails, i32s, usage};
-
-fn node(name: &str, op: &str, inputs: &[&str], attr: Value) -> Value {
-    json!({"name": name, "op": op, "input": inputs, "attr": attr})
-}
-
-fn placeholder(name: &str, dims: &[i64], dtype: &str) -> Value {
-    let dim: Vec<Value> = dims.iter().map(|d| json!({"size": d.to_string()})).collect();
-    node(name, "Placeholder", &[], json!({"shape": {"shape": {"dim": dim}}, "dtype": {"type": dtype}}))
-}
-
-fn konst(name: &str, dtype: &str) -> Value {
-    node(name, "Const", &[], json!({"dtype": {"type": dtype}}))
-}
-
-fn b64(s: &str) -> String {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let bytes = s.as_bytes();
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = ((b[0] as u32) << 16) | ((b[1] as u32) << 8) | b[2] as u32;
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
 
 fn frame(name: &str, constant: bool) -> Value {
     json!({"frame_name": {"s": b64(name)}, "is_constant": {"b": constant}, "T": {"type": "DT_FLOAT"}})
