@@ -505,6 +505,19 @@ fn take_list(r: &mut Resources, c: &Ctx) -> Result<TensorList> {
     r.lists.remove(&c.t(0)?).ok_or_else(not_list)
 }
 
+/// A scatter's check (TensorArray and TensorList alike, tfjs's text): one index per row of `t`.
+fn scatter_rows(e: &Engine, t: TensorId, indices: &[f64]) -> Result<()> {
+    let rows = e.shape(t)?.first().copied();
+    if Some(indices.len()) != rows {
+        bail!(
+            "Expected len(indices) == tensor.shape[0], but saw: {} vs. {}",
+            indices.len(),
+            rows.map_or("undefined".to_string(), |d| d.to_string())
+        );
+    }
+    Ok(())
+}
+
 /// Runs a control op. `merged` is, for Merge, the first of its inputs (data or control) that
 /// has a value in the current frame. Outputs may be dead (`None`: Switch's untaken branch).
 pub(crate) fn run(
@@ -587,14 +600,7 @@ pub(crate) fn run(
             let mut ta = r.arrays.remove(&c.t(0)?).ok_or_else(not_array)?;
             let done = (|| {
                 ta.check_value(e, t)?;
-                let rows = e.shape(t)?.first().copied();
-                if Some(indices.len()) != rows {
-                    bail!(
-                        "Expected len(indices) == tensor.shape[0], but saw: {} vs. {}",
-                        indices.len(),
-                        rows.map_or("undefined".to_string(), |d| d.to_string())
-                    );
-                }
+                scatter_rows(e, t, &indices)?;
                 let max = max_of(&indices);
                 if !ta.dynamic_size && max >= ta.max_size {
                     bail!("Max index must be < array size ({}  vs. {})", num(max), num(ta.max_size));
@@ -698,14 +704,7 @@ pub(crate) fn run(
             let indices = c.nums(e, 1)?;
             let shape = shape_param(e, c, 2)?;
             let n = if op == "TensorListScatterV2" { Some(c.num(e, 3)?) } else { None };
-            let rows = e.shape(t)?.first().copied();
-            if Some(indices.len()) != rows {
-                bail!(
-                    "Expected len(indices) == tensor.shape[0], but saw: {} vs. {}",
-                    indices.len(),
-                    rows.map_or("undefined".to_string(), |d| d.to_string())
-                );
-            }
+            scatter_rows(e, t, &indices)?;
             let max = max_of(&indices);
             if let Some(n) = n.filter(|&n| n != -1.0) {
                 if max >= n {
