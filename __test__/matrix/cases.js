@@ -12,6 +12,7 @@
 // A case is { name, fn, compare, build(tf, foreign, ctx) -> () => result }. `build` makes the
 // arguments with `tf` (the library under test); `foreign` is the other library.
 const V = require('./values');
+const { surfaceCases } = require('./surfaces');
 
 const { v, T, OMIT } = V;
 
@@ -548,6 +549,7 @@ function buildCases(tt, tfjs) {
     ...edgeCalls(exported).map(([fn, descs]) => callCase(fn, descs, 'edge')),
     ...handCases().filter((c) => exported.has(c.fn)),
     ...genericCases(generic),
+    ...surfaceCases(),
   ];
   const seen = new Set();
   const cases = [];
