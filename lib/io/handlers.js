@@ -159,7 +159,9 @@ class NodeFileSystem {
     } else {
       this.path = filePath(path);
     }
+    if (loadOptions == null) loadOptions = {};
     this.onProgress = loadOptions.onProgress;
+    this.allowedWeightFolders = allowedWeightFoldersOf(loadOptions);
   }
 
   async save(modelArtifacts) {
@@ -222,25 +224,24 @@ class NodeFileSystem {
     return { modelTopology, weightSpecs, weightData };
   }
 
-  // [specs, weight data] of a manifest whose paths are relative to `jsonPath`'s directory;
-  // each file's size is checked against its group's specs.
+  // [specs, weight data] of a manifest whose paths are relative to `jsonPath`'s folder: every
+  // path is checked (confined to the folder or the allowed ones, a regular file) before any is
+  // opened, then each group's files are read for exactly the bytes its weights take.
   async loadWeights(manifest, jsonPath) {
     if (!Array.isArray(manifest)) throw new Error(`weightsManifest of ${jsonPath} must be an array`);
-    const dir = nodePath.dirname(jsonPath);
+    const folders = await weightFolders(nodePath.dirname(jsonPath), this.allowedWeightFolders);
+    const groups = [];
+    for (const [g, group] of manifest.entries()) groups.push(await confineGroup(group, g, folders, jsonPath));
     const buffers = [];
     const specs = [];
-    const total = manifest.reduce((n, g) => n + (g.paths || []).length, 0);
+    const total = groups.reduce((n, files) => n + files.length, 0);
+    let done = 0;
     if (this.onProgress) this.onProgress(0);
-    for (const group of manifest) {
-      let groupBytes = 0;
-      for (const p of group.paths) {
-        const file = nodePath.join(dir, p);
-        const buf = await fs.promises.readFile(file).catch((e) => { throw notFound('Weight file', e); });
-        buffers.push(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-        groupBytes += buf.byteLength;
-        if (this.onProgress) this.onProgress(buffers.length / total);
-      }
-      checkGroupSize(group, groupBytes);
+    for (const [g, group] of manifest.entries()) {
+      const read = await readGroup(group, groups[g], () => {
+        if (this.onProgress) this.onProgress(++done / total);
+      });
+      buffers.push(...read);
       specs.push(...group.weights);
     }
     return [specs, buffers.length === 1 ? buffers[0] : buffers];
@@ -258,18 +259,178 @@ class NodeFileSystem {
   }
 }
 
-// A weight group's files must hold at least the bytes its specs need (fixed-size dtypes).
-function checkGroupSize(group, bytes) {
-  let need = 0;
-  for (const spec of group.weights || []) {
-    const dtype = spec.quantization ? spec.quantization.dtype : spec.dtype;
-    if (dtype === 'string') return;
-    const size = DTYPE_VALUE_SIZE_MAP[dtype] * sizeFromShape(spec.shape);
-    if (need + size > bytes) {
-      throw new Error(`Weight data is truncated: weight '${spec.name}' needs bytes ${need}..${need + size} but the ` +
-        `files ${JSON.stringify(group.paths)} hold ${bytes} bytes`);
+// ---- weight files, confined -----------------------------------------------------------------
+
+// A model file names its weight files, so a hostile one could name any file the process can read
+// (../../.ssh/id_rsa, /etc/shadow, a symlink to them), /dev/zero or a FIFO (read forever or block),
+// or a 50 GB file. So weight files are read only from the model's folder and the folders the
+// program allows (loadOptions.allowedWeightFolders), only regular files, and only the bytes the
+// manifest's weights take, after checking that the files hold them.
+
+const ALLOW_HINT = 'allow other folders with the load option allowedWeightFolders';
+
+function allowedWeightFoldersOf(loadOptions) {
+  const folders = loadOptions.allowedWeightFolders;
+  if (folders == null) return [];
+  if (!Array.isArray(folders) || !folders.every((f) => typeof f === 'string' && f.length > 0)) {
+    throw new Error(`allowedWeightFolders must be an array of folder paths, got ${JSON.stringify(folders)}`);
+  }
+  return folders.map(filePath);
+}
+
+// True when `file` is `folder` or lies below it (both absolute and normalized).
+function isInside(file, folder) {
+  const rel = nodePath.relative(folder, file);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${nodePath.sep}`) && !nodePath.isAbsolute(rel));
+}
+
+// The model's folder and the allowed ones, each as given and as its real path (symlinks
+// resolved), the model's first. A folder that does not exist holds no files: a weight file named
+// in it is then reported missing.
+async function weightFolders(modelDir, allowed) {
+  const folders = [];
+  for (const dir of [modelDir, ...allowed]) {
+    const real = await fs.promises.realpath(dir).catch((e) => {
+      if (e.code === 'ENOENT') return dir;
+      throw e;
+    });
+    folders.push({ dir, real });
+  }
+  return folders;
+}
+
+function outsideError(p, jsonPath, folders, resolved) {
+  const [model, ...others] = folders;
+  const where = others.length === 0 ? `the model's folder ${model.dir}`
+    : `the model's folder ${model.dir} and the allowed folders ${others.map((f) => f.dir).join(', ')}`;
+  return new Error(`Weight file '${p}' of ${jsonPath}${resolved ? ` resolves to ${resolved}, which is` : ' is'} outside ` +
+    `${where}: refused (a model may only read weight files inside its own folder; ${ALLOW_HINT})`);
+}
+
+// The real path and size of one weight file named by a manifest, checked without opening it:
+// inside an allowed folder by its path and by its real path, and a regular file.
+async function confineWeightFile(p, folders, jsonPath) {
+  if (typeof p !== 'string' || p.length === 0 || p.includes('\0')) {
+    throw new Error(`weightsManifest of ${jsonPath} names a weight file that is not a file name: ${JSON.stringify(p)}`);
+  }
+  const file = nodePath.resolve(folders[0].dir, p);
+  if (!folders.some((f) => isInside(file, f.dir))) throw outsideError(p, jsonPath, folders);
+  const real = await fs.promises.realpath(file).catch((e) => { throw notFound('Weight file', e); });
+  if (!folders.some((f) => isInside(real, f.real))) throw outsideError(p, jsonPath, folders, real);
+  const info = await fs.promises.stat(real);
+  if (!info.isFile()) throw new Error(`Weight file '${p}' of ${jsonPath} (${real}) is not a regular file: refused`);
+  return { p, file: real, info };
+}
+
+// The checked files of weightsManifest[g].
+async function confineGroup(group, g, folders, jsonPath) {
+  if (group == null || !Array.isArray(group.paths) || !Array.isArray(group.weights)) {
+    throw new Error(`weightsManifest[${g}] of ${jsonPath} must have an array of paths and an array of weights`);
+  }
+  const files = [];
+  for (const p of group.paths) files.push(await confineWeightFile(p, folders, jsonPath));
+  return files;
+}
+
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0) | (fs.constants.O_NOFOLLOW || 0);
+
+// Opens a checked file; refuses it if it was replaced since (another file, not a regular one).
+async function openChecked({ p, file, info }) {
+  const handle = await fs.promises.open(file, OPEN_FLAGS);
+  const now = await handle.stat().catch(async (e) => { await handle.close(); throw e; });
+  if (!now.isFile() || now.ino !== info.ino || now.dev !== info.dev) {
+    await handle.close();
+    throw new Error(`Weight file '${p}' (${file}) changed while it was checked: refused`);
+  }
+  return { handle, size: now.size };
+}
+
+// Reads of a group's files as one byte sequence (a window cached, for strings' length prefixes).
+class GroupReader {
+  constructor(opened) {
+    this.opened = opened;
+    this.byteLength = opened.reduce((n, f) => n + f.size, 0);
+    this.cache = { start: 0, bytes: Buffer.alloc(0) };
+  }
+
+  // `length` bytes from `offset` (the caller keeps them within byteLength).
+  async read(offset, length) {
+    const c = this.cache;
+    if (offset >= c.start && offset + length <= c.start + c.bytes.length) return c.bytes.subarray(offset - c.start, offset - c.start + length);
+    const n = Math.min(Math.max(length, 1 << 16), this.byteLength - offset);
+    const out = Buffer.alloc(n);
+    let done = 0;
+    let fileStart = 0;
+    for (const { handle, size } of this.opened) {
+      const at = offset + done - fileStart;
+      if (done < n && at < size) {
+        const want = Math.min(n - done, size - at);
+        const { bytesRead } = await handle.read(out, done, want, at);
+        if (bytesRead !== want) throw new Error('A weight file shrank while it was read');
+        done += want;
+      }
+      fileStart += size;
     }
-    need += size;
+    this.cache = { start: offset, bytes: out };
+    return out.subarray(0, length);
+  }
+}
+
+function truncatedError(spec, from, to, group, bytes) {
+  return new Error(`Weight data is truncated: weight '${spec.name}' needs bytes ${from}..${to} but the ` +
+    `files ${JSON.stringify(group.paths)} hold ${bytes} bytes`);
+}
+
+// The bytes a group's weights take, computed as tfjs's weight loader does (values by dtype or
+// quantization dtype; a string as a uint32 length and its bytes). Counting stops at a weight
+// whose size is not a count of bytes (unknown dtype, bad shape): decoding refuses that one.
+async function groupByteLength(group, reader) {
+  let need = 0;
+  for (const spec of group.weights) {
+    if (spec == null || typeof spec !== 'object' || spec.shape == null) break;
+    const size = sizeFromShape(spec.shape);
+    let n;
+    if ('quantization' in spec) {
+      if (spec.quantization == null) break;
+      n = size * DTYPE_VALUE_SIZE_MAP[spec.quantization.dtype];
+    } else if (spec.dtype === 'string') {
+      if (!Number.isSafeInteger(size) || size < 0) break;
+      n = 0;
+      for (let i = 0; i < size; i++) {
+        if (need + n + 4 > reader.byteLength) throw truncatedError(spec, need, need + n + 4, group, reader.byteLength);
+        n += 4 + (await reader.read(need + n, 4)).readUInt32LE(0);
+        if (need + n > reader.byteLength) throw truncatedError(spec, need, need + n, group, reader.byteLength);
+      }
+    } else {
+      n = size * DTYPE_VALUE_SIZE_MAP[spec.dtype];
+    }
+    if (!Number.isSafeInteger(n) || n < 0) break;
+    if (need + n > reader.byteLength) throw truncatedError(spec, need, need + n, group, reader.byteLength);
+    need += n;
+  }
+  return need;
+}
+
+// One ArrayBuffer per file of a checked group, holding the file's part of the bytes the group's
+// weights take (bytes past them are never read). `onFile` is called after each file.
+async function readGroup(group, files, onFile = () => {}) {
+  const opened = [];
+  try {
+    for (const f of files) opened.push(await openChecked(f));
+    const reader = new GroupReader(opened);
+    let left = await groupByteLength(group, reader);
+    const out = [];
+    for (const { handle, size } of opened) {
+      const bytes = new Uint8Array(Math.min(size, left));
+      const { bytesRead } = bytes.length > 0 ? await handle.read(bytes, 0, bytes.length, 0) : { bytesRead: 0 };
+      if (bytesRead !== bytes.length) throw new Error('A weight file shrank while it was read');
+      left -= bytes.length;
+      out.push(bytes.buffer);
+      onFile();
+    }
+    return out;
+  } finally {
+    await Promise.all(opened.map(({ handle }) => handle.close()));
   }
 }
 
@@ -474,15 +635,25 @@ function weightsLoaderFactory(fetchWeights) {
 }
 
 // tf.io.loadWeights: weights of a manifest whose files are under `filePathPrefix` (a URL or,
-// in Node, a directory / file:// URL).
+// in Node, a folder / file:// URL; the files are confined to it, as a model's to its folder).
 function loadWeights(manifest, filePathPrefix = '', weightNames, requestInit) {
-  const fetchWeights = (urls) => {
+  const fetchWeights = async (urls) => {
     if (urls.every((u) => isHTTPScheme(u))) return fetchAll(urls, (...a) => fetch(...a), { requestInit });
-    return Promise.all(urls.map(async (u) => {
-      const file = filePath(u);
-      const buf = await fs.promises.readFile(file).catch((e) => { throw notFound('Weight file', e); });
-      return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
-    }));
+    // The factory asks for whole groups, by URL: read each group once, confined to the prefix.
+    const where = filePath(filePathPrefix);
+    const folders = await weightFolders(where, []);
+    const urlOf = (p) => filePathPrefix + (!filePathPrefix.endsWith('/') ? '/' : '') + p;
+    const wanted = [];
+    for (const [g, group] of manifest.entries()) {
+      if (!group.paths.some((p) => urls.includes(urlOf(p)))) continue;
+      wanted.push([group, await confineGroup(group, g, folders, `the manifest given to tf.io.loadWeights (${where})`)]);
+    }
+    const byUrl = new Map();
+    for (const [group, files] of wanted) {
+      const read = await readGroup(group, files);
+      group.paths.forEach((p, i) => byUrl.set(urlOf(p), read[i]));
+    }
+    return urls.map((u) => byUrl.get(u));
   };
   return weightsLoaderFactory(fetchWeights)(manifest, filePathPrefix, weightNames);
 }

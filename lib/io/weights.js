@@ -30,15 +30,20 @@ class CompositeArrayBuffer {
     if (!Array.isArray(buffers)) buffers = [buffers];
     buffers = buffers.map((b) => (isTypedArray(b) ? b.buffer : b));
     if (buffers.length === 0) return;
-    this.bufferUniformSize = buffers[0].byteLength;
+    // Shards of one size (the last one no larger) let findShardForByte divide instead of search.
+    // tfjs also divides when only the last shard is larger, or the first is empty, and then finds
+    // no shard for the bytes past the first ones: they read as zeros.
+    const uniform = buffers[0].byteLength;
     let start = 0;
     for (let i = 0; i < buffers.length; i++) {
       const buffer = buffers[i];
-      if (i !== buffers.length - 1 && buffer.byteLength !== this.bufferUniformSize) this.bufferUniformSize = undefined;
       const end = start + buffer.byteLength;
       this.shards.push({ buffer, start, end });
       start = end;
     }
+    const last = buffers[buffers.length - 1].byteLength;
+    const same = uniform > 0 && last <= uniform && buffers.every((b, i) => i === buffers.length - 1 || b.byteLength === uniform);
+    this.bufferUniformSize = same ? uniform : undefined;
     this.byteLength = start;
   }
 

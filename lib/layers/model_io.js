@@ -213,7 +213,9 @@ function functionalFromConfig(config, model, make) {
 // ---- weights -------------------------------------------------------------------------------
 
 // tfjs's Container.loadWeights: sets each weight named in `weights` (name -> tensor) on the
-// variable with that original name. Checks everything before it changes anything.
+// variable with that original name. Checks everything before it changes anything, in tfjs's
+// order: names, unset weights, then each weight's shape and dtype (tfjs's LayerVariable.write
+// and Variable.assign refuse a value of another dtype; it is never reinterpreted or cast).
 function loadWeights(model, weights, strict = true) {
   const byName = new Map();
   let total = 0;
@@ -230,22 +232,23 @@ function loadWeights(model, weights, strict = true) {
       target = tokens.slice(0, -2).concat([tokens[tokens.length - 1]]).join('/');
     }
     const w = byName.get(target);
-    if (w != null) {
-      const value = weights[name];
-      if (JSON.stringify(w.shape) !== JSON.stringify(value.shape)) {
-        throw new Error(`Shape mismatch in weight ${name}: the model's weight ${w.originalName} has shape ` +
-          `[${w.shape}] but the weight data has shape [${value.shape}]`);
-      }
-      pairs.push([w, value]);
-    } else if (strict) {
-      throw new Error(`Provided weight data has no target variable: ${name}`);
-    }
+    if (w != null) pairs.push([w, weights[name], name]);
+    else if (strict) throw new Error(`Provided weight data has no target variable: ${name}`);
     byName.delete(target);
   }
   if (strict && byName.size > 0) {
     throw new Error(`${byName.size} of ${total} weights are not set: ${[...byName.keys()]}`);
   }
-  for (const [w, value] of pairs) w.read().assign(value.dtype === w.dtype ? value : value.cast(w.dtype));
+  for (const [w, value, name] of pairs) {
+    if (JSON.stringify(w.shape) !== JSON.stringify(value.shape)) {
+      throw new Error(`Shape mismatch in weight ${name}: the model's weight ${w.originalName} has shape ` +
+        `[${w.shape}] but the weight data has shape [${value.shape}]`);
+    }
+    if (value.dtype !== w.dtype) {
+      throw new Error(`dtype of the new value (${value.dtype}) and previous value (${w.dtype}) must match`);
+    }
+  }
+  for (const [w, value] of pairs) w.read().assign(value);
 }
 
 // tfjs's getNamedWeights: {name: originalName, tensor} of every weight.
