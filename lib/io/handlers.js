@@ -623,7 +623,9 @@ function weightsLoaderFactory(fetchWeights) {
         const data = new CompositeArrayBuffer(buffers.slice(at, at + n));
         at += n;
         for (const { entry, offset, bytes } of wanted[g]) {
-          Object.assign(out, decodeWeights(data.slice(offset, offset + bytes), [entry]));
+          const t = decodeWeights(data.slice(offset, offset + bytes), [entry])[entry.name];
+          if (out[entry.name] != null) out[entry.name].dispose();
+          out[entry.name] = t;
         }
       }
     } catch (e) {

@@ -148,14 +148,17 @@ async function encodeWeights(tensors, group) {
   return { data: concatenateTypedArrays(parts), specs };
 }
 
-// The byte length of one weight starting at the front of `slice(start, end)`.
+// The byte length of one weight starting at the front of `slice(start, end)`. A string whose
+// length prefix is cut off needs at least the bytes up to the prefix's end (more than there are).
 function weightByteLength(spec, slice) {
   const size = sizeFromShape(spec.shape);
   if ('quantization' in spec) return size * DTYPE_VALUE_SIZE_MAP[spec.quantization.dtype];
   if (spec.dtype === 'string') {
     let n = 0;
     for (let i = 0; i < size; i++) {
-      n += NUM_BYTES_STRING_LENGTH + new DataView(slice(n, n + NUM_BYTES_STRING_LENGTH)).getUint32(0, true);
+      const prefix = slice(n, n + NUM_BYTES_STRING_LENGTH);
+      if (prefix.byteLength < NUM_BYTES_STRING_LENGTH) return n + NUM_BYTES_STRING_LENGTH;
+      n += NUM_BYTES_STRING_LENGTH + new DataView(prefix).getUint32(0, true);
     }
     return n;
   }
@@ -262,7 +265,10 @@ function decodeWeights(weightData, specs) {
         throw new Error(`Weight data is truncated: weight '${spec.name}' needs bytes ${offset}..${offset + n} ` +
           `but the weight data has ${data.byteLength} bytes`);
       }
-      out[spec.name] = decodeWeight(spec, data.slice(offset, offset + n));
+      const t = decodeWeight(spec, data.slice(offset, offset + n));
+      // A name given twice: the last one wins, as in tfjs (which leaks the first).
+      if (out[spec.name] != null) out[spec.name].dispose();
+      out[spec.name] = t;
       offset += n;
     }
   } catch (e) {

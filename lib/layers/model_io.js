@@ -137,11 +137,14 @@ function deserializeLayer(conf, fastWeightInit = false) {
   throw unknown('layer', className);
 }
 
-// A model from its topology (TypeScript form).
+// A model from its topology (TypeScript form). tfjs deserializes it as a layer: its texts.
 function deserializeModel(topology, fastWeightInit = false) {
+  if (topology == null || typeof topology !== 'object' || Array.isArray(topology) || !('className' in topology) || !('config' in topology)) {
+    throw new Error(`layer: Improper config format: ${JSON.stringify(topology)}.\n'className' and 'config' must set.`);
+  }
   const { className, config } = topology;
   const { sequential, model } = require('./models');
-  if (className !== 'Sequential' && className !== 'Model' && className !== 'Functional') throw unknown('model', className);
+  if (className !== 'Sequential' && className !== 'Model' && className !== 'Functional') throw unknown('layer', className);
   // Layers made before a later one fails are disposed: a bad file leaves nothing behind.
   const made = [];
   const make = (conf) => {
