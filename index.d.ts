@@ -1803,6 +1803,8 @@ export namespace io {
   interface LoadOptions {
     requestInit?: RequestInit; onProgress?: (fraction: number) => void; fetchFunc?: Function; strict?: boolean;
     weightPathPrefix?: string; weightUrlConverter?: (weightFileName: string) => Promise<string>;
+    /** tidytensor: folders (or file:// URLs) besides the model's own that its weight files may be read from. */
+    allowedWeightFolders?: string[];
   }
   type IORouter = (url: string | string[], loadOptions?: LoadOptions) => IOHandler | null;
   type NamedTensor = { name: string; tensor: Tensor };
@@ -1841,7 +1843,7 @@ export namespace io {
   function browserHTTPRequest(path: string, loadOptions?: LoadOptions): IOHandler;
   function isHTTPScheme(url: string): boolean;
   /** tfjs-node's file handler: model.json + weights.bin in a directory. */
-  function fileSystem(path: string | string[]): IOHandler;
+  function fileSystem(path: string | string[], loadOptions?: LoadOptions): IOHandler;
   function browserFiles(files: unknown[]): IOHandler;
   function copyModel(sourceURL: string, destURL: string): Promise<ModelArtifactsInfo>;
   function moveModel(sourceURL: string, destURL: string): Promise<ModelArtifactsInfo>;
