@@ -251,6 +251,118 @@ describe('tf.data transformations', () => {
   });
 });
 
+// ---- hostile arguments and elements ---------------------------------------------------------
+
+describe('tf.data buffers, bad arguments and failing elements', () => {
+  const range = (n) => [...Array(n).keys()];
+  // Resolves `promise`, or fails when it takes longer than `ms` (a buffer filled up front would).
+  const quick = (promise, ms = 5000) => Promise.race([promise, new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not done in ${ms} ms`)), ms);
+    promise.finally(() => clearTimeout(timer)).catch(() => {});
+  })]);
+
+  it('shuffle(1e9), prefetch(1e9) and batch(1e9) of a small dataset: its elements, at once', async () => {
+    const before = counts(tt);
+    const ten = () => tt.data.array(range(10)).map((x) => tt.scalar(x));
+    const shuffled = scalarsOf(await quick(ten().shuffle(1e9, 's').toArray()));
+    assert.deepEqual([...shuffled].sort((a, b) => a - b), range(10));
+    assert.deepEqual(scalarsOf(await quick(ten().prefetch(1e9).toArray())), range(10));
+    assert.equal((await quick(tt.data.array(range(10)).shuffle(2 ** 32 - 1, 3).take(4).toArray())).length, 4);
+    const [batch] = await quick(ten().batch(1e9).toArray());
+    assert.deepEqual(batch.shape, [10]);
+    assert.deepEqual(Array.from(batch.dataSync()), range(10));
+    batch.dispose();
+    assert.deepEqual(counts(tt), before);
+  });
+
+  it('a shuffle window larger than the dataset draws as tfjs (its reads past the end are counted)', async () => {
+    for (const n of [11, 64, 1000, 20000]) {
+      await pipeline((tf) => tf.data.array(range(10)).shuffle(n, 's'));
+    }
+    await pipeline((tf) => tf.data.generator(function* gen() { yield* range(7); }).shuffle(50, 3).batch(2));
+  });
+
+  it('prefetch and shuffle buffers hold what the stream gave, not the requested size', async () => {
+    // An endless stream that counts its reads: a buffer filled up front would read 1e9 of them.
+    let reads = 0;
+    const counting = () => tt.data.generator(function* gen() { for (;;) yield reads++; });
+    assert.deepEqual(await quick(counting().prefetch(1e9).take(5).toArray()), range(5));
+    assert.ok(reads <= 10, `prefetch(1e9) made ${reads} reads for 5 elements`);
+    reads = 0;
+    assert.deepEqual(await quick(counting().shuffle(100, 1).take(3).toArray()).then((a) => a.length), 3);
+    assert.ok(reads <= 110, `shuffle(100) made ${reads} reads for 3 elements`);
+  });
+
+  it('buffer sizes tfjs\'s ring buffer refuses: its texts (NaN no longer gives an empty dataset)', async () => {
+    for (const bad of [NaN, 1.5, Infinity, 2 ** 32, -0.5, 0, []]) {
+      await sameError((tf) => tf.data.array([1, 2]).shuffle(bad, 's').toArray());
+      await sameError((tf) => tf.data.array([1, 2]).prefetch(bad).toArray());
+    }
+    // tfjs loops forever on a capacity that is not a number; tidytensor refuses it.
+    for (const bad of ['3', {}, true]) {
+      await assert.rejects(tt.data.array([1, 2]).shuffle(bad, 's').toArray(), /^RangeError: Invalid array length$/);
+      await assert.rejects(tt.data.array([1, 2]).prefetch(bad).toArray(), /^RangeError: Invalid array length$/);
+    }
+  });
+
+  it('bad counts and sizes: tfjs\'s texts and values', async () => {
+    for (const bad of [0, -1, NaN, null, undefined, {}, []]) {
+      await sameError((tf) => tf.data.array([1, 2]).batch(bad));
+    }
+    for (const odd of [1.5, '2', Infinity]) await pipeline((tf) => tf.data.array(range(5)).batch(odd));
+    for (const odd of [NaN, '2', 1.5, -1, null, {}]) {
+      await pipeline((tf) => tf.data.array(range(5)).take(odd));
+      await pipeline((tf) => tf.data.array(range(5)).skip(odd));
+      await pipeline((tf) => tf.data.array(range(3)).repeat(odd).take(8));
+    }
+    await sameError((tf) => tf.data.array([1]).repeat(-2).toArray());
+    await sameError((tf) => tf.data.array([1]).map(3).toArray());
+    await sameError((tf) => tf.data.array([1]).filter(null).toArray());
+    await sameError((tf) => tf.data.array([1]).concatenate(null));
+    await sameError((tf) => tf.data.generator(5).toArray());
+    await sameError((tf) => tf.data.generator(() => 5).toArray());
+  });
+
+  it('batch of ragged fields: tfjs\'s text, and no tensor left behind', async () => {
+    const ragged = (tf) => tf.data.generator(function* gen() {
+      yield { a: tf.scalar(1), b: tf.tensor([1, 2]) };
+      yield { a: tf.scalar(2), b: tf.tensor([1, 2, 3]) };
+    });
+    const before = counts(tt);
+    assert.equal(await sameError((tf) => ragged(tf).batch(2).toArray()),
+      'All tensors passed to stack must have matching shapes Shapes 2 and 3 must match');
+    // Ragged number arrays are refused by tf.tensor (tfjs checks them only in debug mode).
+    await assert.rejects(tt.data.generator(function* gen() {
+      yield { a: tt.scalar(1), b: [1, 2] };
+      yield { a: tt.scalar(2), b: [1, 2, 3] };
+    }).batch(2).toArray(), /Element arr\[1\] should have 2 elements, but has 3 elements/);
+    assert.deepEqual(counts(tt), before);
+  });
+
+  it('failing generators, transforms and predicates leave no tensors', async () => {
+    const before = counts(tt);
+    const failing = () => tt.data.generator(function* gen() {
+      yield tt.scalar(1);
+      yield tt.scalar(2);
+      yield tt.scalar(3);
+      throw new Error('gen boom');
+    });
+    const boom = () => { throw new Error('boom'); };
+    const text = 'Error thrown while iterating through a dataset: gen boom';
+    await assert.rejects(failing().toArray(), { message: text });
+    await assert.rejects(failing().batch(2).toArray(), { message: text });
+    await assert.rejects(failing().batch(5).toArray(), { message: text });
+    await assert.rejects(failing().prefetch(4).toArray(), { message: text });
+    await assert.rejects(failing().map(boom).toArray(), { message: 'boom' });
+    await assert.rejects(failing().mapAsync(async () => boom()).toArray(), { message: 'boom' });
+    await assert.rejects(failing().filter(boom).toArray(), { message: 'boom' });
+    await assert.rejects(failing().forEachAsync(boom), { message: 'boom' });
+    // A predicate's tensor counts as true, as in tfjs, and is disposed.
+    await pipeline((tf) => tf.data.array(range(4)).map((x) => tf.scalar(x)).filter((x) => x.greater(1)));
+    assert.deepEqual(counts(tt), before);
+  });
+});
+
 // ---- csv -----------------------------------------------------------------------------------
 
 describe('tf.data.csv', () => {

@@ -220,4 +220,16 @@ module.exports = [
     tfjs: /^returns/,
     tidytensor: /^throws Error: Weight data is truncated: weight 'x'/,
   },
+  {
+    reason: 'shuffle(n, seed, false) repeats its first order on every pass, as documented (tfjs 4.22 ' +
+      'reshuffles anyway)',
+    name: /^dataset .*\.shuffle\([^)]*, false\)\.repeat\(/,
+  },
+  {
+    reason: 'a batch of rows whose leaf is an array mixing tensors and numbers is built as tf.tensor ' +
+      'builds it: the tensors are NaN (tfjs builds a tensor of missing values)',
+    name: /^dataset (generator\((number then tensor|nested \{a: \{b: \[tensor, number\]\}\})\)|zip\(\[array\(5 tensors\), array\(0\.\.2\)\]\))\.batch\(/,
+    tfjs: /^returns/,
+    tidytensor: /^returns/,
+  },
 ];

@@ -174,11 +174,11 @@ function func(f) {
 }
 
 // `generator()` returns an iterator (a generator, sync or async, or any object with next()),
-// a fresh one for each pass.
-function generator(gen) {
+// a fresh one for each pass. (The names are tfjs's: they are in the TypeErrors of bad arguments.)
+function generator(generator) {
   return datasetFromIteratorFn(async () => {
-    const g = await gen();
-    return new it.FunctionCallIterator(() => g.next());
+    const gen = await generator();
+    return new it.FunctionCallIterator(() => gen.next());
   });
 }
 

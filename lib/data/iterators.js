@@ -6,7 +6,7 @@
 // Also here: the deep map / zip / clone helpers over nested elements, and seedrandom's Alea.
 const { StringDecoder } = require('node:string_decoder');
 const { Tensor } = require('../tensor');
-const { dispose } = require('../engine');
+const { dispose, tidy } = require('../engine');
 const { util, tensor_util } = require('../util');
 
 // ---- nested elements ------------------------------------------------------------------------
@@ -135,9 +135,16 @@ function disposeConsumed(input, output) {
 }
 
 class LazyIterator {
+  // When a read fails, the elements read so far are disposed with the error: the caller never
+  // gets them (tfjs leaves them allocated).
   async toArray() {
     const result = [];
-    for (let x = await this.next(); !x.done; x = await this.next()) result.push(x.value);
+    try {
+      for (let x = await this.next(); !x.done; x = await this.next()) result.push(x.value);
+    } catch (e) {
+      dispose(result);
+      throw e;
+    }
     return result;
   }
 
@@ -172,8 +179,10 @@ class LazyIterator {
   }
 
   // Rows batched column by column: zipFn stacks each leaf of the rows (map disposes the rows).
+  // In tidy, so that a batch failing at one leaf (ragged rows) leaves none of its other leaves'
+  // tensors behind (tfjs leaves them).
   columnMajorBatch(batchSize, smallLastBatch, zipFn) {
-    return this.rowMajorBatch(batchSize, smallLastBatch).map((rows) => deepZip(rows, zipFn));
+    return this.rowMajorBatch(batchSize, smallLastBatch).map((rows) => tidy(() => deepZip(rows, zipFn)));
   }
 
   concatenate(iterator) {
@@ -283,7 +292,13 @@ class BatchIterator extends SerialIterator {
   async serialNext() {
     const batch = [];
     while (batch.length < this.batchSize) {
-      const item = await this.upstream.next();
+      let item;
+      try {
+        item = await this.upstream.next();
+      } catch (e) {
+        dispose(batch); // a failed read drops the batch begun (tfjs leaves it allocated)
+        throw e;
+      }
       if (item.done) {
         if (this.smallLastBatch && batch.length > 0) return { value: batch, done: false };
         dispose(batch);
@@ -302,12 +317,28 @@ class FilterIterator extends SerialIterator {
     this.predicate = predicate;
   }
 
+  // A predicate's result counts by its truth (a tensor is true, as in tfjs); its tensors that are
+  // not the element's are disposed.
   async serialNext() {
     for (;;) {
       const item = await this.upstream.next();
-      if (item.done || this.predicate(item.value)) return item;
+      if (item.done) return item;
+      const keep = disposedOnThrow(item.value, () => this.predicate(item.value));
+      disposeConsumed(keep, item.value);
+      if (keep) return item;
       dispose(item.value);
     }
+  }
+}
+
+// `f()`, the element's tensors disposed when it throws: the element is dropped with the error
+// (tfjs leaves them allocated).
+function disposedOnThrow(element, f) {
+  try {
+    return f();
+  } catch (e) {
+    dispose(element);
+    throw e;
   }
 }
 
@@ -322,7 +353,7 @@ class MapIterator extends LazyIterator {
   async next() {
     const item = await this.upstream.next();
     if (item.done) return DONE();
-    const mapped = this.transform(item.value);
+    const mapped = disposedOnThrow(item.value, () => this.transform(item.value));
     disposeConsumed(item.value, mapped);
     return { value: mapped, done: false };
   }
@@ -332,7 +363,13 @@ class AsyncMapIterator extends MapIterator {
   async next() {
     const item = await this.upstream.next();
     if (item.done) return DONE();
-    const mapped = await this.transform(item.value);
+    let mapped;
+    try {
+      mapped = await this.transform(item.value);
+    } catch (e) {
+      dispose(item.value);
+      throw e;
+    }
     disposeConsumed(item.value, mapped);
     return { value: mapped, done: false };
   }
@@ -405,34 +442,56 @@ class ZipIterator extends LazyIterator {
   }
 }
 
-// Keeps `bufferSize` reads of the upstream in flight.
+// tfjs's ring buffer checks its capacity, then `new Array(capacity)` refuses what is not a
+// whole number below 2^32 (a string or an object passes there and tfjs then loops forever).
+function checkCapacity(capacity) {
+  if (capacity == null) throw new RangeError('Can\'t create a ring buffer of unknown capacity.');
+  if (capacity < 1) throw new RangeError('Can\'t create ring buffer of capacity < 1.');
+  if (!Number.isInteger(capacity) || capacity > 2 ** 32 - 1) throw new RangeError('Invalid array length');
+}
+
+// Keeps up to `bufferSize` reads of the upstream in flight. tfjs makes all `bufferSize` reads
+// at once; here the reads in flight grow by one with each element handed out, so prefetch(1e9)
+// of a short stream holds no more than the stream gives (the elements are the same).
 class PrefetchIterator extends LazyIterator {
   constructor(upstream, bufferSize) {
     super();
-    if (bufferSize == null) throw new RangeError('Can\'t create a ring buffer of unknown capacity.');
-    if (bufferSize < 1) throw new RangeError('Can\'t create ring buffer of capacity < 1.');
+    checkCapacity(bufferSize);
     this.upstream = upstream;
     this.bufferSize = bufferSize;
     this.buffer = [];
-  }
-
-  refill() {
-    while (this.buffer.length < this.bufferSize) this.buffer.push(this.upstream.next());
+    this.handedOut = 0;
   }
 
   next() {
-    this.refill();
+    const inFlight = Math.min(this.bufferSize, ++this.handedOut);
+    while (this.buffer.length < inFlight) this.buffer.push(this.upstream.next());
     return this.buffer.shift();
   }
 }
 
-// A random element of a window of upstream reads, its slot refilled by the window's last one
-// (tfjs's ring-buffer excision, so a seed gives tfjs's order).
-class ShuffleIterator extends PrefetchIterator {
+// The reads past the end of the stream a shuffle window counts, at most (see ShuffleIterator).
+const MAX_DONE_SLOTS = 2 ** 20;
+const DONE_READ = { value: null, done: true };
+
+// A random element of a window of `windowSize` upstream reads, its slot refilled by the
+// window's last one, then a new read appended (tfjs's ring-buffer excision, so a seed gives
+// tfjs's order). tfjs makes the window's reads at once, and once the stream has ended every
+// further read is done; here the reads are made as the window fills, and the done reads past
+// the end are only counted (`doneSlots`, always the window's last slots), so shuffle(1e9) of ten
+// elements holds ten. At most MAX_DONE_SLOTS are counted: tfjs needs ten seconds for a window
+// with that many, and every one costs a draw; beyond it the order is no longer tfjs's.
+class ShuffleIterator extends LazyIterator {
   constructor(upstream, windowSize, seed) {
-    super(upstream, windowSize);
+    super();
+    checkCapacity(windowSize);
+    this.upstream = upstream;
+    this.windowSize = windowSize;
     this.random = alea(seed || util.now().toString());
-    this.upstreamExhausted = false;
+    this.buffer = []; // reads: {value, done} results, or the rejected promise of a failed read
+    this.doneSlots = 0;
+    this.ended = false; // a read came back done: so will every later one
+    this.upstreamExhausted = false; // a done read was drawn: no more refills before a draw
   }
 
   next() {
@@ -440,18 +499,45 @@ class ShuffleIterator extends PrefetchIterator {
     return this.lastRead;
   }
 
+  // Reads until the window holds `windowSize` reads or the stream has ended.
+  async refill() {
+    while (this.buffer.length + this.doneSlots < this.windowSize) {
+      if (this.ended) {
+        this.doneSlots = Math.min(this.windowSize - this.buffer.length, MAX_DONE_SLOTS);
+        return;
+      }
+      const read = this.upstream.next();
+      try {
+        const item = await read;
+        if (item.done) this.ended = true;
+        else this.buffer.push(item);
+      } catch (e) {
+        this.buffer.push(read); // thrown when drawn, as tfjs's rejected read
+      }
+    }
+  }
+
   async serialNext() {
-    if (!this.upstreamExhausted) this.refill();
-    while (this.buffer.length > 0) {
-      const i = Math.floor(this.random() * this.buffer.length);
-      const chosen = this.buffer[i];
-      const last = this.buffer.pop();
-      if (i < this.buffer.length) this.buffer[i] = last;
-      const result = await chosen;
+    if (!this.upstreamExhausted) await this.refill();
+    while (this.buffer.length + this.doneSlots > 0) {
+      const i = Math.floor(this.random() * (this.buffer.length + this.doneSlots));
+      let chosen = DONE_READ; // a counted done slot: the last slot, also done, takes its place
+      if (this.doneSlots > 0) {
+        if (i < this.buffer.length) {
+          chosen = this.buffer[i];
+          this.buffer[i] = DONE_READ;
+        }
+        this.doneSlots--;
+      } else {
+        chosen = this.buffer[i];
+        const last = this.buffer.pop();
+        if (i < this.buffer.length) this.buffer[i] = last;
+      }
+      const result = chosen instanceof Promise ? await chosen : chosen;
       if (result.done) {
         this.upstreamExhausted = true;
       } else {
-        this.refill();
+        await this.refill();
         return result;
       }
     }
