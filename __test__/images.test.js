@@ -334,7 +334,7 @@ describe('tf.node PNG', () => {
     }
   });
 
-  it('encodePng takes the values as bytes (modulo 256), float32 too, and a batch\'s first image', async () => {
+  it('encodePng takes the values as bytes (modulo 256), float32 too; a batch is refused', async () => {
     const t = tt.tensor3d([1.7, 256, -1, 300], [2, 2, 1]);
     expectImage(tt.node.decodePng(await tt.node.encodePng(t)), [2, 2, 1], [1, 0, 255, 44]);
     t.dispose();
@@ -346,8 +346,10 @@ describe('tf.node PNG', () => {
     const bool = tt.tensor3d([true, false], [1, 2, 1], 'bool');
     expectImage(tt.node.decodePng(await tt.node.encodePng(bool)), [1, 2, 1], [1, 0]);
     bool.dispose();
+    // tfjs-node would encode the batch's first image only.
     const b = tt.tensor4d([1, 2, 3, 4, 5, 6], [2, 1, 1, 3], 'int32');
-    expectImage(tt.node.decodePng(await tt.node.encodePng(b)), [1, 1, 3], [1, 2, 3]);
+    await rejectsWith(tt.node.encodePng(b), 'encodePng takes one image of rank 3 [height, width, channels], ' +
+      'got shape [2,1,1,3]: encode the images of a batch one by one');
     b.dispose();
   });
 
@@ -686,7 +688,47 @@ describe('tf.node bad input: an Error, never a crash, nothing left behind', () =
     failsWith(() => tt.node.decodePng(null), 'values passed to tensor(values) must be a number/boolean/string or an array of numbers/booleans/strings, or a TypedArray');
     failsWith(() => tt.node.decodePng('abc'), 'Unknown image file format. One of JPEG, PNG, GIF, BMP required.');
     assert.throws(() => tt.node.decodeImage(null), TypeError);
-    assert.equal(got(tt.node.decodePng(PNG, 1.5)).shape.join(), '16,16,1');
+  });
+  it('numeric arguments are int32 integers: never wrapped, truncated or read as 0', async () => {
+    // 2 ** 32 + 3 once wrapped to 3 channels; TensorFlow refuses an attribute past int32.
+    for (const f of ['decodePng', 'decodeJpeg', 'decodeBmp', 'decodeImage']) {
+      const file = f === 'decodeJpeg' ? JPG : PNG;
+      failsWith(() => tt.node[f](file, 2 ** 32 + 3), 'Attr channels has value 4294967299 out of range for an int32');
+      failsWith(() => tt.node[f](file, -(2 ** 31) - 1), 'Attr channels has value -2147483649 out of range for an int32');
+      for (const bad of [1.5, NaN, Infinity]) failsWith(() => tt.node[f](file, bad), `Attr channels must be an integer, got ${bad}`);
+      failsWith(() => tt.node[f](file, '3'), 'Invalid napi_status: A number was expected\n');
+    }
+    failsWith(() => tt.node.decodePng(PNG, 2 ** 31), 'Attr channels has value 2147483648 out of range for an int32');
+    failsWith(() => tt.node.decodePng(PNG, 2 ** 31 - 1), '`channels` must be 0, 1, 3 or 4 but got 2147483647');
+    failsWith(() => tt.node.decodeJpeg(JPG, 0, 2 ** 32 + 2), 'Attr ratio has value 4294967298 out of range for an int32');
+    failsWith(() => tt.node.decodeJpeg(JPG, 0, 2.5), 'Attr ratio must be an integer, got 2.5');
+    assert.equal(got(tt.node.decodeJpeg(JPG, 3, 2)).shape.join(), '8,8,3');
+    const img = tt.ones([2, 2, 3], 'int32');
+    await rejectsWith(tt.node.encodePng(img, 2 ** 32 + 1), 'Attr compression has value 4294967297 out of range for an int32');
+    await rejectsWith(tt.node.encodePng(img, 0.5), 'Attr compression must be an integer, got 0.5');
+    await rejectsWith(tt.node.encodeJpeg(img, '', 2 ** 32 + 90), 'Attr quality has value 4294967386 out of range for an int32');
+    await rejectsWith(tt.node.encodeJpeg(img, '', NaN), 'Attr quality must be an integer, got NaN');
+    await rejectsWith(tt.node.encodeJpeg(img, '', 95, false, false, true, 'in', 1.5), 'Attr x_density must be an integer, got 1.5');
+    await rejectsWith(tt.node.encodeJpeg(img, '', 95, false, false, true, 'in', 300, 2 ** 40),
+      'Attr y_density has value 1099511627776 out of range for an int32');
+    img.dispose();
+  });
+  it('encoders refuse what they would not encode as given: batches, complex64, strings', async () => {
+    const batch = tt.ones([2, 2, 2, 3], 'int32');
+    const complex = tt.tidy(() => tt.complex(tt.ones([2, 2, 3]), tt.zeros([2, 2, 3])));
+    const strings = tt.tensor(['a', 'b'], [2, 1, 1], 'string');
+    const flat = tt.zeros([2, 2], 'int32');
+    await rejectsWith(tt.node.encodePng(batch), 'encodePng takes one image of rank 3 [height, width, channels], ' +
+      'got shape [2,2,2,3]: encode the images of a batch one by one');
+    await rejectsWith(tt.node.encodeJpeg(batch), 'image must be 3-dimensional[2,2,2,3]');
+    for (const [f, op] of [['encodePng', 'EncodePng'], ['encodeJpeg', 'EncodeJpeg']]) {
+      await rejectsWith(tt.node[f](complex),
+        `cannot compute ${op} as input #0(zero-based) was expected to be a uint8 tensor but is a complex64 tensor`);
+      await rejectsWith(tt.node[f](strings),
+        `cannot compute ${op} as input #0(zero-based) was expected to be a uint8 tensor but is a string tensor`);
+    }
+    await rejectsWith(tt.node.encodePng(flat), 'images must be at least rank 3[2,2]');
+    tt.dispose([batch, complex, strings, flat]);
   });
 });
 

@@ -51,14 +51,18 @@ function contentBytes(contents) {
     'numbers/booleans/strings, or a TypedArray');
 }
 
-// An integer attribute as tfjs-node's binding reads it (a number, truncated to 32 bits).
-function intAttr(v) {
+// An integer attribute (TensorFlow's attribute `name`). tfjs-node's binding takes a number and
+// TensorFlow refuses one past int32 with this text (not wrapped: 2 ** 32 + 3 is not 3 channels);
+// a fraction, NaN or Infinity, which the binding would truncate or read as 0, is refused here.
+function intAttr(v, name) {
   if (typeof v !== 'number') throw new Error('Invalid napi_status: A number was expected\n');
-  return v | 0;
+  if (!Number.isInteger(v)) throw new Error(`Attr ${name} must be an integer, got ${v}`);
+  if (v < -(2 ** 31) || v >= 2 ** 31) throw new Error(`Attr ${name} has value ${v} out of range for an int32`);
+  return v;
 }
 
 function decode(contents, op, channels, ratio = 1, dctMethod = '', recover = false, firstFrame = false) {
-  return wrap(native.decodeImage(contentBytes(contents), op, intAttr(channels), intAttr(ratio),
+  return wrap(native.decodeImage(contentBytes(contents), op, intAttr(channels, 'channels'), intAttr(ratio, 'ratio'),
     String(dctMethod), !!recover, firstFrame));
 }
 
@@ -92,9 +96,15 @@ function decodeImage(content, channels = 0, dtype = 'int32', expandAnimations = 
 }
 
 // tfjs-node's encoders take the tensor's values as bytes (`new Uint8Array(await image.data())`:
-// values wrap modulo 256); a numeric tensor's are converted natively.
-async function imageBytes(image) {
-  if (image instanceof Tensor && image.dtype !== 'string' && image.dtype !== 'complex64') {
+// values wrap modulo 256); a numeric tensor's are converted natively. String and complex64
+// tensors are refused as TensorFlow's op refuses a tensor that is not uint8 (tfjs-node encodes
+// bytes that are not the values: strings read as 0, complex parts interleaved).
+async function imageBytes(image, op) {
+  if (image instanceof Tensor) {
+    if (image.dtype === 'string' || image.dtype === 'complex64') {
+      throw new Error(`cannot compute ${op} as input #0(zero-based) was expected to be a uint8 tensor ` +
+        `but is a ${image.dtype} tensor`);
+    }
     return native.imageBytes(image.id);
   }
   return new Uint8Array(await image.data());
@@ -102,14 +112,21 @@ async function imageBytes(image) {
 
 async function encodeJpeg(image, format = '', quality = 95, progressive = false, optimizeSize = false,
   chromaDownsampling = true, densityUnit = 'in', xDensity = 300, yDensity = 300, xmpMetadata = '') {
-  const data = await imageBytes(image);
-  return native.encodeJpeg(data, image.shape, String(format), intAttr(quality), !!progressive, !!optimizeSize,
-    !!chromaDownsampling, String(densityUnit), intAttr(xDensity), intAttr(yDensity), String(xmpMetadata));
+  const data = await imageBytes(image, 'EncodeJpeg');
+  return native.encodeJpeg(data, image.shape, String(format), intAttr(quality, 'quality'), !!progressive,
+    !!optimizeSize, !!chromaDownsampling, String(densityUnit), intAttr(xDensity, 'x_density'),
+    intAttr(yDensity, 'y_density'), String(xmpMetadata));
 }
 
+// One image: TensorFlow's EncodePng encodes each image of a batch and tfjs-node keeps the first,
+// so a batch is refused rather than silently cut to its first image.
 async function encodePng(image, compression = 1) {
-  const data = await imageBytes(image);
-  return native.encodePng(data, image.shape, intAttr(compression));
+  if (image instanceof Tensor && image.rank > 3) {
+    throw new Error(`encodePng takes one image of rank 3 [height, width, channels], got shape [${image.shape}]: ` +
+      'encode the images of a batch one by one');
+  }
+  const data = await imageBytes(image, 'EncodePng');
+  return native.encodePng(data, image.shape, intAttr(compression, 'compression'));
 }
 
 const node = { decodeImage, decodeBmp, decodeGif, decodePng, decodeJpeg, encodeJpeg, encodePng };
