@@ -5,7 +5,8 @@
 // filter and skip dispose what they drop, an array source hands out clones of its tensors.
 // Beyond tfjs: an element that fails (a throwing transform, ragged rows, a failed read) has its
 // tensors disposed with the error, and the shuffle and prefetch buffers grow with the elements
-// really read, never to the size asked up front. Also here: the deep map / zip / clone helpers over nested elements, and seedrandom's Alea.
+// really read, never to the size asked up front. Also here: the deep map / zip / clone helpers
+// over nested elements, and seedrandom's Alea.
 const { StringDecoder } = require('node:string_decoder');
 const { Tensor } = require('../tensor');
 const { dispose, tidy } = require('../engine');
