@@ -280,16 +280,33 @@ function registerTfjsFlags(E) {
   E.registerFlag('ENGINE_COMPILE_ONLY', () => false);
 }
 
-// tidytensor's own flags, registered after tfjs's: its memory tools (lib/memory).
+// tidytensor's own flags, registered after tfjs's: its memory tools (lib/memory) and the
+// limits on what a model file or an image can make it do (README, "Safety").
 //   TRACK_ORIGINS: remember the line of code that made each tensor, for tf.leaks,
 //     tf.memoryReport and the GC backstop's warning (also on with TIDYTENSOR_TRACK_ORIGINS=1).
 //   GC_BACKSTOP: dispose tensors whose handles were garbage-collected while nothing held them.
-const TIDYTENSOR_FLAGS = ['TRACK_ORIGINS', 'GC_BACKSTOP'];
+//   GRAPH_MAX_CALL_DEPTH: how deep a graph model's If/While function calls may nest (10000).
+//   GRAPH_MAX_LOOP_ITERATIONS: how many iterations one loop of a graph model may run (0: no
+//     limit, as in tfjs).
+//   IMAGE_MAX_PIXELS: the largest image (width x height) the decoders decode (100 megapixels).
+// Each limit's default can be set with the environment variable TIDYTENSOR_<flag>.
+const TIDYTENSOR_FLAGS = ['TRACK_ORIGINS', 'GC_BACKSTOP', 'GRAPH_MAX_CALL_DEPTH', 'GRAPH_MAX_LOOP_ITERATIONS',
+  'IMAGE_MAX_PIXELS'];
+
+// A limit flag's default: the environment variable TIDYTENSOR_<flag> when it holds a number.
+function limitDefault(flag, fallback) {
+  const v = process.env[`TIDYTENSOR_${flag}`];
+  const n = v == null || v.trim() === '' ? NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : fallback;
+}
 
 function registerTidytensorFlags(E) {
   E.registerFlag('TRACK_ORIGINS', () => require('./memory/origins').envVarOn(),
     (on) => require('./memory/origins').setTracking(on));
   E.registerFlag('GC_BACKSTOP', () => false, (on) => require('./memory/backstop').setBackstop(on));
+  E.registerFlag('GRAPH_MAX_CALL_DEPTH', () => limitDefault('GRAPH_MAX_CALL_DEPTH', 10000));
+  E.registerFlag('GRAPH_MAX_LOOP_ITERATIONS', () => limitDefault('GRAPH_MAX_LOOP_ITERATIONS', 0));
+  E.registerFlag('IMAGE_MAX_PIXELS', () => limitDefault('IMAGE_MAX_PIXELS', 100e6));
 }
 
 ENV = new Environment(globalThis);

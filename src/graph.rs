@@ -6,8 +6,10 @@ use crate::{engine, id};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 use tidytensor_core::{bail, TensorId};
-use tidytensor_graph::{Graph, TensorSpec};
+use tidytensor_graph::{Execution, Graph, Limits, TensorSpec};
 
 fn specs_json(specs: &[TensorSpec]) -> String {
     Value::Array(specs.iter().map(TensorSpec::to_json).collect()).to_string()
@@ -15,7 +17,56 @@ fn specs_json(specs: &[TensorSpec]) -> String {
 
 #[napi]
 pub struct NativeGraph {
-    inner: Graph,
+    /// Shared with the executions in progress, which read it between their slices.
+    inner: Rc<Graph>,
+}
+
+self_cell::self_cell!(
+    /// An execution and the graph it runs, kept alive together between slices.
+    struct Running {
+        owner: Rc<Graph>,
+        #[covariant]
+        dependent: Execution,
+    }
+);
+
+/// `executeAsync`'s native half: an execution with control flow that JavaScript resumes slice
+/// by slice, so that timers and I/O run between slices and an `AbortSignal` can end it.
+#[napi]
+pub struct NativeExecution {
+    /// `None` once it has ended.
+    running: Option<Running>,
+}
+
+#[napi]
+impl NativeExecution {
+    /// Runs for about `slice_ms` milliseconds (the node running then finishes first); returns
+    /// the outputs' ids, in the caller's scope, once the execution has ended, else null. On
+    /// error everything it made is disposed.
+    #[napi]
+    pub fn resume(&mut self, slice_ms: f64) -> Result<Option<Vec<f64>>> {
+        let Some(running) = self.running.as_mut() else {
+            return Err(Error::from_reason("This execution has ended"));
+        };
+        let deadline = Instant::now() + Duration::from_secs_f64(slice_ms.clamp(0.0, 1e9) / 1000.0);
+        let result = engine(|e| running.with_dependent_mut(|_, x| x.resume(e, Some(deadline))));
+        if !matches!(result, Ok(None)) {
+            self.running = None;
+        }
+        result.map(|ids| ids.map(out_ids))
+    }
+
+    /// Ends the execution now, disposing everything it made (nothing when it has ended).
+    #[napi]
+    pub fn abort(&mut self) -> Result<()> {
+        match self.running.take() {
+            Some(mut running) => engine(|e| {
+                running.with_dependent_mut(|_, x| x.abort(e));
+                Ok(())
+            }),
+            None => Ok(()),
+        }
+    }
 }
 
 #[napi]
@@ -35,7 +86,7 @@ impl NativeGraph {
             let weights: Vec<(String, TensorId)> = weight_names.into_iter().zip(ids).collect();
             Graph::load(e, &topology_json, &weights)
         })?;
-        Ok(NativeGraph { inner })
+        Ok(NativeGraph { inner: Rc::new(inner) })
     }
 
     /// Runs the nodes the outputs need (`name` or `name:k`), fed the given tensors; returns
@@ -50,18 +101,28 @@ impl NativeGraph {
         engine(|e| self.inner.execute(e, &feeds(input_names, &input_ids)?, &output_names)).map(out_ids)
     }
 
-    /// `executeAsync`'s native half: runs the nodes the outputs need with control flow
-    /// (loops, conditionals, tensor arrays and lists) and dynamic ops (non-max suppression,
-    /// Where, ListDiff), fed the given tensors; returns the outputs' ids, in the caller's
-    /// scope. Synchronous: every value it reads is local.
+    /// Starts `executeAsync`'s native half ([`NativeExecution`]): the nodes the outputs need,
+    /// with control flow (loops, conditionals, tensor arrays and lists) and dynamic ops
+    /// (non-max suppression, Where, ListDiff), fed the given tensors, within the limits
+    /// (`max_loop_iterations` 0: none). The feeds and outputs are checked here.
     #[napi]
-    pub fn execute_control_flow(
+    pub fn start_control_flow(
         &self,
         input_names: Vec<String>,
         input_ids: Vec<f64>,
         output_names: Vec<String>,
-    ) -> Result<Vec<f64>> {
-        engine(|e| self.inner.execute_async(e, &feeds(input_names, &input_ids)?, &output_names)).map(out_ids)
+        max_call_depth: f64,
+        max_loop_iterations: f64,
+    ) -> Result<NativeExecution> {
+        let limits = Limits {
+            max_call_depth: max_call_depth.clamp(0.0, usize::MAX as f64) as usize,
+            max_loop_iterations: (max_loop_iterations >= 1.0).then_some(max_loop_iterations as u64),
+        };
+        let running = engine(|e| {
+            let feeds = feeds(input_names, &input_ids)?;
+            Running::try_new(self.inner.clone(), |g| g.start(e, &feeds, &output_names, limits))
+        })?;
+        Ok(NativeExecution { running: Some(running) })
     }
 
     /// Runs the model initializer (which fills the lookup tables), with control flow when
@@ -107,10 +168,13 @@ impl NativeGraph {
         self.inner.control_flow()
     }
 
-    /// Disposes the weights; returns how many tensors went.
+    /// Disposes the weights; returns how many tensors went. Executions in progress are
+    /// aborted first (by the caller).
     #[napi]
     pub fn dispose(&mut self) -> Result<f64> {
-        let inner = &mut self.inner;
+        let Some(inner) = Rc::get_mut(&mut self.inner) else {
+            return Err(Error::from_reason("This graph model has executions in progress: abort them first"));
+        };
         engine(|e| Ok(inner.dispose(e) as f64))
     }
 }

@@ -223,6 +223,8 @@ class GraphModel {
     this.version = 'n/a';
     this.io = tfio == null ? require('../io').io : tfio;
     Object.defineProperty(this, 'graphHandle', { value: null, writable: true, enumerable: false });
+    // The native executions of executeAsync in progress (dispose() aborts them).
+    Object.defineProperty(this, 'running', { value: new Set(), enumerable: false });
   }
 
   get modelVersion() { return this.version; }
@@ -411,7 +413,9 @@ class GraphModel {
   }
 
   async predictAsync(inputs, config) {
-    return this.addStructuredOutputNames(await this.executeAsync(inputs, this.outputNodes));
+    const signal = config != null && typeof config === 'object' ? config.signal : undefined;
+    return this.addStructuredOutputNames(await this.executeAsync(inputs, this.outputNodes,
+      signal != null ? { signal } : undefined));
   }
 
   normalizeInputs(inputs) {
@@ -580,9 +584,15 @@ class GraphModel {
 
   // tfjs's executeAsync. Graphs with control flow, tensor arrays or lists, or dynamic ops (which
   // tfjs runs only here) run in the native control-flow executor (native.NativeGraph's
-  // executeControlFlow: synchronous natively, all values being local); other graphs run as
-  // execute() does. tfjs warns when the execution needed neither control flow nor dynamic ops.
-  async executeAsync(inputs, outputs) {
+  // startControlFlow), resumed in slices of a few milliseconds with the event loop let run in
+  // between, so timers and I/O go on during a long loop; other graphs run as execute() does.
+  // tfjs warns when the execution needed neither control flow nor dynamic ops.
+  // tidytensor's extension: `options.signal`, an AbortSignal, ends the execution between slices
+  // (rejecting with the signal's reason); the GRAPH_MAX_CALL_DEPTH and GRAPH_MAX_LOOP_ITERATIONS
+  // flags bound a model's nesting and loops.
+  async executeAsync(inputs, outputs, options) {
+    const signal = abortSignalOf(options);
+    signal?.throwIfAborted();
     const g = this.liveGraph();
     this.initializeOnce(true);
     this.disposeIntermediateTensors();
@@ -599,7 +609,7 @@ class GraphModel {
       const names = Object.keys(feeds);
       let ids;
       try {
-        ids = g.executeControlFlow(names, names.map((n) => feeds[n].id), outNames);
+        ids = await this.runControlFlow(g, names, names.map((n) => feeds[n].id), outNames, signal);
       } catch (e) {
         // tfjs warns after running, before it finds outputs missing.
         if (/^Cannot compute the outputs/.test(e.message)) warn();
@@ -620,6 +630,31 @@ class GraphModel {
     return result.length > 1 ? result : result[0];
   }
 
+  // Runs a native control-flow execution slice by slice (SLICE_MS each), yielding to the event
+  // loop in between; an abort or the model's dispose() ends it, disposing what it made.
+  async runControlFlow(g, names, ids, outNames, signal) {
+    const run = g.startControlFlow(names, ids, outNames, limitFlag('GRAPH_MAX_CALL_DEPTH'),
+      limitFlag('GRAPH_MAX_LOOP_ITERATIONS'));
+    this.running.add(run);
+    try {
+      for (;;) {
+        const out = run.resume(SLICE_MS);
+        if (out != null) return out;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (signal?.aborted) {
+          run.abort();
+          signal.throwIfAborted();
+        }
+        if (this.graphHandle == null) {
+          run.abort();
+          throw new Error('The graph model was disposed during executeAsync');
+        }
+      }
+    } finally {
+      this.running.delete(run);
+    }
+  }
+
   // The tensors of the last execution (with the KEEP_INTERMEDIATE_TENSORS flag on): node name
   // -> [tensor] (each node's first output), the inputs and the weights included.
   getIntermediateTensors() {
@@ -634,9 +669,11 @@ class GraphModel {
     this.clonedTensorsMap = null;
   }
 
-  // Releases the weights (and what the last execution kept with KEEP_INTERMEDIATE_TENSORS).
+  // Releases the weights (and what the last execution kept with KEEP_INTERMEDIATE_TENSORS);
+  // executions in progress end (their executeAsync rejects).
   dispose() {
     this.disposeIntermediateTensors();
+    for (const run of this.running) run.abort();
     if (this.resourceIdToCapturedInput != null) {
       for (const t of Object.values(this.resourceIdToCapturedInput)) if (!t.isDisposed) t.dispose();
       this.resourceIdToCapturedInput = undefined;
@@ -647,6 +684,30 @@ class GraphModel {
     }
     this.weightTensors = null;
   }
+}
+
+// How long one native slice of executeAsync runs before the event loop gets a turn: short
+// enough for a 1 ms timer to keep its pace, long enough that yielding costs nothing measurable.
+const SLICE_MS = 4;
+
+// executeAsync's options.signal (tidytensor's extension): an AbortSignal, or nothing.
+function abortSignalOf(options) {
+  if (options == null) return null;
+  if (typeof options !== 'object') {
+    throw new Error(`executeAsync's third argument must be an options object ({signal}), got ${typeof options}`);
+  }
+  const { signal } = options;
+  if (signal == null) return null;
+  if (typeof signal.aborted !== 'boolean' || typeof signal.throwIfAborted !== 'function') {
+    throw new Error('executeAsync\'s options.signal must be an AbortSignal');
+  }
+  return signal;
+}
+
+// A limit flag's value for the native executor (a whole number; 0 where it is not one).
+function limitFlag(name) {
+  const v = Number(env().get(name));
+  return Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
 }
 
 function tensorInfo(node) {

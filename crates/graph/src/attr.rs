@@ -65,6 +65,38 @@ pub fn base64(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// `atob`'s refusal of `text`, if it refuses it: a character outside standard base64, or a
+/// length that cannot be base64 (its texts).
+fn atob_error(text: &str) -> Option<&'static str> {
+    let t: Vec<u8> = text.bytes().filter(|c| !matches!(c, b' ' | b'\n' | b'\r' | b'\t' | b'\x0c')).collect();
+    let mut body = &t[..];
+    if body.len() % 4 == 0 {
+        for _ in 0..2 {
+            if let Some(rest) = body.strip_suffix(b"=") {
+                body = rest;
+            }
+        }
+    }
+    if body.iter().any(|&c| !(c.is_ascii_alphanumeric() || c == b'+' || c == b'/')) {
+        return Some("Invalid character");
+    }
+    (body.len() % 4 == 1).then_some("The string to be decoded is not correctly encoded.")
+}
+
+/// tfjs-converter decodes a node's string attributes with `atob` as it loads the graph, so a
+/// string that is not base64 fails the load there: the attribute's name and `atob`'s text.
+pub(crate) fn check_strings(attrs: &Attrs) -> Result<(), (String, &'static str)> {
+    for (name, v) in attrs {
+        let single = v.get("s").and_then(Value::as_str).into_iter();
+        let list = v.get("list").and_then(|l| l.get("s")).and_then(Value::as_array);
+        let listed = list.into_iter().flatten().filter_map(Value::as_str);
+        if let Some(why) = single.chain(listed).find_map(atob_error) {
+            return Err((name.clone(), why));
+        }
+    }
+    Ok(())
+}
+
 /// tfjs's `parseStringParam`: base64 text (or a list of char codes), each byte one character
 /// (`atob`), lower-cased unless `keep_case`.
 pub fn string_param(v: &Value, keep_case: bool) -> String {
@@ -207,10 +239,17 @@ impl AttrReader<'_> {
         Some(pick("f").or_else(|| pick("i")).map(|a| a.iter().map(number).collect()).unwrap_or_default())
     }
 
-    /// tfjs's `getBoolParam`.
+    /// tfjs's `getBoolParam`: `b` as it is, which the ops take by JavaScript's truthiness
+    /// (`{b: 'yes'}` is true there, so here).
     pub fn bool(&self, name: &str, default: bool) -> bool {
         match self.get(name) {
-            Some(p) => p.get("b").and_then(Value::as_bool).unwrap_or(false),
+            Some(p) => match p.get("b") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(Value::Number(x)) => x.as_f64().is_some_and(|x| x != 0.0 && !x.is_nan()),
+                Some(Value::String(s)) => !s.is_empty(),
+                Some(_) => true,
+            },
             None => default,
         }
     }

@@ -18,12 +18,13 @@ use crate::graph::{is_control_flow, parse_name, Graph};
 use crate::ops::control::{self, FrameOp, Resources};
 use crate::ops::hash_table;
 use crate::ops::{self, Ctx};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use tidytensor_core::{bail, Engine, Error, Result, TensorId};
 
 /// The key of the root frame's tensors ('' in tfjs).
-const ROOT: u32 = 0;
+const ROOT: u64 = 0;
 
 /// One level of tfjs's execution context: a frame (a loop) and its iteration.
 #[derive(Clone, Debug)]
@@ -38,22 +39,68 @@ struct Frame {
 #[derive(Debug)]
 struct Cx {
     frames: Vec<Frame>,
-    ids: Vec<u32>,
+    ids: Vec<u64>,
+    live: Rc<RefCell<Live>>,
+}
+
+/// How many contexts alive use each frame key. Every node that is still to run, or to finish,
+/// holds the context it runs in, so a key no context uses is a frame iteration that is over:
+/// its values can go (an endless loop's bookkeeping then stays the size of one iteration).
+#[derive(Debug, Default)]
+struct Live {
+    count: HashMap<u64, usize>,
+    over: Vec<u64>,
+}
+
+impl Drop for Cx {
+    fn drop(&mut self) {
+        let mut live = self.live.borrow_mut();
+        for &id in self.ids.iter().filter(|&&id| id != ROOT) {
+            if let Some(c) = live.count.get_mut(&id) {
+                *c -= 1;
+                if *c == 0 {
+                    live.count.remove(&id);
+                    live.over.push(id);
+                }
+            }
+        }
+    }
 }
 
 /// Frame paths, interned: tfjs's context id strings (`frame-iteration/...`) as numbers.
 #[derive(Default)]
 struct Keys {
-    map: HashMap<String, u32>,
+    map: HashMap<Rc<str>, u64>,
+    paths: HashMap<u64, Rc<str>>,
+    last: u64,
+    live: Rc<RefCell<Live>>,
 }
 
 impl Keys {
-    fn key(&mut self, s: String) -> u32 {
-        let next = self.map.len() as u32 + 1;
+    fn key(&mut self, s: String) -> u64 {
         if s.is_empty() {
             return ROOT;
         }
-        *self.map.entry(s).or_insert(next)
+        if let Some(&k) = self.map.get(s.as_str()) {
+            return k;
+        }
+        self.last += 1;
+        let s: Rc<str> = Rc::from(s);
+        self.map.insert(s.clone(), self.last);
+        self.paths.insert(self.last, s);
+        self.last
+    }
+
+    /// A frame iteration is over: its path is forgotten.
+    fn forget(&mut self, key: u64) {
+        if let Some(path) = self.paths.remove(&key) {
+            self.map.remove(&path);
+        }
+    }
+
+    /// The keys of frame iterations that are over since the last call.
+    fn over(&self) -> Vec<u64> {
+        std::mem::take(&mut self.live.borrow_mut().over)
     }
 
     /// tfjs's `contextIdforContexts`.
@@ -72,7 +119,12 @@ impl Keys {
             ids.push(self.key(Self::path(&frames[..n - i])));
         }
         ids.push(ROOT);
-        Rc::new(Cx { frames, ids })
+        let mut live = self.live.borrow_mut();
+        for &id in ids.iter().filter(|&&id| id != ROOT) {
+            *live.count.entry(id).or_default() += 1;
+        }
+        drop(live);
+        Rc::new(Cx { frames, ids, live: self.live.clone() })
     }
 }
 
@@ -88,43 +140,121 @@ struct Entry {
 /// after the runnable nodes are done.
 struct Done {
     n: usize,
-    key: u32,
-    read_at: u32,
+    key: u64,
+    read_at: u64,
     outs: Vec<Option<TensorId>>,
     cx: Rc<Cx>,
+    /// The context the node ran in: its inputs' frame stays alive until it is finished.
+    _from: Rc<Cx>,
 }
 
 /// One control-flow execution of a graph (the main graph or a function of its library).
 pub(crate) struct Flow<'g> {
     g: &'g Graph,
-    /// The model's functions (the main graph's library).
-    fns: &'g HashMap<String, Graph>,
     used: Vec<bool>,
     /// The requested nodes: their tensors are never freed early.
     outputs: HashSet<usize>,
     /// Per node and output: how many used consumers list it.
     consumers: Vec<Vec<usize>>,
-    values: HashMap<(usize, u32), Entry>,
+    values: HashMap<(usize, u64), Entry>,
     /// How many live slots hold each tensor the execution made (an op may pass its input on).
     holders: HashMap<TensorId, usize>,
-    added: HashSet<(usize, u32)>,
+    added: HashSet<(usize, u64)>,
+    /// The nodes with values or pushed in each frame iteration (the root's excepted): what
+    /// goes when the iteration is over.
+    by_key: HashMap<u64, Vec<usize>>,
     keys: Keys,
     last_id: usize,
     stack: Vec<(usize, Rc<Cx>)>,
     current: Rc<Cx>,
     /// The model's weights (every graph's and function's).
     weights: &'g rustc_hash::FxHashSet<TensorId>,
+    limits: Limits,
+    /// Nodes that ran asynchronously in tfjs: finished once the stack is empty.
+    pending: Vec<Done>,
+    /// The If or While node waiting for the function it called.
+    waiting: Option<Waiting>,
+}
+
+/// What one step of a flow asks of its driver ([`Execution`]).
+pub(crate) enum Advance {
+    Ran,
+    /// A function of the library to run on these arguments; the flow waits for its results.
+    Call(Call),
+    /// No node can run any more.
+    Finished,
+}
+
+/// A call of a function of the library.
+pub(crate) struct Call {
+    func: String,
+    args: Vec<TensorId>,
+}
+
+/// An If or While node waiting for the function it called; its values are stored as any
+/// asynchronous node's once it is done.
+struct Waiting {
+    n: usize,
+    cx: Rc<Cx>,
+    op: CallOp,
+}
+
+enum CallOp {
+    If,
+    /// A While between its calls: `vars` are the loop variables (its inputs at first, then each
+    /// round's results), `in_body` whether the body (not the condition) was called.
+    While { cond: String, body: String, inputs: HashSet<TensorId>, vars: Vec<TensorId>, in_body: bool, rounds: u64 },
+}
+
+/// The limits of one execution (tidytensor's own; tfjs has none, and a model that recurses
+/// without end crashes it or never returns).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// How deep If/While function calls may nest.
+    pub max_call_depth: usize,
+    /// How many iterations any one loop may run (a While's rounds, a frame's
+    /// NextIterations); `None`: no limit.
+    pub max_loop_iterations: Option<u64>,
+}
+
+/// The default nesting limit of function calls: far beyond real models (tfjs itself runs out
+/// of stack a little below this), and a few megabytes of heap at most.
+pub const DEFAULT_MAX_CALL_DEPTH: usize = 10_000;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_call_depth: DEFAULT_MAX_CALL_DEPTH, max_loop_iterations: None }
+    }
+}
+
+fn at_node(err: Error, node: &crate::graph::Node) -> Error {
+    Error::new(format!("{} (node '{}', op {})", err.0, node.name, node.op))
+}
+
+fn truthy(e: &Engine, t: TensorId) -> Result<bool> {
+    Ok(ops::values(e, t)?.first().is_some_and(|&v| v != 0.0 && !v.is_nan()))
+}
+
+fn loop_limit_text(limits: Limits) -> String {
+    format!(
+        "The loop ran more than {} iterations: the limit (the GRAPH_MAX_LOOP_ITERATIONS flag)",
+        limits.max_loop_iterations.unwrap_or(u64::MAX)
+    )
+}
+
+fn is_call(op: &str) -> bool {
+    matches!(op, "If" | "StatelessIf" | "While" | "StatelessWhile")
 }
 
 impl<'g> Flow<'g> {
     /// Sets up an execution of `g` over `used` nodes, fed `fed`, for the `wanted` outputs.
     pub(crate) fn new(
         g: &'g Graph,
-        fns: &'g HashMap<String, Graph>,
         weights: &'g rustc_hash::FxHashSet<TensorId>,
         used: Vec<bool>,
         fed: &Fed,
         wanted: &[(usize, usize)],
+        limits: Limits,
     ) -> Flow<'g> {
         let nodes = &g.nodes;
         let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
@@ -150,44 +280,72 @@ impl<'g> Flow<'g> {
         }
         Flow {
             g,
-            fns,
             used,
             outputs: wanted.iter().map(|&(n, _)| n).collect(),
             consumers,
             values,
             holders: HashMap::new(),
             added: HashSet::new(),
+            by_key: HashMap::new(),
             keys,
             last_id: 0,
             stack: Vec::new(),
             current: root,
             weights,
+            limits,
+            pending: Vec::new(),
+            waiting: None,
         }
     }
 
-    /// Runs until no node can run: the feeds (in `feed_nodes` order), the weights and the
-    /// init nodes first, as tfjs stacks them.
-    pub(crate) fn run(&mut self, e: &mut Engine, r: &mut Resources, feed_nodes: &[usize]) -> Result<()> {
+    /// Stacks the first nodes: the feeds (in `feed_nodes` order), the weights and the init
+    /// nodes, as tfjs stacks them.
+    pub(crate) fn start(&mut self, feed_nodes: &[usize]) {
         let g = self.g;
         let root = self.current.clone();
         let mut first: Vec<usize> = feed_nodes.to_vec();
         first.extend((0..g.nodes.len()).filter(|&n| g.nodes[n].op == "Const"));
         first.extend((0..g.nodes.len()).filter(|&n| g.is_init(n)));
         self.stack = first.into_iter().map(|n| (n, root.clone())).collect();
-        let mut pending = Vec::new();
-        while !self.stack.is_empty() {
-            while let Some((n, cx)) = self.stack.pop() {
-                self.current = cx.clone();
-                if let Some(done) = self.step(e, r, n, cx)? {
-                    pending.push(done);
-                }
-            }
-            for done in std::mem::take(&mut pending) {
+    }
+
+    /// Runs one item of the stack, or once it is empty, finishes the asynchronous nodes (their
+    /// children join the stack). Never called while a call waits.
+    pub(crate) fn advance(&mut self, e: &mut Engine, r: &mut Resources) -> Result<Advance> {
+        let advanced = if let Some((n, cx)) = self.stack.pop() {
+            self.current = cx.clone();
+            self.step(e, r, n, cx)
+        } else if self.pending.is_empty() {
+            return Ok(Advance::Finished);
+        } else {
+            for done in std::mem::take(&mut self.pending) {
                 self.current = done.cx.clone();
                 self.finish(e, r, done);
             }
+            Ok(Advance::Ran)
+        };
+        self.prune(e, r);
+        advanced
+    }
+
+    /// Drops the values of the frame iterations that are over, releasing the tensors no
+    /// consumer read (a dead branch's, say). A requested node's values stay.
+    fn prune(&mut self, e: &mut Engine, r: &Resources) {
+        for key in self.keys.over() {
+            self.keys.forget(key);
+            for n in self.by_key.remove(&key).unwrap_or_default() {
+                self.added.remove(&(n, key));
+                if self.values.get(&(n, key)).is_none_or(|en| en.left.contains(&usize::MAX)) {
+                    continue;
+                }
+                let Some(en) = self.values.remove(&(n, key)) else { continue };
+                for (id, left) in en.slots.into_iter().zip(en.left) {
+                    if let (Some(id), true) = (id, left != 0) {
+                        self.drop_holder(e, r, id);
+                    }
+                }
+            }
         }
-        Ok(())
     }
 
     /// tfjs's `getTensor`: the value of output `k` of node `j` in the innermost frame of `cx`
@@ -202,23 +360,25 @@ impl<'g> Flow<'g> {
     }
 
     /// One item of tfjs's `processStack`.
-    fn step(&mut self, e: &mut Engine, r: &mut Resources, n: usize, cx: Rc<Cx>) -> Result<Option<Done>> {
+    fn step(&mut self, e: &mut Engine, r: &mut Resources, n: usize, cx: Rc<Cx>) -> Result<Advance> {
         let node = &self.g.nodes[n];
         // A constant Enter's value belongs to the enclosing frame: every iteration sees it.
         let store_at = (node.op == "Enter" && node.attrs().bool("is_constant", false)).then_some(cx.ids[0]);
         if self.values.contains_key(&(n, ROOT)) {
             self.children(n, &cx);
-            return Ok(None);
+            return Ok(Advance::Ran);
         }
-        let (outs, after) = self
-            .run_node(e, r, n, &cx)
-            .map_err(|err| Error::new(format!("{} (node '{}', op {})", err.0, node.name, node.op)))?;
-        let done = Done { n, key: store_at.unwrap_or(after.ids[0]), read_at: cx.ids[0], outs, cx: after };
+        if is_call(&node.op) {
+            return self.begin_call(e, n, &cx).map(Advance::Call).map_err(|err| at_node(err, node));
+        }
+        let (outs, after) = self.run_node(e, r, n, &cx).map_err(|err| at_node(err, node))?;
+        let done = Done { n, key: store_at.unwrap_or(after.ids[0]), read_at: cx.ids[0], outs, cx: after, _from: cx };
         if ops::is_async(&node.op) {
-            return Ok(Some(done));
+            self.pending.push(done);
+        } else {
+            self.finish(e, r, done);
         }
-        self.finish(e, r, done);
-        Ok(None)
+        Ok(Advance::Ran)
     }
 
     /// Stores a node's values, frees the inputs it was the last to read, pushes its children.
@@ -232,6 +392,9 @@ impl<'g> Flow<'g> {
             *self.holders.entry(*id).or_default() += 1;
         }
         let unread: Vec<usize> = (0..d.outs.len()).filter(|&k| left[k] == 0).collect();
+        if d.key != ROOT {
+            self.by_key.entry(d.key).or_default().push(n);
+        }
         if let Some(old) = self.values.insert((n, d.key), Entry { slots: d.outs, left }) {
             // Only a node run twice in one frame (not expected): its old values go, but those
             // already freed.
@@ -263,7 +426,7 @@ impl<'g> Flow<'g> {
 
     /// Frees slot `k` of node `n` in frame `key` (the entry stays: it still has a value for
     /// the checks of tfjs's `processChildNodes`).
-    fn release(&mut self, e: &mut Engine, r: &mut Resources, n: usize, key: u32, k: usize) {
+    fn release(&mut self, e: &mut Engine, r: &mut Resources, n: usize, key: u64, k: usize) {
         let Some(id) = self.values.get(&(n, key)).and_then(|en| en.slots.get(k).copied().flatten()) else { return };
         self.drop_holder(e, r, id);
     }
@@ -295,6 +458,9 @@ impl<'g> Flow<'g> {
                 if child.op == "Merge" { child.all_inputs.iter().any(has) } else { child.all_inputs.iter().all(has) };
             if ready {
                 self.added.insert(key);
+                if key.1 != ROOT {
+                    self.by_key.entry(key.1).or_default().push(c);
+                }
                 self.stack.push((c, cx.clone()));
             }
         }
@@ -313,26 +479,10 @@ impl<'g> Flow<'g> {
         if let Some(why) = ops::unsupported(&node.op) {
             bail!("{why}");
         }
-        let mut ins = Vec::with_capacity(node.inputs.len());
-        let mut from_noop = Vec::with_capacity(node.inputs.len());
-        for &(j, k) in &node.inputs {
-            match self.get(j, k, cx) {
-                Some(id) => ins.push(id),
-                // Only a Merge runs with inputs missing; it reads none of them this way.
-                None if node.op == "Merge" => continue,
-                None => {
-                    let from = &g.nodes[j].name;
-                    let input = if k == 0 { from.clone() } else { format!("{from}:{k}") };
-                    bail!("its input '{input}' has no value");
-                }
-            }
-            from_noop.push(g.nodes[j].op == "NoOp");
-        }
+        let (ins, from_noop) = self.inputs(n, cx)?;
         let ctx = Ctx { node, ins: &ins, from_noop: &from_noop, weights: self.weights };
         e.start_scope();
-        let result = if matches!(node.op.as_str(), "If" | "StatelessIf" | "While" | "StatelessWhile") {
-            self.call_op(e, r, &ctx).map(|outs| (outs.into_iter().map(Some).collect(), FrameOp::Stay))
-        } else if ops::is_hash_table(&node.op) {
+        let result = if ops::is_hash_table(&node.op) {
             let mut tables = g.tables.borrow_mut();
             hash_table::run(e, &ctx, &mut tables).map(|outs| (outs.into_iter().map(Some).collect(), FrameOp::Stay))
         } else if ops::is_control(&node.op) {
@@ -372,9 +522,13 @@ impl<'g> Flow<'g> {
             FrameOp::Next => {
                 self.last_id += 1;
                 let mut frames = cx.frames.clone();
-                let last = frames.last_mut().expect("the root frame");
+                let Some(last) = frames.last_mut() else { bail!("Cannot increase frame iteration, the context is empty") };
                 last.iteration += 1;
                 last.id = self.last_id;
+                if self.limits.max_loop_iterations.is_some_and(|max| last.iteration as u64 > max) {
+                    self.discard(e, r, &outs);
+                    bail!("{}", loop_limit_text(self.limits));
+                }
                 self.keys.cx(frames)
             }
         };
@@ -389,95 +543,176 @@ impl<'g> Flow<'g> {
         }
     }
 
-    /// If / StatelessIf (a branch function, by the condition) and While / StatelessWhile (the
-    /// body function while the condition function says so), as tfjs's control executor runs
-    /// them, disposing the results of each round the next one does not use.
-    fn call_op(&self, e: &mut Engine, r: &mut Resources, c: &Ctx) -> Result<Vec<TensorId>> {
+    /// The values of node `n`'s inputs in frame `cx`, and which come from NoOp nodes.
+    fn inputs(&self, n: usize, cx: &Cx) -> Result<(Vec<TensorId>, Vec<bool>)> {
+        let g = self.g;
+        let node = &g.nodes[n];
+        let mut ins = Vec::with_capacity(node.inputs.len());
+        let mut from_noop = Vec::with_capacity(node.inputs.len());
+        for &(j, k) in &node.inputs {
+            match self.get(j, k, cx) {
+                Some(id) => ins.push(id),
+                // Only a Merge runs with inputs missing; it reads none of them this way.
+                None if node.op == "Merge" => continue,
+                None => {
+                    let from = &g.nodes[j].name;
+                    let input = if k == 0 { from.clone() } else { format!("{from}:{k}") };
+                    bail!("its input '{input}' has no value");
+                }
+            }
+            from_noop.push(g.nodes[j].op == "NoOp");
+        }
+        Ok((ins, from_noop))
+    }
+
+    /// If / StatelessIf calls a branch function, by the condition; While / StatelessWhile its
+    /// condition function first. The node waits for the results ([`Flow::returned`]).
+    fn begin_call(&mut self, e: &Engine, n: usize, cx: &Rc<Cx>) -> Result<Call> {
+        let node = &self.g.nodes[n];
+        let (ins, from_noop) = self.inputs(n, cx)?;
+        let c = Ctx { node, ins: &ins, from_noop: &from_noop, weights: self.weights };
         let a = c.attrs();
         let func = |attr: &str| a.func(attr).ok_or_else(|| Error::new(format!("the node has no '{attr}' function")));
-        let truthy = |e: &Engine, t: TensorId| -> Result<bool> {
-            Ok(ops::values(e, t)?.first().is_some_and(|&v| v != 0.0 && !v.is_nan()))
+        let (op, call) = if node.op.ends_with("If") {
+            let branch = if truthy(e, c.t(0)?)? { func("then_branch")? } else { func("else_branch")? };
+            (CallOp::If, Call { func: branch, args: c.tensors(1, 0) })
+        } else {
+            let (cond, body) = (func("cond")?, func("body")?);
+            let args = c.tensors(0, 0);
+            let op = CallOp::While {
+                cond: cond.clone(),
+                body,
+                inputs: args.iter().copied().collect(),
+                vars: args.clone(),
+                in_body: false,
+                rounds: 0,
+            };
+            (op, Call { func: cond, args })
         };
-        if c.node.op.ends_with("If") {
-            let cond = c.t(0)?;
-            let args = c.tensors(1, 0);
-            let branch = if truthy(e, cond)? { func("then_branch")? } else { func("else_branch")? };
-            return self.call(e, r, &branch, &args);
-        }
-        let (cond_fn, body_fn) = (func("cond")?, func("body")?);
-        let args = c.tensors(0, 0);
-        let arg_ids: HashSet<TensorId> = args.iter().copied().collect();
-        // Disposes what a round made and nothing needs: never kept tensors, feeds or weights.
-        let drop = |e: &mut Engine, r: &Resources, ts: &[TensorId], keep: &HashSet<TensorId>| {
+        self.waiting = Some(Waiting { n, cx: cx.clone(), op });
+        Ok(call)
+    }
+
+    /// The waiting node's function returned `out`: an If is done with it; a While disposes
+    /// what the last round made and nothing needs (never its inputs, kept tensors, feeds or
+    /// weights), as tfjs's control executor does, then calls its body or condition again, or
+    /// is done with its loop variables.
+    pub(crate) fn returned(&mut self, e: &mut Engine, r: &Resources, out: Vec<TensorId>) -> Result<Option<Call>> {
+        let Some(mut w) = self.waiting.take() else { bail!("no call waits for results") };
+        let drop = |e: &mut Engine, ts: &[TensorId], inputs: &HashSet<TensorId>, keep: &HashSet<TensorId>| {
             for &t in ts {
                 let kept = e.tensor_origin(t).is_some_and(|o| o.kept);
-                if !kept && !arg_ids.contains(&t) && !keep.contains(&t) && !r.frozen.contains(&t) {
+                if !kept && !inputs.contains(&t) && !keep.contains(&t) && !r.frozen.contains(&t) {
                     e.dispose(t);
                 }
             }
         };
-        let cond = self.call(e, r, &cond_fn, &args)?;
-        let mut go = match cond.first() {
-            Some(&t) => truthy(e, t)?,
-            None => false,
-        };
-        drop(e, r, &cond, &HashSet::new());
-        let mut result = args.clone();
-        while go {
-            let before = std::mem::take(&mut result);
-            result = self.call(e, r, &body_fn, &before)?;
-            let ids: HashSet<TensorId> = result.iter().copied().collect();
-            drop(e, r, &before, &ids);
-            let cond = self.call(e, r, &cond_fn, &result)?;
-            go = match cond.first() {
-                Some(&t) => truthy(e, t)?,
-                None => false,
-            };
-            drop(e, r, &cond, &ids);
-        }
-        Ok(result)
-    }
-
-    /// Runs function `name` of the library on `args` (tfjs's `executeFunctionAsync`): a fresh
-    /// frame context, the tensor arrays and lists shared. Returns its results; everything else
-    /// it made (but what the execution keeps) is disposed.
-    fn call(&self, e: &mut Engine, r: &mut Resources, name: &str, args: &[TensorId]) -> Result<Vec<TensorId>> {
-        let Some(f) = self.fns.get(name) else { bail!("The graph's library has no function '{name}'") };
-        let mut fed: Fed = HashMap::new();
-        for (&n, &t) in f.fn_inputs.iter().zip(args) {
-            fed.insert(n, vec![Some(t)]);
-        }
-        let feed_nodes: Vec<usize> = f.fn_inputs.iter().take(args.len()).copied().collect();
-        let wanted = f.fn_outputs.clone();
-        let sub = f.subgraph(&fed, &wanted);
-        let mut flow = Flow::new(f, self.fns, self.weights, sub.used.clone(), &fed, &wanted);
-        let result = (|| -> Result<Vec<TensorId>> {
-            flow.run(e, r, &feed_nodes)?;
-            let mut out = Vec::with_capacity(wanted.len());
-            let mut missing = Vec::new();
-            for &(n, k) in &wanted {
-                match flow.value(n, k) {
-                    Some(t) => out.push(t),
-                    None => missing.push(f.nodes[n].name.as_str()),
+        let outs = match &mut w.op {
+            CallOp::If => out,
+            CallOp::While { cond, body, inputs, vars, in_body, rounds } => {
+                if *in_body {
+                    let before = std::mem::replace(vars, out);
+                    drop(e, &before, inputs, &vars.iter().copied().collect());
+                    *in_body = false;
+                    let call = Call { func: cond.clone(), args: vars.clone() };
+                    self.waiting = Some(w);
+                    return Ok(Some(call));
+                }
+                let go = out.first().map_or(Ok(false), |&t| truthy(e, t));
+                drop(e, &out, inputs, &vars.iter().copied().collect());
+                *rounds += 1;
+                let over = self.limits.max_loop_iterations.is_some_and(|max| *rounds > max);
+                match go {
+                    Ok(true) if !over => {
+                        *in_body = true;
+                        let call = Call { func: body.clone(), args: vars.clone() };
+                        self.waiting = Some(w);
+                        return Ok(Some(call));
+                    }
+                    Ok(false) => std::mem::take(vars),
+                    Ok(true) | Err(_) => {
+                        self.waiting = Some(w);
+                        return Err(go.err().unwrap_or_else(|| Error::new(loop_limit_text(self.limits))));
+                    }
                 }
             }
-            if !missing.is_empty() {
-                let names: Vec<&str> = feed_nodes.iter().map(|&n| f.nodes[n].name.as_str()).collect();
-                let inputs: Vec<&str> = sub.missing.iter().map(|&n| f.nodes[n].name.as_str()).collect();
-                bail!(
-                    "Cannot compute the outputs [{}] from the provided inputs [{}]. Consider providing the following inputs: [{}]. (function '{name}')",
-                    join(&missing),
-                    join(&names),
-                    join(&inputs)
-                );
+        };
+        self.pending.push(Done {
+            n: w.n,
+            key: w.cx.ids[0],
+            read_at: w.cx.ids[0],
+            outs: outs.into_iter().map(Some).collect(),
+            cx: w.cx.clone(),
+            _from: w.cx,
+        });
+        Ok(None)
+    }
+
+    /// The node this flow's call is made for, while one waits.
+    fn waiting_node(&self) -> Option<&crate::graph::Node> {
+        self.waiting.as_ref().map(|w| &self.g.nodes[w.n])
+    }
+
+    /// The tensors this flow made and still holds: its live values (a loop's earlier
+    /// iterations are not walked), the asynchronous nodes' not yet stored, a waiting While's
+    /// loop variables. Its feeds and weights are not its own.
+    pub(crate) fn live(&self) -> impl Iterator<Item = TensorId> + '_ {
+        let pending = self.pending.iter().flat_map(|d| d.outs.iter().flatten().copied());
+        let vars = match &self.waiting {
+            Some(Waiting { op: CallOp::While { vars, .. }, .. }) => vars.as_slice(),
+            _ => &[],
+        };
+        self.holders.keys().copied().chain(pending).chain(vars.iter().copied())
+    }
+}
+
+/// A function call in progress: the function's flow, and what its end needs.
+struct Activation<'g> {
+    flow: Flow<'g>,
+    /// The function called (`None`: the graph itself).
+    func: Option<FuncCall<'g>>,
+}
+
+struct FuncCall<'g> {
+    name: &'g str,
+    graph: &'g Graph,
+    args: Vec<TensorId>,
+    feed_nodes: Vec<usize>,
+    missing: Vec<usize>,
+}
+
+impl Activation<'_> {
+    /// tfjs's `executeFunctionAsync`'s end: the function's results; everything else it made
+    /// (but what the execution keeps) is disposed, also on error.
+    fn complete(self, e: &mut Engine, r: &Resources, f: FuncCall<'_>) -> Result<Vec<TensorId>> {
+        let flow = self.flow;
+        let g = f.graph;
+        let mut out = Vec::with_capacity(g.fn_outputs.len());
+        let mut missing = Vec::new();
+        for &(n, k) in &g.fn_outputs {
+            match flow.value(n, k) {
+                Some(t) => out.push(t),
+                None => missing.push(g.nodes[n].name.as_str()),
             }
+        }
+        let result = if missing.is_empty() {
             Ok(out)
-        })();
-        let mut keep: HashSet<TensorId> = args.iter().copied().collect();
+        } else {
+            let names: Vec<&str> = f.feed_nodes.iter().map(|&n| g.nodes[n].name.as_str()).collect();
+            let inputs: Vec<&str> = f.missing.iter().map(|&n| g.nodes[n].name.as_str()).collect();
+            Err(Error::new(format!(
+                "Cannot compute the outputs [{}] from the provided inputs [{}]. Consider providing the following inputs: [{}]. (function '{}')",
+                join(&missing),
+                join(&names),
+                join(&inputs),
+                f.name
+            )))
+        };
+        let mut keep: HashSet<TensorId> = f.args.iter().copied().collect();
         if let Ok(out) = &result {
             keep.extend(out.iter().copied());
         }
-        for id in flow.held() {
+        for id in flow.live() {
             let kept = e.tensor_origin(id).is_some_and(|o| o.kept);
             if !kept && !keep.contains(&id) && !r.frozen.contains(&id) {
                 e.dispose(id);
@@ -485,10 +720,210 @@ impl<'g> Flow<'g> {
         }
         result
     }
+}
 
-    /// Every tensor the execution's values hold.
-    pub(crate) fn held(&self) -> Vec<TensorId> {
-        self.values.values().flat_map(|en| en.slots.iter().flatten().copied()).collect()
+/// One `executeAsync` in progress, run in slices ([`Execution::resume`]) so that a caller can
+/// let other work run between them, and ended early with [`Execution::abort`]. Function calls
+/// are a stack of flows here, not native recursion, so a model's nesting costs heap, not
+/// stack, up to [`Limits::max_call_depth`].
+pub struct Execution<'g> {
+    graph: &'g Graph,
+    r: Resources,
+    /// The graph's own flow first, then each function called, innermost last.
+    calls: Vec<Activation<'g>>,
+    limits: Limits,
+    feed_names: Vec<String>,
+    outputs: Vec<String>,
+    wanted: Vec<(usize, usize)>,
+    missing: Vec<usize>,
+    dynamic: Option<(usize, Vec<usize>)>,
+    ended: bool,
+}
+
+impl<'g> Execution<'g> {
+    /// Runs until the execution ends (`Some`: the outputs, in the caller's scope) or, past
+    /// `deadline`, until the node running then is done (`None`: call again). On error
+    /// everything the execution made is disposed.
+    pub fn resume(&mut self, e: &mut Engine, deadline: Option<std::time::Instant>) -> Result<Option<Vec<TensorId>>> {
+        if self.ended {
+            bail!("This execution has ended");
+        }
+        e.start_scope();
+        match self.drive(e, deadline) {
+            Ok(Some(ids)) => {
+                self.ended = true;
+                e.end_scope(&ids);
+                Ok(Some(ids))
+            }
+            Ok(None) => {
+                let live = self.live();
+                e.end_scope(&live);
+                Ok(None)
+            }
+            Err(err) => {
+                self.abort(e);
+                e.end_scope(&[]);
+                Err(err)
+            }
+        }
+    }
+
+    /// Ends the execution now, disposing everything it made.
+    pub fn abort(&mut self, e: &mut Engine) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        let r = &self.r;
+        let foreign = |e: &Engine, id: TensorId| e.tensor_origin(id).is_some_and(|o| o.kept) && !r.kept.contains(&id);
+        for id in self.live() {
+            if !r.frozen.contains(&id) && !foreign(e, id) {
+                e.dispose(id);
+            }
+        }
+        self.calls.clear();
+    }
+
+    /// Whether the execution has ended (its outputs returned, an error, or aborted).
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Every tensor the execution made and holds: its flows' and its tensor arrays' and lists'.
+    fn live(&self) -> Vec<TensorId> {
+        let mut ids: Vec<TensorId> = self.calls.iter().flat_map(|a| a.flow.live()).chain(self.r.held()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The error as the recursive executor gave it: each waiting call's node named, innermost
+    /// first.
+    fn located(&self, mut err: Error) -> Error {
+        for a in self.calls.iter().rev() {
+            if let Some(node) = a.flow.waiting_node() {
+                err = at_node(err, node);
+            }
+        }
+        err
+    }
+
+    fn drive(&mut self, e: &mut Engine, deadline: Option<std::time::Instant>) -> Result<Option<Vec<TensorId>>> {
+        loop {
+            let Some(top) = self.calls.last_mut() else { return Ok(Some(Vec::new())) };
+            let next = match top.flow.advance(e, &mut self.r) {
+                Ok(Advance::Ran) => Ok(None),
+                Ok(Advance::Call(call)) => Ok(Some(call)),
+                Ok(Advance::Finished) if self.calls.len() == 1 => return self.finish(e).map(Some),
+                Ok(Advance::Finished) => {
+                    let mut done = self.calls.pop().expect("a function's flow");
+                    let f = done.func.take().expect("a function call");
+                    let parent = self.calls.last_mut().expect("the caller's flow");
+                    done.complete(e, &self.r, f).and_then(|out| parent.flow.returned(e, &self.r, out))
+                }
+                Err(err) => Err(err),
+            };
+            match next {
+                Ok(Some(call)) => {
+                    if let Err(err) = self.call(call) {
+                        return Err(self.located(err));
+                    }
+                }
+                Ok(None) => {}
+                Err(err) => return Err(self.located(err)),
+            }
+            // Each slice makes progress: the deadline is checked after a step.
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Starts function `call.func` of the library on its arguments (tfjs's
+    /// `executeFunctionAsync`): a fresh frame context, the tensor arrays and lists shared.
+    fn call(&mut self, call: Call) -> Result<()> {
+        let depth = self.calls.len();
+        if depth > self.limits.max_call_depth {
+            bail!(
+                "The graph's function '{}' is called {} levels deep: the limit (the GRAPH_MAX_CALL_DEPTH flag)",
+                call.func,
+                depth
+            );
+        }
+        let Some((name, f)) = self.graph.functions.get_key_value(&call.func) else {
+            bail!("The graph's library has no function '{}'", call.func)
+        };
+        let mut fed: Fed = HashMap::new();
+        for (&n, &t) in f.fn_inputs.iter().zip(&call.args) {
+            fed.insert(n, vec![Some(t)]);
+        }
+        let feed_nodes: Vec<usize> = f.fn_inputs.iter().take(call.args.len()).copied().collect();
+        let sub = f.subgraph(&fed, &f.fn_outputs);
+        let weights = &self.graph.owned_set;
+        let mut flow = Flow::new(f, weights, sub.used, &fed, &f.fn_outputs, self.limits);
+        flow.start(&feed_nodes);
+        let func = FuncCall { name: name.as_str(), graph: f, args: call.args, feed_nodes, missing: sub.missing };
+        self.calls.push(Activation { flow, func: Some(func) });
+        Ok(())
+    }
+
+    /// The end of the graph's flow: tfjs's checks of the outputs, then the outputs (a tensor
+    /// the execution keeps leaves as a copy), everything else disposed.
+    fn finish(&mut self, e: &mut Engine) -> Result<Vec<TensorId>> {
+        let g = self.graph;
+        let flow = &self.calls[0].flow;
+        let result = (|| -> Result<Vec<TensorId>> {
+            // tfjs checks output 0 of each requested node, control flow nodes excepted.
+            let mut missing: Vec<&str> = Vec::new();
+            for &(n, _) in &self.wanted {
+                let node = &g.nodes[n];
+                if !is_control_flow(&node.op) && flow.value(n, 0).is_none() {
+                    missing.push(&node.name);
+                }
+            }
+            if !missing.is_empty() {
+                let names: Vec<&str> = self.feed_names.iter().map(String::as_str).collect();
+                let inputs: Vec<&str> = self.missing.iter().map(|&n| g.nodes[n].name.as_str()).collect();
+                let alternative = match &self.dynamic {
+                    Some((_, sync)) => {
+                        let sync: Vec<&str> = sync.iter().map(|&c| g.nodes[c].name.as_str()).collect();
+                        format!(
+                            "Alternatively, to avoid the dynamic ops, use model.execute() and specify the inputs [{}]",
+                            join(&sync)
+                        )
+                    }
+                    None => String::new(),
+                };
+                bail!(
+                    "Cannot compute the outputs [{}] from the provided inputs [{}]. Consider providing the following inputs: [{}]. {alternative}",
+                    join(&missing),
+                    join(&names),
+                    join(&inputs)
+                );
+            }
+            let mut ids = Vec::with_capacity(self.wanted.len());
+            for (&(n, k), name) in self.wanted.iter().zip(&self.outputs) {
+                let Some(id) = flow.value(n, k) else {
+                    bail!("The output '{name}' has no value: node '{}' gave none", g.nodes[n].name);
+                };
+                // A tensor the execution keeps (an element of a tensor array) leaves as a copy;
+                // one kept by others (a lookup table's handle, the caller's) as it is.
+                ids.push(if self.r.kept.contains(&id) { e.clone_tensor(id)? } else { id });
+            }
+            Ok(ids)
+        })();
+        let ids = result?;
+        // Tensors kept by others (the model's lookup tables, the caller) are not this
+        // execution's to dispose.
+        let r = &self.r;
+        let foreign = |e: &Engine, id: TensorId| e.tensor_origin(id).is_some_and(|o| o.kept) && !r.kept.contains(&id);
+        for id in self.live() {
+            if !ids.contains(&id) && !r.frozen.contains(&id) && !foreign(e, id) {
+                e.dispose(id);
+            }
+        }
+        self.calls.clear();
+        Ok(ids)
     }
 }
 
@@ -504,80 +939,44 @@ impl Graph {
         feeds: &[(String, TensorId)],
         outputs: &[String],
     ) -> Result<Vec<TensorId>> {
-        let (fed, wanted) = self.check(e, feeds, outputs)?;
-        if wanted.is_empty() {
-            return Ok(Vec::new());
+        let mut run = self.start(e, feeds, outputs, Limits::default())?;
+        match run.resume(e, None)? {
+            Some(ids) => Ok(ids),
+            None => bail!("The execution stopped before its end"),
         }
+    }
+
+    /// [`Graph::execute_async`] to be run in slices, within `limits`: the feeds and outputs
+    /// are checked here; nothing runs until [`Execution::resume`].
+    pub fn start(
+        &self,
+        e: &Engine,
+        feeds: &[(String, TensorId)],
+        outputs: &[String],
+        limits: Limits,
+    ) -> Result<Execution<'_>> {
+        let (fed, wanted) = self.check(e, feeds, outputs)?;
         let sub = self.subgraph(&fed, &wanted);
         let mut r = Resources::default();
         let weights = &self.owned_set;
         r.frozen = weights.iter().copied().collect();
         r.frozen.extend(fed.values().flatten().flatten().copied());
         let feed_nodes: Vec<usize> = feeds.iter().map(|(name, _)| self.by_name[parse_name(name).0]).collect();
-        let mut flow = Flow::new(self, &self.functions, weights, sub.used.clone(), &fed, &wanted);
-        e.start_scope();
-        let result = (|| -> Result<Vec<TensorId>> {
-            flow.run(e, &mut r, &feed_nodes)?;
-            // tfjs checks output 0 of each requested node, control flow nodes excepted.
-            let mut missing: Vec<&str> = Vec::new();
-            for &(n, _) in &wanted {
-                let node = &self.nodes[n];
-                if !is_control_flow(&node.op) && flow.value(n, 0).is_none() {
-                    missing.push(&node.name);
-                }
-            }
-            if !missing.is_empty() {
-                let names: Vec<&str> = feeds.iter().map(|(n, _)| n.as_str()).collect();
-                let inputs: Vec<&str> = sub.missing.iter().map(|&n| self.nodes[n].name.as_str()).collect();
-                let alternative = match &sub.dynamic {
-                    Some((_, sync)) => {
-                        let sync: Vec<&str> = sync.iter().map(|&c| self.nodes[c].name.as_str()).collect();
-                        format!(
-                            "Alternatively, to avoid the dynamic ops, use model.execute() and specify the inputs [{}]",
-                            join(&sync)
-                        )
-                    }
-                    None => String::new(),
-                };
-                bail!(
-                    "Cannot compute the outputs [{}] from the provided inputs [{}]. Consider providing the following inputs: [{}]. {alternative}",
-                    join(&missing),
-                    join(&names),
-                    join(&inputs)
-                );
-            }
-            let mut ids = Vec::with_capacity(wanted.len());
-            for (&(n, k), name) in wanted.iter().zip(outputs) {
-                let Some(id) = flow.value(n, k) else {
-                    bail!("The output '{name}' has no value: node '{}' gave none", self.nodes[n].name);
-                };
-                // A tensor the execution keeps (an element of a tensor array) leaves as a copy;
-                // one kept by others (a lookup table's handle, the caller's) as it is.
-                ids.push(if r.kept.contains(&id) { e.clone_tensor(id)? } else { id });
-            }
-            Ok(ids)
-        })();
-        let keep: HashSet<TensorId> = match &result {
-            Ok(ids) => ids.iter().copied().chain(r.frozen.iter().copied()).collect(),
-            Err(_) => r.frozen.clone(),
-        };
-        // Tensors kept by others (the model's lookup tables, the caller) are not this
-        // execution's to dispose.
-        let foreign = |e: &Engine, id: TensorId| e.tensor_origin(id).is_some_and(|o| o.kept) && !r.kept.contains(&id);
-        for id in flow.held().into_iter().chain(r.held()) {
-            if !keep.contains(&id) && !foreign(e, id) {
-                e.dispose(id);
-            }
-        }
-        match result {
-            Ok(ids) => {
-                e.end_scope(&ids);
-                Ok(ids)
-            }
-            Err(err) => {
-                e.end_scope(&[]);
-                Err(err)
-            }
-        }
+        let mut flow = Flow::new(self, weights, sub.used.clone(), &fed, &wanted, limits);
+        flow.start(&feed_nodes);
+        // Nothing asked: nothing runs.
+        let calls = if wanted.is_empty() { Vec::new() } else { vec![Activation { flow, func: None }] };
+        Ok(Execution {
+            graph: self,
+            r,
+            ended: false,
+            calls,
+            limits,
+            feed_names: feeds.iter().map(|(n, _)| n.clone()).collect(),
+            outputs: outputs.to_vec(),
+            wanted,
+            missing: sub.missing,
+            dynamic: sub.dynamic,
+        })
     }
 }

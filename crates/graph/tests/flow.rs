@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 use tidytensor_core::{DType, Engine, TensorId};
-use tidytensor_graph::Graph;
+use tidytensor_graph::{Graph, Limits, DEFAULT_MAX_CALL_DEPTH};
 
 mod common;
 use common::{b64, konst, node, placeholder};
@@ -653,4 +653,175 @@ backend_tests!(
     tensor_array_loop,
     errors_leave_nothing,
     tensor_lists,
+    nested_calls,
+    loop_limits_and_slices,
 );
+
+/// A library function `name(c: bool, a: float) -> r`: `If(c, c, a)` calling `callee` in both
+/// branches, or `-a` when there is no callee.
+fn nesting_fn(name: &str, callee: Option<&str>) -> Value {
+    let arg = |n: &str, t: &str| json!({"name": n, "type": t});
+    let signature = json!({"name": name, "inputArg": [arg("c", "DT_BOOL"), arg("a", "DT_FLOAT")],
+        "outputArg": [arg("r", "DT_FLOAT")]});
+    match callee {
+        Some(f) => json!({
+            "signature": signature,
+            "nodeDef": [node("if", "StatelessIf", &["c", "c", "a"],
+                json!({"then_branch": {"func": {"name": f}}, "else_branch": {"func": {"name": f}}}))],
+            "ret": {"r": "if:output:0"}
+        }),
+        None => json!({
+            "signature": signature,
+            "nodeDef": [node("Neg", "Neg", &["a"], json!({"T": {"type": "DT_FLOAT"}}))],
+            "ret": {"r": "Neg:y:0"}
+        }),
+    }
+}
+
+/// A graph calling `first` of `library` on its inputs `c` and `a`.
+fn calling(e: &mut Engine, first: &str, library: Vec<Value>) -> Graph {
+    let nodes = vec![
+        placeholder("c", &[], "DT_BOOL"),
+        placeholder("a", &[2], "DT_FLOAT"),
+        node("out", "StatelessIf", &["c", "c", "a"],
+            json!({"then_branch": {"func": {"name": first}}, "else_branch": {"func": {"name": first}}})),
+    ];
+    let topology = json!({"node": nodes, "library": {"function": library}, "versions": {"producer": 1}}).to_string();
+    Graph::load(e, &topology, &[]).expect("load")
+}
+
+/// Function calls nest on the heap, not the native stack: a chain of 5,000 nested If
+/// functions runs (tfjs runs it too); a function that calls itself ends at the depth limit
+/// with an error naming it, leaving nothing behind.
+fn nested_calls(e: &mut Engine) {
+    let n = 5000;
+    let mut library: Vec<Value> = (0..n).map(|k| nesting_fn(&format!("f{k}"), Some(&format!("f{}", k + 1)))).collect();
+    library.push(nesting_fn(&format!("f{n}"), None));
+    let mut g = calling(e, "f0", library);
+    let c = bools(e, &[true], &[]);
+    let a = f32s(e, &[1.5, -2.0], &[2]);
+    let out = run_async(e, &g, &[("c", c), ("a", a)], &["out"]);
+    assert_eq!(out[0].2, [-1.5, 2.0]);
+    g.dispose(e);
+
+    let mut g = calling(e, "again", vec![nesting_fn("again", Some("again"))]);
+    let limits = Limits { max_call_depth: 300, max_loop_iterations: None };
+    let feeds: Vec<(String, TensorId)> = vec![("c".into(), c), ("a".into(), a)];
+    fails(
+        e,
+        &format!("The graph's function 'again' is called 301 levels deep: the limit (the GRAPH_MAX_CALL_DEPTH flag){}{}",
+            " (node 'if', op StatelessIf)".repeat(300), " (node 'out', op StatelessIf)"),
+        |e| g.start(e, &feeds, &strings(&["out"]), limits)?.resume(e, None),
+    );
+    // The default limit, in a few slices.
+    let before = usage(e);
+    let mut run = g.start(e, &feeds, &strings(&["out"]), Limits::default()).unwrap();
+    let err = loop {
+        match run.resume(e, Some(std::time::Instant::now())) {
+            Ok(None) => continue,
+            Ok(Some(_)) => panic!("an endless recursion ended"),
+            Err(err) => break err,
+        }
+    };
+    assert!(err.0.starts_with(&format!("The graph's function 'again' is called {} levels deep", DEFAULT_MAX_CALL_DEPTH + 1)), "{}", &err.0[..200]);
+    assert!(run.ended());
+    assert_eq!(usage(e), before);
+    for t in [c, a] {
+        e.dispose(t);
+    }
+    g.dispose(e);
+}
+
+/// Loops stop at GRAPH_MAX_LOOP_ITERATIONS (a frame loop's NextIterations, a While's rounds)
+/// with nothing left behind; executions resumed in slices give the values of one run, and an
+/// abort between slices disposes everything made.
+fn loop_limits_and_slices(e: &mut Engine) {
+    let before = usage(e);
+    let mut g = while_loop(e);
+    let loaded = usage(e);
+    let x = f32s(e, &[2.0], &[]);
+    let endless = i32s(e, &[i32::MAX], &[]);
+    let feeds: Vec<(String, TensorId)> = vec![("x".into(), x), ("n".into(), endless)];
+    let limits = Limits { max_call_depth: 10, max_loop_iterations: Some(100) };
+    fails(
+        e,
+        "The loop ran more than 100 iterations: the limit (the GRAPH_MAX_LOOP_ITERATIONS flag) (node 'while/NextIteration', op NextIteration)",
+        |e| g.start(e, &feeds, &strings(&["out"]), limits)?.resume(e, None),
+    );
+    // 100 iterations are allowed.
+    let hundred = i32s(e, &[100], &[]);
+    let feeds_100: Vec<(String, TensorId)> = vec![("x".into(), x), ("n".into(), hundred)];
+    let ids = g.start(e, &feeds_100, &strings(&["out"]), limits).unwrap().resume(e, None).unwrap().unwrap();
+    assert_eq!(e.read(ids[0]).unwrap().to_f64(), [2.0 * 100.0 * 99.0 / 2.0]);
+    e.dispose(ids[0]);
+    // Slices: many short ones give the same values.
+    let mid = usage(e);
+    let mut run = g.start(e, &feeds_100, &strings(&["out", "count"]), Limits::default()).unwrap();
+    let mut slices = 0;
+    let ids = loop {
+        slices += 1;
+        if let Some(ids) = run.resume(e, Some(std::time::Instant::now())).unwrap() {
+            break ids;
+        }
+    };
+    assert!(slices > 100, "{slices} slices");
+    assert_eq!(e.read(ids[0]).unwrap().to_f64(), [2.0 * 100.0 * 99.0 / 2.0]);
+    assert_eq!(e.read(ids[1]).unwrap().to_f64(), [100.0]);
+    assert!(run.resume(e, None).is_err(), "an ended execution does not run again");
+    for id in ids {
+        e.dispose(id);
+    }
+    assert_eq!(usage(e), mid);
+    // An endless loop, aborted between slices.
+    let mut run = g.start(e, &feeds, &strings(&["out"]), Limits::default()).unwrap();
+    for _ in 0..50 {
+        assert!(run.resume(e, Some(std::time::Instant::now())).unwrap().is_none());
+    }
+    run.abort(e);
+    assert!(run.ended());
+    assert_eq!(usage(e), mid);
+    for t in [x, endless, hundred] {
+        e.dispose(t);
+    }
+    assert_eq!(usage(e), loaded);
+    g.dispose(e);
+    assert_eq!(usage(e), before);
+
+    // A StatelessWhile whose condition is always true.
+    let arg = |n: &str, t: &str| json!({"name": n, "type": t});
+    let args = json!([arg("c", "DT_BOOL"), arg("a", "DT_FLOAT")]);
+    let library = json!({"function": [
+        {"signature": {"name": "yes", "inputArg": args, "outputArg": [arg("r", "DT_BOOL")]},
+         "nodeDef": [], "ret": {"r": "c"}},
+        {"signature": {"name": "body", "inputArg": args, "outputArg": [arg("o_c", "DT_BOOL"), arg("o_a", "DT_FLOAT")]},
+         "nodeDef": [node("Neg", "Neg", &["a"], json!({"T": {"type": "DT_FLOAT"}}))],
+         "ret": {"o_c": "c", "o_a": "Neg:y:0"}}
+    ]});
+    let nodes = vec![
+        placeholder("c", &[], "DT_BOOL"),
+        placeholder("a", &[2], "DT_FLOAT"),
+        node("w", "StatelessWhile", &["c", "a"], json!({"cond": {"func": {"name": "yes"}}, "body": {"func": {"name": "body"}}})),
+    ];
+    let topology = json!({"node": nodes, "library": library, "versions": {"producer": 1}}).to_string();
+    let mut g = Graph::load(e, &topology, &[]).unwrap();
+    let c = bools(e, &[true], &[]);
+    let a = f32s(e, &[1.0, 2.0], &[2]);
+    let feeds: Vec<(String, TensorId)> = vec![("c".into(), c), ("a".into(), a)];
+    let limits = Limits { max_call_depth: 10, max_loop_iterations: Some(7) };
+    fails(
+        e,
+        "The loop ran more than 7 iterations: the limit (the GRAPH_MAX_LOOP_ITERATIONS flag) (node 'w', op StatelessWhile)",
+        |e| g.start(e, &feeds, &strings(&["w:1"]), limits)?.resume(e, None),
+    );
+    let mut run = g.start(e, &feeds, &strings(&["w:1"]), Limits::default()).unwrap();
+    let mid = usage(e);
+    for _ in 0..50 {
+        assert!(run.resume(e, Some(std::time::Instant::now())).unwrap().is_none());
+    }
+    run.abort(e);
+    assert_eq!(usage(e), mid);
+    for t in [c, a] {
+        e.dispose(t);
+    }
+    g.dispose(e);
+}
