@@ -81,8 +81,9 @@ describe('tf.env() (lib/env.js)', () => {
   it('registers the same flags, in the same order, with the same values under Node', () => {
     const keys = Object.keys(tfo.env().flagRegistry);
     assert.equal(keys.length, 54);
-    // tidytensor registers its own flags (its memory tools) after tfjs's.
-    const own = ['TRACK_ORIGINS', 'GC_BACKSTOP'];
+    // tidytensor registers its own flags (its memory tools and safety limits) after tfjs's.
+    const own = ['TRACK_ORIGINS', 'GC_BACKSTOP', 'GRAPH_MAX_CALL_DEPTH', 'GRAPH_MAX_LOOP_ITERATIONS',
+      'IMAGE_MAX_PIXELS'];
     assert.deepEqual(Object.keys(mine.env().flagRegistry), [...keys, ...own]);
     for (const k of ['IS_NODE', 'IS_BROWSER', 'IS_TEST', 'DEBUG', 'PROD', 'WEBGL_CPU_FORWARD',
       'TOPK_K_CPU_HANDOFF_THRESHOLD', 'KEEP_INTERMEDIATE_TENSORS', 'ENGINE_COMPILE_ONLY']) {
@@ -295,5 +296,19 @@ describe('tf.env() (lib/env.js)', () => {
       assert.equal(p.isTypedArray(a), q.isTypedArray(a));
     }
     assert.equal(typeof p.fetch, 'function');
+  });
+});
+
+describe('tidytensor\'s limit flags', () => {
+  it('default to their values, or to the environment variable TIDYTENSOR_<flag> when it is a number', () => {
+    const { spawnSync } = require('node:child_process');
+    const read = (env) => JSON.parse(spawnSync(process.execPath, ['-e',
+      "const e = require('./lib/env').env(); console.log(JSON.stringify(['GRAPH_MAX_CALL_DEPTH', " +
+      "'GRAPH_MAX_LOOP_ITERATIONS', 'IMAGE_MAX_PIXELS'].map((f) => e.get(f))))"],
+    { cwd: require('node:path').join(__dirname, '..'), env: { ...process.env, ...env }, encoding: 'utf8' }).stdout);
+    assert.deepEqual(read({}), [10000, 0, 100e6]);
+    assert.deepEqual(read({ TIDYTENSOR_GRAPH_MAX_CALL_DEPTH: '50', TIDYTENSOR_GRAPH_MAX_LOOP_ITERATIONS: '1e6',
+      TIDYTENSOR_IMAGE_MAX_PIXELS: '4000000' }), [50, 1e6, 4e6]);
+    assert.deepEqual(read({ TIDYTENSOR_GRAPH_MAX_CALL_DEPTH: 'deep', TIDYTENSOR_IMAGE_MAX_PIXELS: '-1' }), [10000, 0, 100e6]);
   });
 });

@@ -802,3 +802,51 @@ describe('mutated files: an Error or an image, never a crash or a leak', () => {
     assert.ok(decoded > 0);
   });
 });
+
+describe('IMAGE_MAX_PIXELS: a header claiming a huge image is refused before its pixels are allocated', () => {
+  const { png, bmp, gif } = require('./matrix/surfaces/images');
+  const limitText = /^The image is (\d+) x (\d+) pixels(?: in \d+ frames)?, more than the (\d+) pixels the IMAGE_MAX_PIXELS flag allows$/;
+  const refusal = (fn) => {
+    const before = tt.memory();
+    try {
+      fn();
+    } catch (e) {
+      assert.deepEqual([tt.memory().numTensors, tt.memory().numBytes], [before.numTensors, before.numBytes]);
+      return e.message;
+    }
+    assert.fail('expected a refusal');
+  };
+
+  it('20000 x 20000 PNG, GIF and JPEG headers (the default limit, 100 megapixels)', async () => {
+    assert.match(refusal(() => tt.node.decodePng(png(4, 3, 20000, 20000))), limitText);
+    assert.match(refusal(() => tt.node.decodeImage(gif(20000, 20000))), limitText);
+    const x = tt.tensor3d(Array.from({ length: 36 }, (_, i) => i * 7), [4, 3, 3], 'int32');
+    const jpeg = Buffer.from(await tt.node.encodeJpeg(x));
+    x.dispose();
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    jpeg.writeUInt16BE(20000, sof + 5);
+    jpeg.writeUInt16BE(20000, sof + 7);
+    const m = limitText.exec(refusal(() => tt.node.decodeJpeg(jpeg)));
+    assert.deepEqual(m.slice(1), ['20000', '20000', '100000000']);
+  });
+
+  it('a lower limit refuses small images; at the limit they decode', () => {
+    const old = tt.env().get('IMAGE_MAX_PIXELS');
+    try {
+      tt.env().set('IMAGE_MAX_PIXELS', 11);
+      assert.equal(refusal(() => tt.node.decodePng(png(4, 3))),
+        'The image is 4 x 3 pixels, more than the 11 pixels the IMAGE_MAX_PIXELS flag allows');
+      tt.env().set('IMAGE_MAX_PIXELS', 12);
+      const t = tt.node.decodePng(png(4, 3));
+      assert.deepEqual(t.shape, [3, 4, 3]);
+      t.dispose();
+      tt.env().set('IMAGE_MAX_PIXELS', 5);
+      assert.match(refusal(() => tt.node.decodeBmp(bmp(3, 2))), /3 x 2 pixels, more than the 5 pixels/);
+      const g = tt.node.decodeGif(gif(1, 1));
+      assert.deepEqual(g.shape, [1, 1, 1, 3]);
+      g.dispose();
+    } finally {
+      tt.env().set('IMAGE_MAX_PIXELS', old);
+    }
+  });
+});

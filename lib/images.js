@@ -61,9 +61,15 @@ function intAttr(v, name) {
   return v;
 }
 
+// The IMAGE_MAX_PIXELS flag: the largest width x height (x frames) a decoder decodes.
+function maxPixels() {
+  const v = Number(require('./env').env().get('IMAGE_MAX_PIXELS'));
+  return Number.isNaN(v) ? 0 : v;
+}
+
 function decode(contents, op, channels, ratio = 1, dctMethod = '', recover = false, firstFrame = false) {
   return wrap(native.decodeImage(contentBytes(contents), op, intAttr(channels, 'channels'), intAttr(ratio, 'ratio'),
-    String(dctMethod), !!recover, firstFrame));
+    String(dctMethod), !!recover, firstFrame, maxPixels()));
 }
 
 function decodeJpeg(contents, channels = 0, ratio = 1, fancyUpscaling = true, tryRecoverTruncated = false,

@@ -35,6 +35,26 @@ impl Op {
     }
 }
 
+/// The largest decoded size allowed (`IMAGE_MAX_PIXELS`): width x height, times the frames of
+/// a GIF. Checked from the header, before any pixel buffer is allocated, so a small file that
+/// claims a huge image is refused instead of taking gigabytes.
+#[derive(Clone, Copy)]
+struct PixelLimit(f64);
+
+impl PixelLimit {
+    fn check(self, frames: usize, height: usize, width: usize) -> Res<()> {
+        let pixels = frames as f64 * height as f64 * width as f64;
+        if pixels > self.0 {
+            let frames = if frames > 1 { format!(" in {frames} frames") } else { String::new() };
+            bail!(
+                "The image is {width} x {height} pixels{frames}, more than the {} pixels the IMAGE_MAX_PIXELS flag allows",
+                self.0
+            );
+        }
+        Ok(())
+    }
+}
+
 /// Decoded pixels: `shape` is [height, width, channels] or [frames, height, width, channels].
 struct Pixels {
     shape: Vec<usize>,
@@ -54,8 +74,10 @@ pub fn decode_image(
     dct_method: String,
     try_recover_truncated: bool,
     first_frame_only: bool,
+    max_pixels: f64,
 ) -> Result<f64> {
     make(|e| {
+        let limit = PixelLimit(if max_pixels.is_nan() { 0.0 } else { max_pixels });
         let op = match op.as_str() {
             "DecodeJpeg" => Op::Jpeg,
             "DecodePng" => Op::Png,
@@ -91,13 +113,13 @@ pub fn decode_image(
             bail!("Input contents are too large for int: {}", contents.len());
         }
         let pixels = if contents.starts_with(b"\xff\xd8\xff") {
-            decode_jpeg(e, contents, op, channels, jpeg)?
+            decode_jpeg(e, contents, op, channels, jpeg, limit)?
         } else if contents.starts_with(b"\x89PNG\r\n\x1a\n") {
-            decode_png(e, contents, op, channels)?
+            decode_png(e, contents, op, channels, limit)?
         } else if contents.starts_with(b"GIF8") {
-            decode_gif(e, contents, op, channels, first_frame_only)?
+            decode_gif(e, contents, op, channels, first_frame_only, limit)?
         } else if contents.starts_with(b"BM") {
-            decode_bmp(e, contents, op, channels)?
+            decode_bmp(e, contents, op, channels, limit)?
         } else {
             bail!("Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
         };
@@ -121,7 +143,7 @@ const GRAY_R: u32 = 9797;
 const GRAY_G: u32 = 19234;
 const GRAY_B: u32 = 32768 - GRAY_R - GRAY_G;
 
-fn decode_png(e: &Engine, input: &[u8], op: Op, channels: usize) -> Res<Pixels> {
+fn decode_png(e: &Engine, input: &[u8], op: Op, channels: usize, limit: PixelLimit) -> Res<Pixels> {
     let init_failed = || EngineError::new("Invalid PNG. Failed to initialize decoder.");
     let data_failed = || EngineError::new(format!("Invalid PNG data, size {}", input.len()));
     // The output's size is checked against the engine's limits below, once the header is read.
@@ -146,6 +168,7 @@ fn decode_png(e: &Engine, input: &[u8], op: Op, channels: usize) -> Res<Pixels> 
     if width >= 1 << 27 || height >= 1 << 27 || width * height >= 1 << 29 {
         bail!("PNG size too large for int: {width} by {height}");
     }
+    limit.check(1, height, width)?;
     let shape = image_shape(e, op, height, width, channels)?;
     if op == Op::Bmp {
         bail!("Trying to decode PNG format using DecodeBmp op. Use `decode_png` or `decode_image` instead.");
@@ -218,7 +241,7 @@ struct JpegFlags {
     recover: bool,
 }
 
-fn decode_jpeg(e: &Engine, input: &[u8], op: Op, channels: usize, flags: JpegFlags) -> Res<Pixels> {
+fn decode_jpeg(e: &Engine, input: &[u8], op: Op, channels: usize, flags: JpegFlags, limit: PixelLimit) -> Res<Pixels> {
     use zune_core::bytestream::ZCursor;
     use zune_core::colorspace::ColorSpace;
     use zune_core::options::DecoderOptions;
@@ -249,6 +272,7 @@ fn decode_jpeg(e: &Engine, input: &[u8], op: Op, channels: usize, flags: JpegFla
     };
     decoder.set_options(options.jpeg_set_out_colorspace(space));
     let (width, height) = (usize::from(info.width), usize::from(info.height));
+    limit.check(1, height, width)?;
     let (out_w, out_h) = (width.div_ceil(flags.ratio), height.div_ceil(flags.ratio));
     let shape = image_shape(e, op, out_h, out_w, channels)?;
     // The full-size image is held too while a ratio scales it down.
@@ -335,7 +359,7 @@ struct GifFrame {
     transparent: Option<u8>,
 }
 
-fn decode_gif(e: &Engine, input: &[u8], op: Op, channels: usize, first_only: bool) -> Res<Pixels> {
+fn decode_gif(e: &Engine, input: &[u8], op: Op, channels: usize, first_only: bool, limit: PixelLimit) -> Res<Pixels> {
     if channels != 0 && channels != 3 {
         bail!("channels must be 0 or 3 for GIF, got {channels}");
     }
@@ -392,6 +416,7 @@ fn decode_gif(e: &Engine, input: &[u8], op: Op, channels: usize, first_only: boo
         width = width.max(frame.width);
         height = height.max(frame.height);
         let count = if first_only { 1 } else { frames.len() + 1 };
+        limit.check(count, height, width)?;
         e.check_size(&[count, height, width, 3], DType::Int32)?;
         let mut indices = vec![0; frame.width * frame.height];
         match decoder.read_into_buffer(&mut indices) {
@@ -446,7 +471,7 @@ fn decode_gif(e: &Engine, input: &[u8], op: Op, channels: usize, first_only: boo
 /// TensorFlow's own BMP reader: uncompressed 8-, 24- and 32-bit rows (an 8-bit file's bytes
 /// are taken as grey values, its palette unread), BGR(A) to RGB(A), bottom-up unless the
 /// height is negative, and a file exactly as long as its header says.
-fn decode_bmp(e: &Engine, input: &[u8], op: Op, channels: usize) -> Res<Pixels> {
+fn decode_bmp(e: &Engine, input: &[u8], op: Op, channels: usize, limit: PixelLimit) -> Res<Pixels> {
     if channels == 1 {
         bail!("`channels` must be 0, 3 or 4 for BMP, but got 1");
     }
@@ -490,6 +515,7 @@ fn decode_bmp(e: &Engine, input: &[u8], op: Op, channels: usize) -> Res<Pixels> 
     }
     let (width, abs_height, row_size, img_channels) =
         (width as usize, abs_height as usize, row_size as usize, img_channels as usize);
+    limit.check(1, abs_height, width)?;
     let shape = vec![abs_height, width, channels];
     e.check_size(&shape, DType::Int32)?;
     let pixels = &input[header_size as usize..];

@@ -180,8 +180,15 @@ pub fn data_async(env: &Env, x: f64) -> Result<Object<'_>> {
 
 /// The shape JS wrote into the meta buffer (`[_, rank, ...dims]`) before a `make*` call, and
 /// the first `size(shape)` of `values` (JS may stage small tensors in a longer, reused array).
-fn from_meta<T: Copy>(values: &[T]) -> tidytensor_core::Result<(Vec<T>, Vec<usize>)> {
+/// The size is checked against the backend's memory before the values are copied, so a huge
+/// array is refused, not an allocation failure that aborts the process.
+fn from_meta<T: Copy>(
+    e: &tidytensor_core::Engine,
+    values: &[T],
+    dtype: DType,
+) -> tidytensor_core::Result<(Vec<T>, Vec<usize>)> {
     let dims = shape::from_user(&crate::read_meta())?;
+    e.check_size(&dims, dtype)?;
     let n = shape::size(&dims);
     if values.len() < n {
         bail!(
@@ -198,7 +205,7 @@ fn from_meta<T: Copy>(values: &[T]) -> tidytensor_core::Result<(Vec<T>, Vec<usiz
 #[napi]
 pub fn make_f32(values: &[f32]) -> Result<f64> {
     make(|e| {
-        let (v, dims) = from_meta(values)?;
+        let (v, dims) = from_meta(e, values, DType::Float32)?;
         e.tensor(HostData::F32(v), &dims)
     })
 }
@@ -207,7 +214,7 @@ pub fn make_f32(values: &[f32]) -> Result<f64> {
 #[napi]
 pub fn make_i32(values: &[i32]) -> Result<f64> {
     make(|e| {
-        let (v, dims) = from_meta(values)?;
+        let (v, dims) = from_meta(e, values, DType::Int32)?;
         e.tensor(HostData::I32(v), &dims)
     })
 }
@@ -216,7 +223,7 @@ pub fn make_i32(values: &[i32]) -> Result<f64> {
 #[napi]
 pub fn make_bool(values: &[u8]) -> Result<f64> {
     make(|e| {
-        let (v, dims) = from_meta(values)?;
+        let (v, dims) = from_meta(e, values, DType::Bool)?;
         e.tensor(HostData::Bool(v.into_iter().map(|b| (b != 0) as u8).collect()), &dims)
     })
 }

@@ -83,15 +83,37 @@ fn atob_error(text: &str) -> Option<&'static str> {
     (body.len() % 4 == 1).then_some("The string to be decoded is not correctly encoded.")
 }
 
-/// tfjs-converter decodes a node's string attributes with `atob` as it loads the graph, so a
-/// string that is not base64 fails the load there: the attribute's name and `atob`'s text.
-pub(crate) fn check_strings(attrs: &Attrs) -> Result<(), (String, &'static str)> {
-    for (name, v) in attrs {
-        let single = v.get("s").and_then(Value::as_str).into_iter();
-        let list = v.get("list").and_then(|l| l.get("s")).and_then(Value::as_array);
-        let listed = list.into_iter().flatten().filter_map(Value::as_str);
-        if let Some(why) = single.chain(listed).find_map(atob_error) {
-            return Err((name.clone(), why));
+/// tfjs's `parseStringParam` of `s` fails: `atob` of its text, as JavaScript writes the value
+/// (a list of char codes is not decoded; a missing one is the text "undefined").
+fn string_param_error(s: Option<&Value>) -> Option<&'static str> {
+    match s {
+        Some(Value::Array(_)) => None,
+        Some(Value::String(t)) => atob_error(t),
+        None => atob_error("undefined"),
+        Some(Value::Null) => atob_error("null"),
+        Some(Value::Bool(b)) => atob_error(if *b { "true" } else { "false" }),
+        Some(Value::Number(x)) => atob_error(&x.to_string()),
+        Some(Value::Object(_)) => atob_error("[object Object]"),
+    }
+}
+
+/// tfjs-converter decodes the string attributes of an op's params with `atob` as it loads the
+/// graph, so one that is not base64 fails the load there: the attribute's name and `atob`'s
+/// text. (Attributes tfjs does not read as strings are not decoded, there or here.)
+pub(crate) fn check_strings(op: &str, attrs: &Attrs) -> Result<(), (String, &'static str)> {
+    let table = crate::op_table::STRING_ATTRS;
+    let first = table.partition_point(|&(o, _, _)| o < op);
+    for &(_, name, list) in table[first..].iter().take_while(|&&(o, _, _)| o == op) {
+        let Some(param) = attrs.get(name).filter(|v| !v.is_null()) else { continue };
+        let why = if list {
+            // tfjs decodes a list only when it has `list.s`.
+            let values = param.get("list").and_then(|l| l.get("s")).and_then(Value::as_array);
+            values.into_iter().flatten().find_map(|v| string_param_error(Some(v)))
+        } else {
+            string_param_error(param.get("s"))
+        };
+        if let Some(why) = why {
+            return Err((name.to_string(), why));
         }
     }
     Ok(())

@@ -216,7 +216,7 @@ impl Graph {
             };
             raw_inputs.push(inputs);
             let attr = n.get("attr").and_then(Value::as_object).cloned().unwrap_or_default();
-            if let Err((attr_name, why)) = crate::attr::check_strings(&attr) {
+            if let Err((attr_name, why)) = crate::attr::check_strings(op, &attr) {
                 bail!("{why} (the attribute '{attr_name}' of node '{name}' is not base64)");
             }
             nodes.push(Node::new(name.to_string(), op.to_string(), attr));

@@ -698,7 +698,7 @@ fn nested_calls(e: &mut Engine) {
     let mut library: Vec<Value> = (0..n).map(|k| nesting_fn(&format!("f{k}"), Some(&format!("f{}", k + 1)))).collect();
     library.push(nesting_fn(&format!("f{n}"), None));
     let mut g = calling(e, "f0", library);
-    let c = bools(e, &[true], &[]);
+    let c = bools(e, &[1], &[]);
     let a = f32s(e, &[1.5, -2.0], &[2]);
     let out = run_async(e, &g, &[("c", c), ("a", a)], &["out"]);
     assert_eq!(out[0].2, [-1.5, 2.0]);
@@ -804,7 +804,7 @@ fn loop_limits_and_slices(e: &mut Engine) {
     ];
     let topology = json!({"node": nodes, "library": library, "versions": {"producer": 1}}).to_string();
     let mut g = Graph::load(e, &topology, &[]).unwrap();
-    let c = bools(e, &[true], &[]);
+    let c = bools(e, &[1], &[]);
     let a = f32s(e, &[1.0, 2.0], &[2]);
     let feeds: Vec<(String, TensorId)> = vec![("c".into(), c), ("a".into(), a)];
     let limits = Limits { max_call_depth: 10, max_loop_iterations: Some(7) };

@@ -143,6 +143,7 @@ pub struct InputSpec {
 pub struct Builder<'a> {
     pub e: &'a mut Engine,
     pub layer: &'a str,
+    /// The weights' dtype (float32 but for an embedding's, as in tfjs).
     pub dtype: DType,
     pub weights: Vec<Weight>,
     pub spec: Option<InputSpec>,
@@ -331,10 +332,13 @@ impl Layer {
         self.check_count(inputs.len())?;
         let outputs = self.kind.output_shapes(inputs)?;
         if !self.built {
+            // tfjs's layers make float32 weights whatever their dtype; only an embedding's
+            // follow it.
+            let weight_dtype = if self.class_name() == "Embedding" { self.dtype } else { DType::Float32 };
             let mut b = Builder {
                 e,
                 layer: &self.name,
-                dtype: self.dtype,
+                dtype: weight_dtype,
                 weights: Vec::new(),
                 spec: None,
                 fast_init: self.fast_init,

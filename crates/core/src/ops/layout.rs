@@ -1,5 +1,5 @@
 use super::{cast_if, require_dtype, view_of};
-use crate::{bail, kernels as k, shape, DType, Engine, Input, Result, TensorId, View};
+use crate::{bail, kernels as k, shape, DType, Engine, HostData, Input, Result, TensorId, View};
 
 impl Engine {
     /// A new tensor sharing `x`'s buffer (tfjs `clone`: no copy, one more tensor).
@@ -397,8 +397,7 @@ impl Engine {
         out_shape.extend_from_slice(&is[b..]);
         out_shape.extend_from_slice(&xs[axis + 1..]);
         self.check_size(&out_shape, dtype)?;
-        // x as [batch, outer, axis, inner], indices as [batch, n]; no index is read here, so a
-        // gather on the GPU needs no round trip to the host.
+        // x as [batch, outer, axis, inner], indices as [batch, n].
         let dims = [shape::size(&xs[..b]), shape::size(&xs[b..axis]), xs[axis], shape::size(&xs[axis + 1..])];
         if dtype == DType::String {
             return self.via_codes(k::GATHER_V2, &[x, indices], true, |e, c| e.gather(c[0], c[1], axis as i64, b as i64));
@@ -406,6 +405,15 @@ impl Engine {
         let y = self.run_kernel(k::GATHER_V2, &[x, indices], |e, backend, ins| {
             if shape::size(&out_shape) == 0 {
                 return e.filled(&out_shape, 0.0, dtype);
+            }
+            // tfjs's kernel refuses an index outside the axis; a GPU would read zeros or another
+            // row, so the indices are checked here for every backend (on a GPU, a small read).
+            let bad = e.read_with(indices, |d| match d {
+                HostData::I32(v) => v.iter().find(|&&i| i < 0 || i as usize >= dims[2]).copied(),
+                _ => None,
+            })?;
+            if let Some(i) = bad {
+                bail!("GatherV2: the index value {i} is not in [0, {}]", dims[2] as i64 - 1);
             }
             let storage = backend.gather(ins[0].view(), ins[1].view(), dims)?;
             e.output(storage, out_shape, dtype)
