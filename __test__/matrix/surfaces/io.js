@@ -290,6 +290,8 @@ function layersCases() {
   add('layer units a string', layer(1, (l) => { l.config.units = 'two'; }));
   add('layer activation unknown', layer(0, (l) => { l.config.activation = 'nope'; }));
   add('layer use_bias false', layer(1, (l) => { l.config.use_bias = false; }));
+  add('layer dtype int32', layer(1, (l) => { l.config.dtype = 'int32'; }));
+  add('first layer dtype int32', layer(0, (l) => { l.config.dtype = 'int32'; }));
   add('layer names the same', layer(1, (l) => { l.config.name = 'd1'; }));
   add('layer batch_input_shape missing', layer(0, (l) => { delete l.config.batch_input_shape; }));
   add('layer batch_input_shape wider', layer(0, (l) => { l.config.batch_input_shape = [null, 3]; }));

@@ -262,6 +262,25 @@ impl Model {
 
     /// The outputs for `inputs` (temporaries stay in the caller's scope).
     pub fn forward(&self, e: &mut Engine, inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        // tfjs's feeds take their input's dtype (`assertFeedCompatibility`): an int32 input
+        // truncates what it is fed.
+        let mut cast = Vec::with_capacity(inputs.len());
+        for (i, &x) in inputs.iter().enumerate() {
+            let (have, want) = (e.dtype(x)?, self.input_dtypes.get(i).copied().unwrap_or(DType::Float32));
+            cast.push(if have == want {
+                x
+            } else {
+                e.cast(x, want).map_err(|_| {
+                    let name = self.input_names.get(i).map_or("input", String::as_str);
+                    tidytensor_core::Error::new(format!(
+                        "The dtype of the feed ({}) can not be cast to the dtype of the key '{name}' ({}).",
+                        have.name(),
+                        want.name()
+                    ))
+                })?
+            });
+        }
+        let inputs = &cast[..];
         let mut values: Vec<Vec<TensorId>> = Vec::with_capacity(self.nodes.len());
         let get = |values: &Vec<Vec<TensorId>>, s: Src| match s {
             Src::Input(i) => inputs[i],
