@@ -9,9 +9,15 @@
 //! shapes) finish after the nodes runnable at the same time, as tfjs's promises do.
 //!
 //! Memory: each output of a node is disposed once every consumer that reads it in its frame
-//! has run (so a loop's tensors go iteration by iteration), and everything else the execution
-//! made (dead branches, values read from enclosing frames, tensor arrays and lists) when it
-//! ends, also on error. Only the requested outputs leave; feeds and weights are never touched.
+//! has run (so a loop's tensors go iteration by iteration), a frame iteration's bookkeeping once
+//! no pending node uses its context, and everything else the execution made (dead branches,
+//! values read from enclosing frames, tensor arrays and lists) when it ends, also on error. Only
+//! the requested outputs leave; feeds and weights are never touched.
+//!
+//! An [`Execution`] runs If/While function calls as a stack of flows (heap, not native
+//! recursion: a model's nesting cannot overflow the stack), within [`Limits`], in slices that
+//! return to the caller at a deadline, so JavaScript can let its event loop run between them
+//! and abort the rest.
 
 use crate::exec::{join, Fed};
 use crate::graph::{is_control_flow, parse_name, Graph};

@@ -16,6 +16,8 @@
 //!   its frame ran; the control ops (`ops/control.rs`: frames, Switch/Merge, TensorArray and
 //!   TensorList), `If`/`While` over the library's functions (parsed as graphs of their own), and
 //!   the dynamic ops (`ops/dynamic.rs`: non-max suppression, Where, ListDiff) run only there.
+//!   [`Graph::start`] gives the same as an [`Execution`] to resume in slices (the event loop
+//!   runs between them), abortable, within [`Limits`] (call depth, loop iterations).
 //! - `ops/<category>.rs`: the ops, one file per tfjs-converter executor (`arithmetic`,
 //!   `basic_math`, `convolution` ...), with its attribute names and defaults (`op_table.rs`
 //!   lists every op tfjs maps); `compose.rs` holds the ops tfjs composes of others (strided
