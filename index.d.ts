@@ -1970,10 +1970,17 @@ export declare class GraphModel<ModelURL extends string | io.IOHandler = string 
   save(handlerOrURL: io.IOHandler | string, config?: object): Promise<io.SaveResult>;
   predict(inputs: Tensor | Tensor[] | NamedTensorMap, config?: { batchSize?: number; verbose?: boolean }):
     Tensor | Tensor[] | NamedTensorMap;
-  predictAsync(inputs: Tensor | Tensor[] | NamedTensorMap, config?: { batchSize?: number; verbose?: boolean }):
+  /** `config.signal` (tidytensor's extension): an AbortSignal that ends the execution. */
+  predictAsync(inputs: Tensor | Tensor[] | NamedTensorMap,
+    config?: { batchSize?: number; verbose?: boolean; signal?: AbortSignal }):
     Promise<Tensor | Tensor[] | NamedTensorMap>;
   execute(inputs: Tensor | Tensor[] | NamedTensorMap, outputs?: string | string[]): Tensor | Tensor[];
-  executeAsync(inputs: Tensor | Tensor[] | NamedTensorMap, outputs?: string | string[]): Promise<Tensor | Tensor[]>;
+  /**
+   * Runs with control flow, yielding to the event loop between slices. `options.signal`
+   * (tidytensor's extension): an AbortSignal that ends the execution, disposing what it made.
+   */
+  executeAsync(inputs: Tensor | Tensor[] | NamedTensorMap, outputs?: string | string[],
+    options?: { signal?: AbortSignal }): Promise<Tensor | Tensor[]>;
   /** With the KEEP_INTERMEDIATE_TENSORS flag on: the last execution's tensors by node name. */
   getIntermediateTensors(): { [name: string]: Tensor[] } | null | undefined;
   disposeIntermediateTensors(): void;

@@ -134,4 +134,13 @@ async function main(): Promise<void> {
   await tf.ready();
 }
 
+// Graph models from elsewhere: an execution ended by a signal, loops bounded by a flag.
+async function boundedGraph(model: tf.GraphModel, x: tf.Tensor): Promise<void> {
+  tf.env().set('GRAPH_MAX_LOOP_ITERATIONS', 100000);
+  const out = await model.executeAsync(x, ['out'], { signal: AbortSignal.timeout(5000) });
+  tf.dispose(out);
+  tf.dispose(await model.predictAsync(x, { signal: new AbortController().signal }));
+}
+void boundedGraph;
+
 main();
