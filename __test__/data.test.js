@@ -588,3 +588,44 @@ describe('model.fitDataset and model.evaluateDataset', () => {
     assert.equal(got, want);
   });
 });
+
+describe('tf.data buffers stop before memory runs out', () => {
+  // An endless dataset of small tensors into a window of 1e9: with the host's memory reported
+  // low, the buffer stops with an error at its next check, its tensors disposed.
+  for (const [what, make] of [
+    ['shuffle', (ds) => ds.shuffle(1e9, 'seed')],
+    ['prefetch', (ds) => ds.prefetch(1e9)],
+  ]) {
+    it(`${what}(1e9) over an endless dataset`, async () => {
+      const native = require('../lib/native');
+      const real = native.hostAvailableBytes;
+      const before = tt.memory().numTensors;
+      let made = 0;
+      const ds = make(tt.data.generator(function* endless() {
+        for (;;) {
+          made++;
+          yield tt.tensor([made]);
+        }
+      }));
+      native.hostAvailableBytes = () => (made > 3000 ? 100 * 2 ** 20 : real());
+      try {
+        const it = await ds.iterator();
+        const e = await (async () => {
+          try {
+            for (let i = 0; i < 10000; i++) tt.dispose((await it.next()).value);
+          } catch (err) {
+            return err;
+          }
+          return null;
+        })();
+        assert.ok(e, 'the buffer stopped');
+        assert.match(e.message, new RegExp(`^The ${what} buffer stopped at \\d+ elements of the 1000000000 asked ` +
+          'for: only 100 MB of memory are left$'));
+        await new Promise((resolve) => setTimeout(resolve, 10)); // in-flight reads settle
+        assert.equal(tt.memory().numTensors, before);
+      } finally {
+        native.hostAvailableBytes = real;
+      }
+    });
+  }
+});

@@ -223,3 +223,11 @@ pub fn dispose_unheld(ids: Vec<f64>) -> Result<()> {
         Ok(())
     })
 }
+
+/// Bytes of host memory the process may still take (the figure the engine checks large tensors
+/// against), or -1 where the OS does not tell: JavaScript buffers that grow with their input
+/// (tf.data's shuffle and prefetch windows) check it as they grow.
+#[napi]
+pub fn host_available_bytes() -> f64 {
+    tidytensor_core::host_memory::available().map_or(-1.0, |b| b as f64)
+}

@@ -453,6 +453,33 @@ function checkCapacity(capacity) {
   if (!Number.isInteger(capacity) || capacity > 2 ** 32 - 1) throw new RangeError('Invalid array length');
 }
 
+// A buffer that grows with its input (a shuffle window, prefetched reads) checks, every
+// MEMORY_CHECK_EVERY elements, that memory is left: the host's (the figure the engine checks
+// large tensors against) and V8's heap. Below MIN_FREE_BYTES it stops with an error instead of
+// taking the process's last memory (a window of 1e9 over an endless dataset, say).
+const MEMORY_CHECK_EVERY = 1024;
+const MIN_FREE_BYTES = 256 * 2 ** 20;
+
+function checkMemory(what, length, asked) {
+  if (length === 0 || length % MEMORY_CHECK_EVERY !== 0) return;
+  const host = require('../native').hostAvailableBytes();
+  const heap = require('node:v8').getHeapStatistics();
+  const left = Math.min(host < 0 ? Infinity : host, heap.heap_size_limit - heap.used_heap_size);
+  if (left < MIN_FREE_BYTES) {
+    throw new Error(`The ${what} buffer stopped at ${length} elements of the ${asked} asked for: only ` +
+      `${Math.floor(left / 2 ** 20)} MB of memory are left`);
+  }
+}
+
+// The tensors of buffered reads ({value, done} or a promise of one), disposed when a buffer is
+// given up.
+function disposeReads(reads) {
+  for (const read of reads) {
+    if (read instanceof Promise) read.then((r) => dispose(r.value), () => {});
+    else if (read && read.value != null) dispose(read.value);
+  }
+}
+
 // Keeps up to `bufferSize` reads of the upstream in flight. tfjs makes all `bufferSize` reads
 // at once; here the reads in flight grow by one with each element handed out, so prefetch(1e9)
 // of a short stream holds no more than the stream gives (the elements are the same).
@@ -468,7 +495,15 @@ class PrefetchIterator extends LazyIterator {
 
   next() {
     const inFlight = Math.min(this.bufferSize, ++this.handedOut);
-    while (this.buffer.length < inFlight) this.buffer.push(this.upstream.next());
+    while (this.buffer.length < inFlight) {
+      try {
+        checkMemory('prefetch', this.buffer.length, this.bufferSize);
+      } catch (e) {
+        disposeReads(this.buffer.splice(0));
+        return Promise.reject(e);
+      }
+      this.buffer.push(this.upstream.next());
+    }
     return this.buffer.shift();
   }
 }
@@ -508,6 +543,13 @@ class ShuffleIterator extends LazyIterator {
       if (this.ended) {
         this.doneSlots = Math.min(this.windowSize - this.buffer.length, MAX_DONE_SLOTS);
         return;
+      }
+      try {
+        checkMemory('shuffle', this.buffer.length, this.windowSize);
+      } catch (e) {
+        disposeReads(this.buffer.splice(0));
+        this.ended = true;
+        throw e;
       }
       const read = this.upstream.next();
       try {
