@@ -184,6 +184,10 @@ function customGrad(f) {
         () => 'The function f passed in customGrad(f) must return an object where `obj.value` is a tensor');
       assert(typeof res.gradFunc === 'function',
         () => 'The function f passed in customGrad(f) must return an object where `obj.gradFunc` is a function.');
+      // Checked while the tape can still be resumed below (tfjs fails on a TypeError later).
+      if (!Array.isArray(saved)) throw new TypeError(`save() in customGrad(f) takes an array of tensors, but got ${String(saved)}`);
+      saved.forEach((t, i) => assert(t instanceof Tensor,
+        () => `save() in customGrad(f) takes an array of tensors, but element ${i} is ${String(t)}`));
     } catch (e) {
       native.endScope([]);
       native.resumeTape(null, [], [], []);

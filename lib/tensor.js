@@ -139,10 +139,16 @@ function nest(vals, shape, dim, offset, blockSize) {
 
 // Nested JS arrays in the tensor's shape (numbers; bool values as 0/1, as tfjs does). A
 // complex tensor's innermost arrays hold its (real, imaginary) pairs one after another, and a
-// complex scalar is its real part (tfjs's toNestedArray).
+// complex scalar is its real part (tfjs's toNestedArray). A shape that does not fit the values
+// (a tensor's `shape` is writable, as in tfjs) throws tfjs's error instead of building arrays
+// of its size.
 function toNested(shape, vals, isComplex = false) {
   if (shape.length === 0) return vals[0];
-  if (vals.length === 0) return [];
+  const size = shape.reduce((acc, d) => acc * d) * (isComplex ? 2 : 1);
+  if (size === 0) return [];
+  if (size !== vals.length) {
+    throw new Error(`[${shape}] does not match the input size ${vals.length}${isComplex ? ' for a complex tensor' : ''}.`);
+  }
   const s = isComplex ? [...shape.slice(0, -1), 2 * shape[shape.length - 1]] : shape;
   return nest(vals, s, 0, 0, vals.length);
 }

@@ -4,20 +4,39 @@
 // these classes keep tfjs's API: minimize, applyGradients, iterations, getWeights/setWeights,
 // getConfig/fromConfig, dispose.
 const native = require('./native');
-const { variableOf } = require('./tensor');
+const { Tensor, variableOf } = require('./tensor');
 const { scalar } = require('./ops/creation');
+const { convertToTensor } = require('./convert');
 const { variableGrads } = require('./gradients');
 const { dispose } = require('./engine');
 const { serialization } = require('./internals');
 
 const EPSILON = 1e-7; // tfjs's backend.epsilon() for float32 backends
 
+// A learning rate as tfjs's update rules compute with it (`-learningRate`): 'fast' is NaN,
+// null 0, '0.1' 0.1; the value given is still what getConfig() returns.
+const rate = (learningRate) => +learningRate;
+
+// The hyperparameters after the learning rate, checked here so that none reaches the native
+// side in a form its converters would refuse with their own text: null and undefined mean the
+// default, a boolean is 0 or 1 (tfjs's bool tensor), anything else must be a number (tfjs makes
+// a string tensor of 'x' and fails in minimize()).
+function hyperparams(className, names, values) {
+  return values.map((v, i) => {
+    if (v == null || typeof v === 'number') return v;
+    if (typeof v === 'boolean') return +v;
+    throw new Error(`${names[i]} for ${className} must be a number, but got ${typeof v === 'string' ? `'${v}'` : String(v)}.`);
+  });
+}
+
 class Optimizer extends serialization.Serializable {
-  // kind: the native rule; params: its hyperparameters after the learning rate, in order.
+  // kind: the native rule; params: its hyperparameters after the learning rate, in order
+  // ([name, value] pairs); flag: useNesterov or centered, read as tfjs reads it (truthiness).
   constructor(kind, learningRate, params = [], flag = false) {
     super();
+    const values = hyperparams(this.constructor.name, params.map(([n]) => n), params.map(([, v]) => v));
     // Not enumerable: tfjs's instances show only their hyperparameters and state.
-    Object.defineProperty(this, 'native', { value: new native.NativeOptimizer(kind, learningRate, params, flag) });
+    Object.defineProperty(this, 'native', { value: new native.NativeOptimizer(kind, rate(learningRate), values, !!flag) });
     this.learningRate = learningRate;
   }
 
@@ -42,14 +61,24 @@ class Optimizer extends serialization.Serializable {
     return variableGrads(f, varList);
   }
 
+  // Gradients may be TensorLike, as in tfjs (converted here, disposed after); a name is read
+  // as a string ('Cannot find variable 5' when no variable has it).
   applyGradients(variableGradients) {
-    const names = Array.isArray(variableGradients) ? variableGradients.map((v) => v.name)
+    const names = Array.isArray(variableGradients) ? variableGradients.map((v) => String(v.name))
       : Object.keys(variableGradients);
-    const ids = names.map((name, i) => {
-      const g = Array.isArray(variableGradients) ? variableGradients[i].tensor : variableGradients[name];
-      return g == null ? null : g.id;
-    });
-    this.native.applyGradients(names, ids);
+    const made = [];
+    try {
+      const ids = names.map((name, i) => {
+        const g = Array.isArray(variableGradients) ? variableGradients[i].tensor : variableGradients[name];
+        if (g == null) return null;
+        const t = convertToTensor(g, 'gradient', 'applyGradients');
+        if (t !== g) made.push(t);
+        return t.id;
+      });
+      this.native.applyGradients(names, ids);
+    } finally {
+      made.forEach((t) => t.dispose());
+    }
   }
 
   dispose() {
@@ -68,7 +97,12 @@ class Optimizer extends serialization.Serializable {
   async setWeights(weightValues) {
     const iterations = (await weightValues[0].tensor.data())[0];
     const rest = weightValues.slice(1);
-    this.native.setWeights(iterations, rest.map((w) => w.name), rest.map((w) => w.tensor.id));
+    rest.forEach((w, i) => {
+      if (!(w.tensor instanceof Tensor)) {
+        throw new Error(`setWeights: weightValues[${i + 1}].tensor must be a Tensor, but got ${String(w.tensor)}.`);
+      }
+    });
+    this.native.setWeights(iterations, rest.map((w) => String(w.name)), rest.map((w) => w.tensor.id));
   }
 }
 
@@ -84,7 +118,7 @@ class SGDOptimizer extends Optimizer {
   }
   setLearningRate(learningRate) {
     this.learningRate = learningRate;
-    this.native.setLearningRate(learningRate);
+    this.native.setLearningRate(rate(learningRate));
   }
   getConfig() { return { learningRate: this.learningRate }; }
   static fromConfig(cls, config) { return new cls(config.learningRate); }
@@ -93,13 +127,13 @@ class SGDOptimizer extends Optimizer {
 class MomentumOptimizer extends Optimizer {
   static get className() { return 'Momentum'; }
   constructor(learningRate, momentum, useNesterov = false) {
-    super('momentum', learningRate, [momentum], useNesterov);
+    super('momentum', learningRate, [['momentum', momentum]], useNesterov);
     this.momentum = momentum;
     this.useNesterov = useNesterov;
   }
   setLearningRate(learningRate) {
     this.learningRate = learningRate;
-    this.native.setLearningRate(learningRate);
+    this.native.setLearningRate(rate(learningRate));
   }
   getConfig() { return { learningRate: this.learningRate, momentum: this.momentum, useNesterov: this.useNesterov }; }
   static fromConfig(cls, config) { return new cls(config.learningRate, config.momentum, config.useNesterov); }
@@ -108,7 +142,7 @@ class MomentumOptimizer extends Optimizer {
 class AdagradOptimizer extends Optimizer {
   static get className() { return 'Adagrad'; }
   constructor(learningRate, initialAccumulatorValue = 0.1) {
-    super('adagrad', learningRate, [initialAccumulatorValue]);
+    super('adagrad', learningRate, [['initialAccumulatorValue', initialAccumulatorValue]]);
     this.initialAccumulatorValue = initialAccumulatorValue;
   }
   getConfig() { return { learningRate: this.learningRate, initialAccumulatorValue: this.initialAccumulatorValue }; }
@@ -119,7 +153,7 @@ class AdadeltaOptimizer extends Optimizer {
   static get className() { return 'Adadelta'; }
   constructor(learningRate, rho, epsilon = null) {
     const eps = epsilon == null ? EPSILON : epsilon;
-    super('adadelta', learningRate, [rho, eps]);
+    super('adadelta', learningRate, [['rho', rho], ['epsilon', eps]]);
     this.rho = rho;
     this.epsilon = eps;
   }
@@ -131,7 +165,7 @@ class AdamOptimizer extends Optimizer {
   static get className() { return 'Adam'; }
   constructor(learningRate, beta1, beta2, epsilon = null) {
     const eps = epsilon == null ? EPSILON : epsilon;
-    super('adam', learningRate, [beta1, beta2, eps]);
+    super('adam', learningRate, [['beta1', beta1], ['beta2', beta2], ['epsilon', eps]]);
     this.beta1 = beta1;
     this.beta2 = beta2;
     this.epsilon = eps;
@@ -148,7 +182,7 @@ class AdamaxOptimizer extends Optimizer {
   static get className() { return 'Adamax'; }
   constructor(learningRate, beta1, beta2, epsilon = null, decay = 0.0) {
     const eps = epsilon == null ? EPSILON : epsilon;
-    super('adamax', learningRate, [beta1, beta2, eps, decay]);
+    super('adamax', learningRate, [['beta1', beta1], ['beta2', beta2], ['epsilon', eps], ['decay', decay]]);
     this.beta1 = beta1;
     this.beta2 = beta2;
     this.epsilon = eps;
@@ -172,8 +206,10 @@ class RMSPropOptimizer extends Optimizer {
   static get className() { return 'RMSProp'; }
   constructor(learningRate, decay = 0.9, momentum = 0.0, epsilon = null, centered = false) {
     if (learningRate == null) throw new Error('learningRate for RMSPropOptimizer must be defined.');
+    // tfjs multiplies the gradients by it as a tensor, which fails at the first step for a string.
+    hyperparams('RMSPropOptimizer', ['learningRate'], [learningRate]);
     const eps = epsilon == null ? EPSILON : epsilon;
-    super('rmsprop', learningRate, [decay, momentum, eps], centered);
+    super('rmsprop', learningRate, [['decay', decay], ['momentum', momentum], ['epsilon', eps]], centered);
     this.decay = decay;
     this.momentum = momentum;
     this.epsilon = eps;

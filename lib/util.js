@@ -833,6 +833,11 @@ function fingerprint(s, len) {
 
 function fingerPrint64(s, len) {
   if (len === undefined) len = s.length;
+  // tfjs's loop over 64-byte blocks never ends for a length above 64 that it cannot count in
+  // int32 blocks (NaN, 64.5, 2**40): refuse those instead of hanging.
+  if (!(len <= 64) && !((len - 1) >> 6 >= 1)) {
+    throw new Error(`fingerPrint64: len must be a length in bytes, but got ${String(len)}`);
+  }
   return Long.fromBigInt(fingerprint(s, len), true);
 }
 

@@ -6,7 +6,7 @@
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
 const { installCastMethods } = require('../casts');
-const { withOne, withTwo } = require('./args');
+const { withOne, withTwo, num } = require('./args');
 const { convertToTensor } = require('../convert');
 
 const ops = {};
@@ -150,7 +150,8 @@ function addN(tensors) {
 // offset + (x - mean) scale / sqrt(variance + epsilon), broadcasting the parameters: tfjs's
 // FusedBatchNorm kernel, natively (composed of the ops while a gradient is taken).
 function batchNorm(x, mean, variance, offset, scale, varianceEpsilon) {
-  const eps = varianceEpsilon == null ? 0.001 : varianceEpsilon;
+  // A JavaScript number, as tfjs's kernel computes with it ('0.5' is 0.5, {} NaN).
+  const eps = varianceEpsilon == null ? 0.001 : num(varianceEpsilon);
   const temps = [];
   const conv = (v, name) => {
     if (v == null) return null;

@@ -53,7 +53,9 @@ function natively(op, nchw, { bias, activation, preluActivationWeights, leakyrel
     const b = bias == null ? null : convertToTensor(bias, 'bias', op);
     const alpha = activation === 'prelu' ? convertToTensor(preluActivationWeights, 'prelu weights', op) : null;
     return product({ bias: b == null ? undefined : b.id, activation, alpha: alpha == null ? undefined : alpha.id,
-      leakyAlpha: leakyreluAlpha == null ? 0.2 : leakyreluAlpha });
+      // tfjs's default is for undefined only; its kernel multiplies by the value as given
+      // (null is 0, '0.5' is 0.5, {} NaN).
+      leakyAlpha: leakyreluAlpha === undefined ? 0.2 : +leakyreluAlpha });
   });
 }
 

@@ -20,6 +20,12 @@ const hammingWindow = (windowLength) => cosineWindow(windowLength, 0.54, 0.46);
 // are completed with padValue.
 function frame(signal, frameLength, frameStep, padEnd = false, padValue = 0) {
   const { slice, concat, reshape } = layout();
+  // tfjs loops forever (making a frame each time) when `start += frameStep` does not advance
+  // (0, a negative step, null, false, ''); refuse that. A NaN start (undefined) ends its loop.
+  const size = signal == null ? undefined : signal.size;
+  if (Number(0 + frameStep) <= 0 && (0 + frameLength <= size || (padEnd && 0 < size))) {
+    throw new Error(`Error in frame: frameStep must be a positive number, but got ${String(frameStep)}.`);
+  }
   return require('../engine').tidy(() => {
     const out = [];
     let start = 0;
