@@ -46,6 +46,13 @@ function checkTensors(x, what) {
 
 const rowsOf = (x) => toList(x)[0].shape[0];
 
+// tfjs's checkBatchSize (predict, fit, evaluate).
+function checkBatchSize(batchSize) {
+  if (!Number.isInteger(batchSize) || batchSize <= 0) {
+    throw new Error(`batchSize is required to be a positive integer, but got ${batchSize}`);
+  }
+}
+
 class LayersModel extends Layer {
   // `{inputs, outputs, name}` for tf.model; Sequential passes its own native model.
   constructor(args = {}, made) {
@@ -229,9 +236,7 @@ class LayersModel extends Layer {
   predict(x, args = {}) {
     checkTensors(x, 'predict()\'s x');
     const batchSize = args.batchSize == null ? 32 : args.batchSize;
-    if (!Number.isInteger(batchSize) || batchSize <= 0) {
-      throw new Error(`batchSize is required to be a positive integer, but got ${batchSize}`);
-    }
+    checkBatchSize(batchSize);
     const ids = this.model.predict(toList(x).map((t) => t.id), batchSize);
     const outs = ids.map(wrapId);
     return outs.length === 1 ? outs[0] : outs;
@@ -259,6 +264,7 @@ class LayersModel extends Layer {
     checkTensors(x, 'evaluate()\'s x');
     checkTensors(y, 'evaluate()\'s y');
     const batchSize = args.batchSize == null ? 32 : args.batchSize;
+    checkBatchSize(batchSize);
     const values = this.model.evaluate(toList(x).map((t) => t.id), toList(y).map((t) => t.id), batchSize);
     const out = values.map((v) => scalar(v));
     return out.length === 1 ? out[0] : out;
@@ -283,9 +289,7 @@ class LayersModel extends Layer {
       checkTensors(x, 'fit()\'s x');
       checkTensors(y, 'fit()\'s y');
       const batchSize = args.batchSize == null ? 32 : args.batchSize;
-      if (!Number.isInteger(batchSize) || batchSize <= 0) {
-        throw new Error(`batchSize is required to be a positive integer, but got ${batchSize}`);
-      }
+      checkBatchSize(batchSize);
       const epochs = args.epochs == null ? 1 : args.epochs;
       const initialEpoch = args.initialEpoch == null ? 0 : args.initialEpoch;
       const verbose = args.verbose == null ? 1 : args.verbose;

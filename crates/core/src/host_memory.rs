@@ -16,6 +16,16 @@ pub fn available() -> Option<usize> {
     Some(avail - avail / 8)
 }
 
+/// Refuses host work that needs `bytes` (`what` names it) when they are not available now.
+pub fn check(bytes: usize, what: &str) -> crate::Result<()> {
+    if bytes >= CHECKED_FROM {
+        if let Some(available) = available().filter(|&a| bytes > a) {
+            crate::bail!("Out of memory: {what} needs {bytes} bytes, but only {available} bytes are available");
+        }
+    }
+    Ok(())
+}
+
 /// The soft address-space limit (`Max address space` of /proc/self/limits) less the
 /// process's virtual size (`VmSize` of /proc/self/status), where there is a limit: past it an
 /// allocation fails, which aborts a Rust program.

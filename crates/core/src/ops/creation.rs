@@ -191,8 +191,15 @@ impl Engine {
             bail!("Unsupported data type bool");
         }
         self.check_size(shape, dtype)?;
-        let seed = seed.map(str::to_string).unwrap_or_else(random_seed);
         let n = shape::size(shape);
+        // The values are drawn on the host: normal ones as f64 (and, drawn in parallel, their
+        // polar pairs, 24 bytes a pair) before the output's copy; all of it must fit.
+        let per_value = match dist {
+            Random::Normal { .. } | Random::TruncatedNormal { .. } => 8 + 12 + dtype.size_of(),
+            Random::Uniform { .. } | Random::Gamma { .. } => dtype.size_of(),
+        };
+        crate::host_memory::check(n.saturating_mul(per_value), "drawing the random values")?;
+        let seed = seed.map(str::to_string).unwrap_or_else(random_seed);
         let round = dtype == DType::Int32;
         // Values straight into the output's typed vector: no f64 temporary twice its size.
         let data = match dist {
