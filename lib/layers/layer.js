@@ -243,6 +243,12 @@ class Layer extends serialization.Serializable {
     this.outboundNodes = [];
     this.supportsMasking = false;
     if (className == null) return;
+    if (typeof className !== 'string') {
+      // tfjs's subclasses call super(config): user-defined layers, which tidytensor does not run yet.
+      const name = new.target && new.target !== Layer ? `${new.target.name}: ` : '';
+      throw new Error(`${name}user-defined tf.layers.Layer subclasses are not supported by tidytensor yet ` +
+        '(its layers are the built-in tf.layers.* factories)');
+    }
     if (config == null) config = {};
     const plain = typeof config === 'object' && !Array.isArray(config) && !ArrayBuffer.isView(config)
       && !(config instanceof Tensor);
