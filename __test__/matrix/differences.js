@@ -78,12 +78,6 @@ module.exports = [
     tidytensor: /is a tensor of another TensorFlow\.js library/,
   },
   {
-    reason: 'a scatterND index outside the output is skipped on wgpu (as tfjs webgl/webgpu): no readback',
-    backend: 'wgpu',
-    tfjs: /^throws Error: Invalid indices: /,
-    tidytensor: /^returns tensor \S+ \[[^\]]*\] \[.+\]/, // zeros in place of the values
-  },
-  {
     reason: 'shapes are limited to rank 6 (MAX_RANK); tfjs has no limit',
     tidytensor: /^throws Error: tidytensor supports tensors up to rank 6/,
   },

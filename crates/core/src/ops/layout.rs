@@ -475,6 +475,15 @@ impl Engine {
             if num_rows * slice == 0 || (m == 0 && base.is_none()) {
                 return e.filled(&out_shape, 0.0, dtype);
             }
+            // tfjs's kernel refuses a row outside the output; a GPU would skip it, so the rows are
+            // checked here for every backend (on a GPU, a small read).
+            let bad = e.read_with(rows, |d| match d {
+                HostData::I32(v) => v.iter().find(|&&r| r < 0 || r as usize >= num_rows).copied(),
+                _ => None,
+            })?;
+            if let Some(r) = bad {
+                bail!("Invalid indices: row {r} does not index into the {num_rows} rows of the output");
+            }
             let base_view = ins.get(2).map(Input::view);
             let storage = backend.scatter(base_view, ins[0].view(), ins[1].view(), num_rows, base.is_none())?;
             e.output(storage, out_shape.clone(), dtype)
