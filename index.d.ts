@@ -1071,13 +1071,25 @@ export declare const layers: {
   separableConv2d: LayerFactory; simpleRNN: LayerFactory; softmax: LayerFactory; upSampling2d: LayerFactory;
   zeroPadding2d: LayerFactory;
 };
-export declare const initializers: { [name: string]: (config?: { [key: string]: unknown }) => ConfigObject };
+/** An initializer: `apply` gives the values it gives a weight of `shape`. */
+export interface Initializer extends ConfigObject {
+  apply(shape: number[], dtype?: DataType): Tensor;
+}
+/** A regularizer: `apply` gives its penalty of `x`. */
+export interface Regularizer extends ConfigObject {
+  apply(x: Tensor): Tensor;
+}
+/** A constraint: `apply` gives `w` projected by it. */
+export interface Constraint extends ConfigObject {
+  apply(w: Tensor): Tensor;
+}
+export declare const initializers: { [name: string]: (config?: { [key: string]: unknown }) => Initializer };
 export declare const regularizers: {
-  l1(config?: { l1?: number }): ConfigObject;
-  l2(config?: { l2?: number }): ConfigObject;
-  l1l2(config?: { l1?: number; l2?: number }): ConfigObject;
+  l1(config?: { l1?: number }): Regularizer;
+  l2(config?: { l2?: number }): Regularizer;
+  l1l2(config?: { l1?: number; l2?: number }): Regularizer;
 };
-export declare const constraints: { [name: string]: (config?: { [key: string]: unknown }) => ConfigObject };
+export declare const constraints: { [name: string]: (config?: { [key: string]: unknown }) => Constraint };
 
 export function getBackend(): string;
 export function setBackend(backendName: string): Promise<boolean>;

@@ -1251,3 +1251,51 @@ describe('errors', () => {
     throwsClean((tf) => tf.layers.permute({ dims: [0, 1] }), /dims/);
   });
 });
+
+describe('initializer, regularizer and constraint apply (tfjs\'s public API)', () => {
+  const snap = (lib, t) => {
+    const out = { shape: t.shape, dtype: t.dtype, values: Array.from(t.dataSync()) };
+    lib.dispose(t);
+    return out;
+  };
+  const close = (got, want, what) => {
+    assert.deepEqual([got.shape, got.dtype], [want.shape, want.dtype], what);
+    want.values.forEach((w, i) => assert.ok(Math.abs(got.values[i] - w) <= 1e-5 * Math.max(1, Math.abs(w)),
+      `${what}[${i}]: ${got.values[i]} vs ${w}`));
+  };
+
+  it('initializers give tfjs\'s values (seeded ones too), for each dtype tfjs takes', () => {
+    const before = tt.memory().numTensors;
+    for (const [name, args, shape, dtype] of [
+      ['zeros', undefined, [2, 2]], ['ones', undefined, [3], 'int32'], ['constant', { value: 3 }, [2], 'int32'],
+      ['identity', { gain: 2 }, [2, 2]], ['randomNormal', { seed: 1, mean: 1 }, [4]],
+      ['randomUniform', { seed: 9, minval: -2, maxval: 2 }, [3]], ['truncatedNormal', { seed: 3, stddev: 2 }, [5]],
+      ['glorotUniform', { seed: 7 }, [2, 3]], ['glorotNormal', { seed: 8 }, [3, 2]], ['heNormal', { seed: 5 }, [3, 2]],
+      ['heUniform', { seed: 4 }, [2, 2]], ['leCunNormal', { seed: 6 }, [4, 1]], ['leCunUniform', { seed: 2 }, [1, 4]],
+      ['orthogonal', { seed: 2 }, [2, 2]], ['varianceScaling', { seed: 1, scale: 2, mode: 'fanOut' }, [3, 3]],
+    ]) {
+      const got = snap(tt, tt.initializers[name](args).apply(shape, dtype));
+      const want = snap(tfo, tfo.initializers[name](args).apply(shape, dtype));
+      close(got, want, `${name}(${JSON.stringify(args)}).apply([${shape}], ${dtype})`);
+    }
+    assert.equal(tt.memory().numTensors, before);
+  });
+
+  it('regularizers give tfjs\'s penalties and constraints its projections, leaving only the result', () => {
+    const values = [[1, -2], [3, 0.5]];
+    const x = tt.tensor(values);
+    const xo = tfo.tensor(values);
+    const before = tt.memory().numTensors;
+    for (const [name, args] of [['l1', { l1: 0.1 }], ['l2', { l2: 0.3 }], ['l1l2', { l1: 0.2, l2: 0.5 }], ['l1l2', undefined]]) {
+      close(snap(tt, tt.regularizers[name](args).apply(x)), snap(tfo, tfo.regularizers[name](args).apply(xo)), name);
+    }
+    for (const [name, args] of [['maxNorm', { maxValue: 1 }], ['unitNorm', { axis: 1 }], ['nonNeg', undefined],
+      ['minMaxNorm', { minValue: 0.5, maxValue: 1, axis: 1 }]]) {
+      close(snap(tt, tt.constraints[name](args).apply(x)), snap(tfo, tfo.constraints[name](args).apply(xo)), name);
+    }
+    assert.equal(tt.memory().numTensors, before);
+    assert.throws(() => tt.regularizers.l2().apply([1, 2]), /Argument 'x' passed to 'apply' must be a Tensor/);
+    tt.dispose(x);
+    tfo.dispose(xo);
+  });
+});

@@ -7,7 +7,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
 use tidytensor_core::TensorId;
+use tidytensor_layers::initializers::Initializer;
 use tidytensor_layers::layer::{shape_json, Shape};
+use tidytensor_layers::regularizers::{Constraint, Regularizer};
 use tidytensor_layers::{LayerRef, Model, Rows, Src};
 
 fn json(text: &str) -> Result<Value> {
@@ -351,4 +353,31 @@ impl NativeModel {
     pub fn dispose(&mut self) -> Result<Vec<f64>> {
         engine(|e| self.inner.dispose(e)).map(|(r, n)| vec![r as f64, n as f64])
     }
+}
+
+/// `initializer.apply(shape, dtype)`: the values the initializer (`{className, config}` as
+/// JSON) gives a weight of `shape`.
+#[napi]
+pub fn initializer_apply(config_json: String, shape: Vec<i64>, dtype: String) -> Result<f64> {
+    let v = json(&config_json)?;
+    crate::make(|e| {
+        let init = Initializer::parse(&v)?;
+        let shape = tidytensor_core::shape::from_user(&shape)?;
+        init.make(e, &shape, crate::parse_dtype(&dtype)?)
+    })
+}
+
+/// `regularizer.apply(x)`: the regularizer's penalty of `x`, a `[1]` tensor (temporaries stay
+/// in the caller's scope).
+#[napi]
+pub fn regularizer_apply(config_json: String, x: f64) -> Result<f64> {
+    let v = json(&config_json)?;
+    crate::make(|e| Regularizer::parse(&v)?.penalty(e, id(x)))
+}
+
+/// `constraint.apply(w)`: `w` as the constraint (`{className, config}` as JSON) projects it.
+#[napi]
+pub fn constraint_apply(config_json: String, w: f64) -> Result<f64> {
+    let v = json(&config_json)?;
+    crate::make(|e| Constraint::parse(&v)?.apply(e, id(w)))
 }

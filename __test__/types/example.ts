@@ -143,4 +143,12 @@ async function boundedGraph(model: tf.GraphModel, x: tf.Tensor): Promise<void> {
 }
 void boundedGraph;
 
+// The config objects' apply, as tfjs's.
+function configObjects(): void {
+  const w = tf.initializers.glorotUniform({ seed: 1 }).apply([2, 3]);
+  const penalty: tf.Tensor = tf.regularizers.l2({ l2: 0.1 }).apply(w);
+  tf.dispose([w, penalty, tf.constraints.maxNorm({ maxValue: 1 }).apply(w)]);
+}
+void configObjects;
+
 main();

@@ -7,6 +7,7 @@
 const native = require('../native');
 const { Tensor, wrapId, variableOf } = require('../tensor');
 const { serialization } = require('../internals');
+const { tidy } = require('../engine');
 
 // ---- initializers, regularizers, constraints --------------------------------------------
 
@@ -94,6 +95,20 @@ const I = {
   }),
 };
 
+// `{className, config}` of a config object, as the native side reads it.
+const configOf = (o) => JSON.stringify({ className: o.getClassName(), config: o.getConfig() });
+
+// tfjs's `apply` of each kind of config object, run natively (the same code layers run).
+for (const cls of Object.values(I)) {
+  // The values this initializer gives a weight of `shape` (tfjs's Initializer.apply).
+  cls.prototype.apply = function apply(shape, dtype = 'float32') {
+    return wrapId(native.initializerApply(configOf(this), shape, dtype));
+  };
+}
+// tfjs's Constant is `value * ones(shape, dtype)`: float32 whatever the dtype.
+I.Constant.prototype.apply = function apply(shape) {
+  return wrapId(native.initializerApply(configOf(this), shape, 'float32'));
+};
 const initializers = {
   constant: (args) => new I.Constant(args),
   glorotNormal: (args) => new I.GlorotNormal(args),
@@ -123,6 +138,12 @@ const L1L2 = named('L1L2', function (args) {
   this.l2 = args == null || args.l2 == null ? 0.01 : args.l2;
 });
 
+// The penalty of `x`, a [1] tensor (tfjs's Regularizer.apply).
+L1L2.prototype.apply = function apply(x) {
+  const t = tensorArg(x, 'x', 'apply');
+  return tidy(() => wrapId(native.regularizerApply(configOf(this), t.id)));
+};
+
 const regularizers = {
   l1: (args) => {
     objectArgs(args);
@@ -151,6 +172,20 @@ const C = {
     this.axis = args.axis != null ? args.axis : 0;
   }),
 };
+
+for (const cls of Object.values(C)) {
+  // `w` projected by the constraint (tfjs's Constraint.apply).
+  cls.prototype.apply = function apply(w) {
+    const t = tensorArg(w, 'w', 'apply');
+    return tidy(() => wrapId(native.constraintApply(configOf(this), t.id)));
+  };
+}
+
+// A tensor argument of the config objects' apply.
+function tensorArg(x, name, fn) {
+  if (!(x instanceof Tensor)) throw new Error(`Argument '${name}' passed to '${fn}' must be a Tensor, but got ${typeof x}`);
+  return x;
+}
 
 const constraints = {
   maxNorm: (args) => new C.MaxNorm(args),
