@@ -5,6 +5,8 @@
 // functions of growing depth (finite: an endless recursion or loop never returns on tfjs, so it
 // lives in graph_limits.test.js instead).
 
+const { predictGraph } = require('./io');
+
 const b64 = (s) => Buffer.from(s).toString('base64');
 const T = { type: 'DT_FLOAT' };
 const dims = (d) => ({ dim: d.map((size) => ({ size: String(size) })) });
@@ -65,14 +67,7 @@ function predictCase(name, topology) {
     compare: 'value',
     build(tf) {
       const a = artifacts(topology());
-      return async () => {
-        const model = await tf.loadGraphModel(tf.io.fromMemory(a));
-        try {
-          return tf.tidy(() => model.predict(tf.tensor(INPUT)));
-        } finally {
-          model.dispose();
-        }
-      };
+      return () => predictGraph(tf, a, INPUT);
     },
   };
 }

@@ -334,6 +334,16 @@ function graphArtifacts(edit = (a) => a) {
   }, { w, b });
 }
 
+// A graph model loaded from `artifacts` with `tf`, predicting `input`, then disposed.
+async function predictGraph(tf, artifacts, input) {
+  const model = await tf.loadGraphModel(tf.io.fromMemory(artifacts));
+  try {
+    return tf.tidy(() => model.predict(tf.tensor(input)));
+  } finally {
+    model.dispose();
+  }
+}
+
 function graphCase(name, edit) {
   return {
     name: `io.loadGraphModel(${name})`,
@@ -341,14 +351,7 @@ function graphCase(name, edit) {
     compare: 'value',
     build(tf) {
       const a = graphArtifacts(edit);
-      return async () => {
-        const model = await tf.loadGraphModel(tf.io.fromMemory(a));
-        try {
-          return tf.tidy(() => model.predict(tf.tensor(INPUT)));
-        } finally {
-          model.dispose();
-        }
-      };
+      return () => predictGraph(tf, a, INPUT);
     },
   };
 }
@@ -395,4 +398,4 @@ function cases() {
   return [...layersCases(), ...graphCases()];
 }
 
-module.exports = { cases };
+module.exports = { cases, predictGraph };
