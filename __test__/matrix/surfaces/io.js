@@ -6,6 +6,7 @@
 // and of the topology, each loaded with tf.io.fromMemory on both libraries. A case returns the
 // model's prediction on a fixed input and disposes the model, so it compares values and leaks.
 
+const { toHalf } = require('../../helpers/float16');
 const INPUT = [[1, 2], [-3, 0.5]];
 
 // ---- the layers model ----------------------------------------------------------------------
@@ -45,17 +46,6 @@ function concat(parts) {
     at += p.length;
   }
   return out;
-}
-
-// float32 -> float16 bits (round to nearest; the values here are exact in float16).
-function half(x) {
-  const f = new Float32Array([x]);
-  const u = new Uint32Array(f.buffer)[0];
-  const sign = (u >>> 16) & 0x8000;
-  const exp = ((u >>> 23) & 0xff) - 127 + 15;
-  const frac = (u >>> 13) & 0x3ff;
-  if (x === 0) return sign;
-  return sign | (exp << 10) | frac;
 }
 
 // The model's weights as entries {spec, values, bytes}: specs and data stay aligned when an
@@ -130,7 +120,7 @@ function weightMutations() {
     ['dtype int32', spec((s) => { s.dtype = 'int32'; })],
     ['dtype bool', set((e) => { e.spec.dtype = 'bool'; e.bytes = Uint8Array.from(e.values, (v) => (v > 0 ? 1 : 0)); })],
     ['dtype bool, float32 data', spec((s) => { s.dtype = 'bool'; })],
-    ['dtype float16', set((e) => { e.spec.dtype = 'float16'; e.bytes = new Uint8Array(Uint16Array.from(e.values, half).buffer); })],
+    ['dtype float16', set((e) => { e.spec.dtype = 'float16'; e.bytes = new Uint8Array(Uint16Array.from(e.values, toHalf).buffer); })],
     ['dtype float64', spec((s) => { s.dtype = 'float64'; })],
     ['dtype string', spec((s) => { s.dtype = 'string'; })],
     ['dtype complex64', set((e) => { e.spec.dtype = 'complex64'; e.bytes = concat([e.bytes, e.bytes]); })],
@@ -138,14 +128,14 @@ function weightMutations() {
     ['dtype FLOAT32', spec((s) => { s.dtype = 'FLOAT32'; })],
     ['quantized uint8', set((e) => { const q = quantize(e.values, 'uint8'); e.bytes = q.bytes; e.spec.quantization = { dtype: 'uint8', min: q.min, scale: q.scale }; })],
     ['quantized uint16', set((e) => { const q = quantize(e.values, 'uint16'); e.bytes = q.bytes; e.spec.quantization = { dtype: 'uint16', min: q.min, scale: q.scale }; })],
-    ['quantized float16', set((e) => { e.bytes = new Uint8Array(Uint16Array.from(e.values, half).buffer); e.spec.quantization = { dtype: 'float16' }; })],
+    ['quantized float16', set((e) => { e.bytes = new Uint8Array(Uint16Array.from(e.values, toHalf).buffer); e.spec.quantization = { dtype: 'float16' }; })],
     ['quantized uint8 without min', set((e) => { const q = quantize(e.values, 'uint8'); e.bytes = q.bytes; e.spec.quantization = { dtype: 'uint8', scale: q.scale }; })],
     ['quantized uint8 without scale', set((e) => { e.bytes = quantize(e.values, 'uint8').bytes; e.spec.quantization = { dtype: 'uint8', min: 0 }; })],
     ['quantized uint8, scale NaN', set((e) => { e.bytes = quantize(e.values, 'uint8').bytes; e.spec.quantization = { dtype: 'uint8', min: 0, scale: NaN }; })],
     ['quantized int4', set((e) => { e.bytes = new Uint8Array(Math.ceil(n(e) / 2)); e.spec.quantization = { dtype: 'int4', min: 0, scale: 1 }; })],
     ['quantization null', spec((s) => { s.quantization = null; })],
     ['quantization without dtype', spec((s) => { s.quantization = { min: 0, scale: 1 }; })],
-    ['quantized float16, dtype int32', set((e) => { e.bytes = new Uint8Array(Uint16Array.from(e.values, half).buffer); e.spec.dtype = 'int32'; e.spec.quantization = { dtype: 'float16' }; })],
+    ['quantized float16, dtype int32', set((e) => { e.bytes = new Uint8Array(Uint16Array.from(e.values, toHalf).buffer); e.spec.dtype = 'int32'; e.spec.quantization = { dtype: 'float16' }; })],
     ['quantized uint8, dtype int32', set((e) => { const q = quantize(e.values, 'uint8'); e.bytes = q.bytes; e.spec.dtype = 'int32'; e.spec.quantization = { dtype: 'uint8', min: q.min, scale: q.scale }; })],
     ['quantized uint8, dtype bool', set((e) => { const q = quantize(e.values, 'uint8'); e.bytes = q.bytes; e.spec.dtype = 'bool'; e.spec.quantization = { dtype: 'uint8', min: q.min, scale: q.scale }; })],
     ['group optimizer', spec((s) => { s.group = 'optimizer'; })],

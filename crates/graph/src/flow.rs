@@ -605,7 +605,7 @@ impl<'g> Flow<'g> {
     /// is done with its loop variables.
     pub(crate) fn returned(&mut self, e: &mut Engine, r: &Resources, out: Vec<TensorId>) -> Result<Option<Call>> {
         let Some(mut w) = self.waiting.take() else { bail!("no call waits for results") };
-        let drop = |e: &mut Engine, ts: &[TensorId], inputs: &HashSet<TensorId>, keep: &HashSet<TensorId>| {
+        let dispose_unused = |e: &mut Engine, ts: &[TensorId], inputs: &HashSet<TensorId>, keep: &HashSet<TensorId>| {
             for &t in ts {
                 let kept = e.tensor_origin(t).is_some_and(|o| o.kept);
                 if !kept && !inputs.contains(&t) && !keep.contains(&t) && !r.frozen.contains(&t) {
@@ -618,14 +618,14 @@ impl<'g> Flow<'g> {
             CallOp::While { cond, body, inputs, vars, in_body, rounds } => {
                 if *in_body {
                     let before = std::mem::replace(vars, out);
-                    drop(e, &before, inputs, &vars.iter().copied().collect());
+                    dispose_unused(e, &before, inputs, &vars.iter().copied().collect());
                     *in_body = false;
                     let call = Call { func: cond.clone(), args: vars.clone() };
                     self.waiting = Some(w);
                     return Ok(Some(call));
                 }
                 let go = out.first().map_or(Ok(false), |&t| truthy(e, t));
-                drop(e, &out, inputs, &vars.iter().copied().collect());
+                dispose_unused(e, &out, inputs, &vars.iter().copied().collect());
                 *rounds += 1;
                 let over = self.limits.max_loop_iterations.is_some_and(|max| *rounds > max);
                 match go {
@@ -822,9 +822,11 @@ impl<'g> Execution<'g> {
                 Ok(Advance::Call(call)) => Ok(Some(call)),
                 Ok(Advance::Finished) if self.calls.len() == 1 => return self.finish(e).map(Some),
                 Ok(Advance::Finished) => {
-                    let mut done = self.calls.pop().expect("a function's flow");
-                    let f = done.func.take().expect("a function call");
-                    let parent = self.calls.last_mut().expect("the caller's flow");
+                    // (Only the graph's own flow, the first, has no function; it ended above.)
+                    let Some(mut done) = self.calls.pop() else { bail!("This execution has ended") };
+                    let (Some(f), Some(parent)) = (done.func.take(), self.calls.last_mut()) else {
+                        bail!("A function call has no caller")
+                    };
                     done.complete(e, &self.r, f).and_then(|out| parent.flow.returned(e, &self.r, out))
                 }
                 Err(err) => Err(err),
