@@ -1077,11 +1077,11 @@ export interface Initializer extends ConfigObject {
 }
 /** A regularizer: `apply` gives its penalty of `x`. */
 export interface Regularizer extends ConfigObject {
-  apply(x: Tensor): Tensor;
+  apply(x: Tensor | TensorLike): Tensor;
 }
 /** A constraint: `apply` gives `w` projected by it. */
 export interface Constraint extends ConfigObject {
-  apply(w: Tensor): Tensor;
+  apply(w: Tensor | TensorLike): Tensor;
 }
 export declare const initializers: { [name: string]: (config?: { [key: string]: unknown }) => Initializer };
 export declare const regularizers: {

@@ -1294,7 +1294,11 @@ describe('initializer, regularizer and constraint apply (tfjs\'s public API)', (
       close(snap(tt, tt.constraints[name](args).apply(x)), snap(tfo, tfo.constraints[name](args).apply(xo)), name);
     }
     assert.equal(tt.memory().numTensors, before);
-    assert.throws(() => tt.regularizers.l2().apply([1, 2]), /Argument 'x' passed to 'apply' must be a Tensor/);
+    // A TensorLike is taken as tfjs's ops take it; anything else gets convertToTensor's text.
+    close(snap(tt, tt.regularizers.l2().apply([1, 2])), snap(tfo, tfo.regularizers.l2().apply([1, 2])), 'l2 of [1, 2]');
+    assert.throws(() => tt.regularizers.l2().apply(null),
+      { message: "Argument 'x' passed to 'apply' must be a Tensor or TensorLike, but got 'null'" });
+    assert.equal(tt.memory().numTensors, before);
     tt.dispose(x);
     tfo.dispose(xo);
   });

@@ -29,8 +29,18 @@ function rustTypeWords(t) {
 // The converter's text as one that names the function and, where napi-rs says them, the field
 // and the types; null when `e` is not a converter error.
 function translate(e, fnName) {
-  const m = e instanceof Error && CONVERTER.exec(e.message);
-  if (!m) return null;
+  if (!(e instanceof Error)) return null;
+  const m = CONVERTER.exec(e.message);
+  if (!m) {
+    // napi-rs's other argument errors ("Failed to get Array length") carry the JavaScript type
+    // it wanted in their code: ArrayExpected, NumberExpected ...
+    const wanted = /^(\w+)Expected$/.exec(e.code || '');
+    if (!wanted) return null;
+    const kind = wanted[1].toLowerCase();
+    const out = new Error(`An argument of ${fnName} must be ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}.`);
+    out.cause = e;
+    return out;
+  }
   const [, jsType, rustType, field] = m;
   const where = field ? ` (${field.split('.').pop()})` : '';
   const got = jsType ? `, but got ${JS_TYPES[jsType] || jsType}` : '';

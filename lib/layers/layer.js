@@ -8,6 +8,7 @@ const native = require('../native');
 const { Tensor, wrapId, variableOf } = require('../tensor');
 const { serialization } = require('../internals');
 const { tidy } = require('../engine');
+const { convertToTensor, assertShape } = require('../convert');
 
 // ---- initializers, regularizers, constraints --------------------------------------------
 
@@ -99,16 +100,17 @@ const I = {
 const configOf = (o) => JSON.stringify({ className: o.getClassName(), config: o.getConfig() });
 
 // tfjs's `apply` of each kind of config object, run natively (the same code layers run).
+// An initializer's values for a weight of `shape` (tfjs's Initializer.apply; tfjs's shape text).
+function initialValues(init, shape, dtype) {
+  if (!Array.isArray(shape)) throw new Error(`${init.getClassName()}.apply takes a shape (an array of integers), got ${typeof shape}`);
+  assertShape(shape);
+  return wrapId(native.initializerApply(configOf(init), shape, String(dtype)));
+}
 for (const cls of Object.values(I)) {
-  // The values this initializer gives a weight of `shape` (tfjs's Initializer.apply).
   cls.prototype.apply = function apply(shape, dtype = 'float32') {
-    return wrapId(native.initializerApply(configOf(this), shape, dtype));
+    return initialValues(this, shape, dtype);
   };
 }
-// tfjs's Constant is `value * ones(shape, dtype)`: float32 whatever the dtype.
-I.Constant.prototype.apply = function apply(shape) {
-  return wrapId(native.initializerApply(configOf(this), shape, 'float32'));
-};
 const initializers = {
   constant: (args) => new I.Constant(args),
   glorotNormal: (args) => new I.GlorotNormal(args),
@@ -140,8 +142,7 @@ const L1L2 = named('L1L2', function (args) {
 
 // The penalty of `x`, a [1] tensor (tfjs's Regularizer.apply).
 L1L2.prototype.apply = function apply(x) {
-  const t = tensorArg(x, 'x', 'apply');
-  return tidy(() => wrapId(native.regularizerApply(configOf(this), t.id)));
+  return withTensor(x, 'x', (t) => wrapId(native.regularizerApply(configOf(this), t.id)));
 };
 
 const regularizers = {
@@ -176,15 +177,14 @@ const C = {
 for (const cls of Object.values(C)) {
   // `w` projected by the constraint (tfjs's Constraint.apply).
   cls.prototype.apply = function apply(w) {
-    const t = tensorArg(w, 'w', 'apply');
-    return tidy(() => wrapId(native.constraintApply(configOf(this), t.id)));
+    return withTensor(w, 'w', (t) => wrapId(native.constraintApply(configOf(this), t.id)));
   };
 }
 
-// A tensor argument of the config objects' apply.
-function tensorArg(x, name, fn) {
-  if (!(x instanceof Tensor)) throw new Error(`Argument '${name}' passed to '${fn}' must be a Tensor, but got ${typeof x}`);
-  return x;
+// Runs `f` on argument `x` of a config object's apply as a tensor (a TensorLike converted as
+// tfjs's ops convert it), in a scope: only its result is left.
+function withTensor(x, name, f) {
+  return tidy(() => f(convertToTensor(x, name, 'apply')));
 }
 
 const constraints = {

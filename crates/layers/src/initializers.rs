@@ -144,7 +144,11 @@ impl Initializer {
         match self {
             Initializer::Zeros => e.fill(shape, 0.0, dtype),
             Initializer::Ones => e.fill(shape, 1.0, dtype),
-            Initializer::Constant(v) => e.fill(shape, *v, dtype),
+            // tfjs's `value * ones(shape, dtype)`: a float32 scalar times int32 or bool ones is
+            // float32.
+            Initializer::Constant(v) => {
+                e.fill(shape, *v, if matches!(dtype, DType::Int32 | DType::Bool) { DType::Float32 } else { dtype })
+            }
             Initializer::RandomNormal { mean, stddev, seed } => {
                 e.random(shape, Random::Normal { mean: *mean, std_dev: *stddev }, dtype, seed.as_deref())
             }
@@ -206,6 +210,9 @@ pub fn fans(shape: &[usize]) -> (f64, f64) {
 fn orthogonal(e: &mut Engine, shape: &[usize], gain: f64, seed: Option<&str>, dtype: DType) -> Result<TensorId> {
     if shape.len() < 2 {
         bail!("Shape must be at least 2D.");
+    }
+    if dtype != DType::Float32 {
+        bail!("The Orthogonal initializer makes float32 values only, not {}", dtype.name());
     }
     let rows: usize = shape[..shape.len() - 1].iter().product();
     let cols = shape[shape.len() - 1];

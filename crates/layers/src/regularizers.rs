@@ -106,7 +106,8 @@ impl Constraint {
             Constraint::NonNeg => {
                 let z = e.scalar(0.0)?;
                 let ge = e.binary(BinaryOp::GreaterEqual, w, z)?;
-                let m = e.cast(ge, tidytensor_core::DType::Float32)?;
+                // tfjs's `w * cast(w >= 0, w.dtype)`.
+                let m = e.cast(ge, e.dtype(w)?)?;
                 e.mul(w, m)
             }
             Constraint::MaxNorm { max, axis } => {
