@@ -1209,8 +1209,9 @@ describe('errors', () => {
       { tfjsToo: false });
   });
 
-  it('unknown layer class', () => {
-    assert.throws(() => new tt.layers.Layer('NoSuchLayer', {}), /Unknown layer: NoSuchLayer/);
+  it('unknown layer class', async () => {
+    const topology = { class_name: 'Sequential', config: { name: 's', layers: [{ class_name: 'NoSuchLayer', config: {} }] } };
+    await assert.rejects(tt.models.modelFromJSON({ modelTopology: topology }), /Unknown layer: NoSuchLayer/);
   });
 
   it('merge layers: mismatched shapes, one input', () => {

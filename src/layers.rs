@@ -9,6 +9,8 @@ use serde_json::Value;
 use tidytensor_core::TensorId;
 use tidytensor_layers::initializers::Initializer;
 use tidytensor_layers::layer::{shape_json, Shape};
+use tidytensor_layers::losses::Loss;
+use tidytensor_layers::metrics::Metric;
 use tidytensor_layers::regularizers::{Constraint, Regularizer};
 use tidytensor_layers::{LayerRef, Model, Rows, Src};
 
@@ -159,6 +161,33 @@ impl NativeLayer {
     #[napi]
     pub fn count_params(&self) -> Result<f64> {
         engine(|e| Ok(self.inner.borrow().count_params(e) as f64))
+    }
+
+    /// The sum of the weights' regularization penalties, a `[1]` tensor (null: no weight has a
+    /// regularizer), for models trained from JavaScript.
+    #[napi]
+    pub fn penalty(&self) -> Result<Option<f64>> {
+        let l = self.inner.borrow();
+        if l.weights.iter().all(|w| w.regularizer.is_none()) {
+            return Ok(None);
+        }
+        crate::make(|e| {
+            e.tidy(|e| {
+                let mut total: Option<TensorId> = None;
+                for w in &l.weights {
+                    if let Some(r) = &w.regularizer {
+                        let p = r.penalty(e, w.var)?;
+                        total = Some(match total {
+                            Some(t) => e.add(t, p)?,
+                            None => p,
+                        });
+                    }
+                }
+                Ok(vec![total.ok_or_else(|| tidytensor_core::Error::new("no regularizer".to_string()))?])
+            })
+            .map(|v| v[0])
+        })
+        .map(Some)
     }
 
     /// Disposes the weights; returns how many variables went.
@@ -380,4 +409,42 @@ pub fn regularizer_apply(config_json: String, x: f64) -> Result<f64> {
 pub fn constraint_apply(config_json: String, w: f64) -> Result<f64> {
     let v = json(&config_json)?;
     crate::make(|e| Constraint::parse(&v)?.apply(e, id(w)))
+}
+
+/// tfjs's `getUid(prefix)`: layers defined in JavaScript draw their default names from the
+/// same counters as the native ones (`dense_1`, `my_layer_2`).
+#[napi]
+pub fn layer_uid(prefix: String) -> String {
+    tidytensor_layers::layer::uid(&prefix)
+}
+
+/// tfjs's `getUniqueTensorName`: the name of a weight made in JavaScript, unique among the
+/// native layers' weights too.
+#[napi]
+pub fn unique_tensor_name(name: String) -> Result<String> {
+    engine(|e| Ok(tidytensor_layers::layer::unique_tensor_name(e, &name)))
+}
+
+/// The per-sample values of tfjs-layers' loss `name` (the losses `compile` takes by name), for
+/// models trained from JavaScript; recorded on the tape like any op.
+#[napi]
+pub fn loss_values(name: String, y_true: f64, y_pred: f64) -> Result<f64> {
+    crate::make(|e| Loss::named(&name)?.compute(e, id(y_true), id(y_pred)))
+}
+
+/// How `compile` resolves metric `name` for an output of `last_dim` values trained with the
+/// loss named `loss` (null: a JavaScript function): `[metric, log name]`.
+#[napi]
+pub fn metric_resolve(name: String, loss: Option<String>, last_dim: Option<u32>) -> Result<Vec<String>> {
+    engine(|_| {
+        let loss = loss.as_deref().map(Loss::named).transpose()?;
+        let (m, log) = Metric::resolve(&name, loss, last_dim.map(|d| d as usize))?;
+        Ok(vec![m.name().to_string(), log])
+    })
+}
+
+/// The per-sample values of metric `name` (as [`metric_resolve`] names it).
+#[napi]
+pub fn metric_values(name: String, y_true: f64, y_pred: f64) -> Result<f64> {
+    crate::make(|e| Metric::named(&name)?.compute(e, id(y_true), id(y_pred)))
 }

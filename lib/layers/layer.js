@@ -7,7 +7,7 @@
 const native = require('../native');
 const { Tensor, wrapId, variableOf } = require('../tensor');
 const { serialization } = require('../internals');
-const { tidy } = require('../engine');
+const { tidy, variable } = require('../engine');
 const { convertToTensor, assertShape } = require('../convert');
 
 // ---- initializers, regularizers, constraints --------------------------------------------
@@ -236,65 +236,496 @@ class SymbolicTensor {
 // ---- layers ------------------------------------------------------------------------------
 
 const toList = (x) => (Array.isArray(x) ? x : [x]);
+const singletonOrArray = (xs) => (xs.length === 1 ? xs[0] : xs);
 
-// A layer weight as tfjs's LayerVariable shows it: name, shape, dtype, trainable, read(),
-// write(); its value is the engine variable.
+// tfjs's toSnakeCase (default layer names, model files' keys).
+function toSnakeCase(name) {
+  const s = name.replace(/(.)([A-Z][a-z0-9]+)/g, '$1_$2').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+  return s[0] !== '_' ? s : `private${s}`;
+}
+
+// tfjs's getUid(prefix): `Scale1`, `Scale2`, ... (a default name is `scale_Scale1`, as in
+// tfjs); the counters are the native layers' own.
+const uidOf = (prefix) => native.layerUid(prefix);
+
+// tfjs's name scopes: weights made while a layer is applied are named `layer/weight`.
+const nameScopes = [];
+function scopedName(name) {
+  if (!/^[A-Za-z0-9][-A-Za-z0-9._/]*$/.test(name)) throw new Error(`Not a valid tensor name: '${name}'`);
+  return nameScopes.length > 0 ? `${nameScopes.join('/')}/${name}` : name;
+}
+function inNameScope(name, f) {
+  nameScopes.push(name);
+  try {
+    return f();
+  } finally {
+    nameScopes.pop();
+  }
+}
+
+// tfjs's LayerVariable: a layer weight (name, shape, dtype, trainable, constraint) over an
+// engine variable; read() gives the variable, write() assigns it (then the constraint).
 class LayerVariable {
-  // `originalName`: `layer/weight` before the engine made the name unique (model files use it).
-  constructor(variable, originalName) {
-    this.val = variable;
-    this.id = variable.id;
-    this.name = variable.name;
-    this.originalName = originalName != null ? originalName : variable.name;
-    this.shape = variable.shape;
-    this.dtype = variable.dtype;
-    this.trainable_ = variable.trainable;
+  constructor(val, dtype = 'float32', name = 'Variable', trainable = true, constraint = null) {
+    this.dtype = dtype == null ? 'float32' : dtype;
+    this.shape = val.shape;
+    this.originalName = scopedName(name == null ? 'Variable' : name);
+    this.name = native.uniqueTensorName(this.originalName);
+    this.trainable_ = trainable;
+    this.constraint = constraint;
+    this.val = variable(val, this.trainable_, this.name, this.dtype);
+    this.id = this.val.id;
+  }
+
+  // A LayerVariable over an existing weight of a native layer (`originalName`: `layer/weight`
+  // before the engine made the name unique, as model files know it).
+  static of(v, originalName) {
+    const w = Object.create(LayerVariable.prototype);
+    Object.assign(w, {
+      val: v, id: v.id, name: v.name, originalName: originalName != null ? originalName : v.name, shape: v.shape,
+      dtype: v.dtype, trainable_: v.trainable, constraint: null,
+    });
+    return w;
   }
 
   get trainable() {
     return this.trainable_;
   }
 
+  set trainable(trainable) {
+    this.trainable_ = trainable;
+    this.val.trainable = trainable;
+  }
+
   read() {
+    this.assertNotDisposed();
     return this.val;
   }
 
-  write(value) {
-    this.val.assign(value);
+  write(newVal) {
+    this.assertNotDisposed();
+    if (this.val.shape.toString() !== newVal.shape.toString()) {
+      throw new Error(`Shape mismatch: ${JSON.stringify(this.val.shape)} vs. ${JSON.stringify(newVal.shape)}`);
+    }
+    if (this.val.id !== newVal.id) {
+      this.val.assign(newVal);
+      if (this.constraint != null) {
+        const projected = this.constraint.apply(this.val);
+        this.val.assign(projected);
+        projected.dispose();
+      }
+    }
     return this;
   }
 
   dispose() {
+    this.assertNotDisposed();
     this.val.dispose();
+  }
+
+  assertNotDisposed() {
+    if (this.val.isDisposed) throw new Error(`LayersVariable ${this.name} is already disposed.`);
   }
 }
 
+// tfjs's InputSpec: what a layer expects of its inputs, checked at each apply.
+class InputSpec {
+  constructor(args) {
+    this.dtype = args.dtype;
+    this.shape = args.shape;
+    this.ndim = args.shape != null ? args.shape.length : args.ndim;
+    this.maxNDim = args.maxNDim;
+    this.minNDim = args.minNDim;
+    this.axes = args.axes || {};
+  }
+}
+
+// The initializer addWeight gets: an initializer object, or one of tf.initializers' names.
+function initializerOf(init) {
+  if (typeof init !== 'string') return init;
+  const make = initializers[init] || initializers[init[0].toLowerCase() + init.slice(1)];
+  if (make == null) throw new Error(`Unknown initializer: ${init}`);
+  return make({});
+}
+
+// Markers for Layer's constructor: a built-in layer (run by crates/layers) or a model.
+const NATIVE = Symbol('native layer');
+const MODEL = Symbol('model');
+let nextLayerId = 0;
+
+// tf.layers.Layer, as tfjs defines it for subclasses: `constructor(config)`, build, call,
+// computeOutputShape, computeMask, getConfig, addWeight, addLoss, apply on tensors and on
+// symbolic tensors. A layer defined this way runs its own JavaScript `call`; its tf ops are
+// native and recorded on the tape, so its weights train in fit. The built-in layers
+// (NativeBackedLayer) and the models (LayersModel) override what they run natively.
 class Layer extends serialization.Serializable {
-  // className: tfjs's ('Dense'); config: the tf.layers.* argument.
-  // (Models pass no class: their native half is a model, not a layer.)
-  constructor(className, config = {}) {
+  constructor(args = {}, nativeConfig) {
     super();
+    this.id = nextLayerId++;
     this.inboundNodes = [];
     this.outboundNodes = [];
     this.supportsMasking = false;
-    if (className == null) return;
-    if (typeof className !== 'string') {
-      // tfjs's subclasses call super(config): user-defined layers, which tidytensor does not run yet.
-      const name = new.target && new.target !== Layer ? `${new.target.name}: ` : '';
-      throw new Error(`${name}user-defined tf.layers.Layer subclasses are not supported by tidytensor yet ` +
-        '(its layers are the built-in tf.layers.* factories)');
+    if (args === NATIVE) {
+      initNative(this, nativeConfig);
+      return;
     }
-    if (config == null) config = {};
-    const plain = typeof config === 'object' && !Array.isArray(config) && !ArrayBuffer.isView(config)
-      && !(config instanceof Tensor);
-    if (!plain) {
-      const what = config instanceof Tensor ? 'a Tensor' : Array.isArray(config) ? 'an Array'
-        : ArrayBuffer.isView(config) ? 'a typed array' : `${typeof config} ${String(config)}`;
-      throw new Error(`The argument of tf.layers.* (layer ${className}) must be an object of options, got ${what}`);
+    if (args === MODEL) return;
+    if (args == null) args = {};
+    this.activityRegularizer = null;
+    this.inputSpec = null;
+    this._trainableWeights = [];
+    this._nonTrainableWeights = [];
+    this._losses = [];
+    this._updates = [];
+    this._built = false;
+    this._addedWeightNames = [];
+    this._stateful = false;
+    this._refCount = null;
+    this.fastWeightInitDuringBuild = false;
+    let name = args.name;
+    if (!name) {
+      const prefix = this.getClassName();
+      name = `${toSnakeCase(prefix)}_${uidOf(prefix)}`;
     }
-    Object.defineProperty(this, 'native', { value: new native.NativeLayer(className, configJSON(config)) });
-    Object.defineProperty(this, 'layerClassName', { value: this.native.className });
-    this.name = this.native.name;
+    this.name = name;
+    this.trainable_ = args.trainable == null ? true : args.trainable;
+    if (args.inputShape != null || args.batchInputShape != null) {
+      this.batchInputShape = args.batchInputShape != null ? args.batchInputShape
+        : [args.batchSize != null ? args.batchSize : null].concat(args.inputShape);
+      this.dtype = args.dtype != null ? args.dtype : args.inputDType != null ? args.inputDType : 'float32';
+    }
+    this.initialWeights = args.weights != null ? args.weights : null;
+  }
+
+  // The static `className` of the class (its name, for a class that has none).
+  getClassName() {
+    const c = this.constructor;
+    return c.className != null ? c.className : c.name;
+  }
+
+  get built() {
+    return this._built;
+  }
+
+  set built(built) {
+    this._built = built;
+  }
+
+  get trainable() {
+    return this.trainable_;
+  }
+
+  set trainable(trainable) {
+    this._trainableWeights.forEach((w) => { w.trainable = trainable; });
+    this.trainable_ = trainable;
+  }
+
+  get trainableWeights() {
+    return this.trainable_ ? this._trainableWeights.filter((w) => w.trainable) : [];
+  }
+
+  set trainableWeights(weights) {
+    this._trainableWeights = weights;
+  }
+
+  get nonTrainableWeights() {
+    return this.trainable_ ? this._trainableWeights.filter((w) => !w.trainable).concat(this._nonTrainableWeights)
+      : this._trainableWeights.concat(this._nonTrainableWeights);
+  }
+
+  set nonTrainableWeights(weights) {
+    this._nonTrainableWeights = weights;
+  }
+
+  get weights() {
+    return this.trainableWeights.concat(this.nonTrainableWeights);
+  }
+
+  get losses() {
+    return this._losses;
+  }
+
+  get updates() {
+    return this._updates;
+  }
+
+  get stateful() {
+    return this._stateful;
+  }
+
+  resetStates() {
+    if (!this.stateful) throw new Error('Cannot call the resetStates() method of a non-stateful Layer object.');
+  }
+
+  // The node of the layer's call `nodeIndex` (tfjs's texts).
+  nodeAt(nodeIndex, attrName) {
+    if (this.inboundNodes.length === 0) throw new Error(`The layer has never been called and thus has no defined ${attrName}.`);
+    if (this.inboundNodes.length <= nodeIndex) {
+      throw new Error(`Asked to get ${attrName} at node ${nodeIndex}, but the layer has only ${this.inboundNodes.length} inbound nodes.`);
+    }
+    return this.inboundNodes[nodeIndex];
+  }
+
+  getInputAt(nodeIndex) {
+    return singletonOrArray(this.nodeAt(nodeIndex, 'input').inputs);
+  }
+
+  getOutputAt(nodeIndex) {
+    return singletonOrArray(this.nodeAt(nodeIndex, 'output').outputs);
+  }
+
+  get input() {
+    if (this.inboundNodes.length > 1) {
+      throw new Error(`Layer ${this.name} has multiple inbound nodes, hence the notion of "layer input" is ill-defined. Use \`getInputAt(nodeIndex)\` instead.`);
+    }
+    if (this.inboundNodes.length === 0) throw new Error(`Layer ${this.name} is not connected, no input to return.`);
+    return this.getInputAt(0);
+  }
+
+  get output() {
+    if (this.inboundNodes.length === 0) throw new Error(`Layer ${this.name} has no inbound nodes.`);
+    if (this.inboundNodes.length > 1) {
+      throw new Error(`Layer ${this.name} has multiple inbound nodes, hence the notion of "layer output" is ill-defined. Use \`getOutputAt(nodeIndex)\` instead.`);
+    }
+    return this.getOutputAt(0);
+  }
+
+  // The input and output shapes of the layer's calls, when they all agree (tfjs's texts).
+  shapeOf(which, what) {
+    if (this.inboundNodes.length === 0) {
+      throw new Error(`The layer ${this.name} has never been called and thus has no defined ${what} shape.`);
+    }
+    const shapes = this.inboundNodes.map((n) => JSON.stringify(singletonOrArray(n[which].map((s) => s.shape))));
+    if (new Set(shapes).size !== 1) {
+      throw new Error(`The layer ${this.name} has multiple inbound nodes with different ${what} shapes. Hence the notion of "${what} shape" is ill-defined for the layer.`);
+    }
+    return JSON.parse(shapes[0]);
+  }
+
+  get inputShape() {
+    return this.shapeOf('inputs', 'input');
+  }
+
+  get outputShape() {
+    return this.shapeOf('outputs', 'output');
+  }
+
+  calculateLosses() {
+    return this.losses.map((lossFn) => lossFn());
+  }
+
+  addLoss(losses) {
+    if (losses == null || (Array.isArray(losses) && losses.length === 0)) return;
+    this._losses.push(...toList(losses));
+  }
+
+  // tfjs's addWeight: the initializer's value (zeros while loading a file), a LayerVariable
+  // named `layer/name`, the regularizer kept as a loss.
+  addWeight(name, shape, dtype, initializer, regularizer, trainable, constraint, getInitializerFunc) {
+    if (this._addedWeightNames.indexOf(name) !== -1) throw new Error(`Duplicate weight name ${name} for layer ${this.name}`);
+    this._addedWeightNames.push(name);
+    if (dtype == null) dtype = 'float32';
+    let init = initializer == null ? 'glorotUniform' : initializer;
+    if (this.fastWeightInitDuringBuild) init = getInitializerFunc != null ? getInitializerFunc() : 'zeros';
+    const initValue = initializerOf(init).apply(shape, dtype);
+    let weight;
+    try {
+      weight = new LayerVariable(initValue, dtype, name, trainable, constraint);
+    } finally {
+      initValue.dispose();
+    }
+    if (regularizer != null) this.addLoss(() => regularizer.apply(weight.read()));
+    if (trainable == null || trainable) this._trainableWeights.push(weight);
+    else this._nonTrainableWeights.push(weight);
+    return weight;
+  }
+
+  setFastWeightInitDuringBuild(value) {
+    this.fastWeightInitDuringBuild = value;
+  }
+
+  build() {
+    this.built = true;
+  }
+
+  computeOutputShape(inputShape) {
+    return inputShape;
+  }
+
+  computeMask(inputs, mask) {
+    if (!this.supportsMasking) {
+      if (mask != null && toList(mask).some((m) => m != null)) {
+        throw new TypeError(`Layer ${this.name} does not support masking, but was passed an inputMask.`);
+      }
+      return null;
+    }
+    return mask;
+  }
+
+  call(inputs) {
+    return inputs;
+  }
+
+  // tfjs's assertInputCompatibility: the inputs against `inputSpec` (its texts).
+  assertInputCompatibility(inputs) {
+    if (this.inputSpec == null || this.inputSpec.length === 0) return;
+    const list = toList(inputs);
+    const specs = toList(this.inputSpec);
+    if (list.length !== specs.length) {
+      throw new Error(`Layer ${this.name} expects ${specs.length} inputs, but it received ${list.length} input tensors. Input received: ${inputs}`);
+    }
+    list.forEach((x, i) => {
+      const spec = specs[i];
+      if (spec == null) return;
+      const ndim = x.rank;
+      if (spec.ndim != null && ndim !== spec.ndim) {
+        throw new Error(`Input ${i} is incompatible with layer ${this.name}: expected ndim=${spec.ndim}, found ndim=${ndim}`);
+      }
+      if (spec.maxNDim != null && ndim > spec.maxNDim) {
+        throw new Error(`Input ${i} is incompatible with layer ${this.name}: expected max_ndim=${spec.maxNDim}, found ndim=${ndim}`);
+      }
+      if (spec.minNDim != null && ndim < spec.minNDim) {
+        throw new Error(`Input ${i} is incompatible with layer ${this.name}: expected min_ndim=${spec.minNDim}, found ndim=${ndim}.`);
+      }
+      if (spec.dtype != null && x.dtype !== spec.dtype) {
+        throw new Error(`Input ${i} is incompatible with layer ${this.name} : expected dtype=${spec.dtype}, found dtype=${x.dtype}.`);
+      }
+      for (const key of Object.keys(spec.axes)) {
+        const axis = Number(key);
+        const value = spec.axes[key];
+        const at = axis >= 0 ? x.shape[axis] : x.shape[x.shape.length + axis];
+        if (value != null && [value, null].indexOf(at) === -1) {
+          throw new Error(`Input ${i} is incompatible with layer ${this.name}: expected axis ${axis} of input shape to have value ${value} but got shape ${x.shape}.`);
+        }
+      }
+      if (spec.shape != null) {
+        spec.shape.forEach((d, k) => {
+          if (d != null && x.shape[k] != null && x.shape[k] !== d) {
+            throw new Error(`Input ${i} is incompatible with layer ${this.name}: expected shape=${spec.shape}, found shape=${x.shape}.`);
+          }
+        });
+      }
+    });
+  }
+
+  // tfjs's apply: builds the layer on the first call; on tensors, runs `call`; on symbolic
+  // tensors, records the call (a node) and gives symbolic outputs of computeOutputShape.
+  apply(inputs, kwargs) {
+    kwargs = kwargs || {};
+    this.assertNotDisposed();
+    const list = toList(inputs);
+    const symbolic = list.filter((x) => x instanceof SymbolicTensor).length;
+    if (symbolic !== 0 && symbolic !== list.length) throw new Error('Arguments to apply() must be all SymbolicTensors or all Tensors');
+    if (symbolic === 0) {
+      for (const x of list) {
+        if (!(x instanceof Tensor)) throw new Error(`Layer ${this.name} expects Tensors or SymbolicTensors, got ${typeof x}`);
+      }
+    }
+    return inNameScope(this.name, () => {
+      if (!this.built) {
+        this.assertInputCompatibility(inputs);
+        this.build(singletonOrArray(list.map((x) => x.shape)));
+        this.built = true;
+        if (this.initialWeights) this.setWeights(this.initialWeights);
+        if (this._refCount === null && symbolic === 0) this._refCount = 1;
+      }
+      this.assertInputCompatibility(inputs);
+      if (symbolic === 0) {
+        const outs = toList(this.call(inputs, kwargs)).map((x) => (list.indexOf(x) !== -1 ? x.clone() : x));
+        return singletonOrArray(outs);
+      }
+      const outputShape = this.computeOutputShape(singletonOrArray(list.map((x) => x.shape)));
+      const shapes = outputShape != null && outputShape.length > 0 && Array.isArray(outputShape[0]) ? outputShape : [outputShape];
+      const made = symbolicOutputs(this, list, kwargs, shapes, list[0].dtype);
+      this._refCount = (this._refCount || 0) + 1;
+      return made.length === 1 && !Array.isArray(outputShape[0]) ? made[0] : made;
+    });
+  }
+
+  countParams() {
+    if (!this.built) {
+      throw new Error(`You tried to call countParams() on ${this.name}, but the layer is not built yet. ` +
+        'Build it first by calling build(batchInputShape).');
+    }
+    return this.weights.reduce((n, w) => n + w.shape.reduce((a, b) => a * b, 1), 0);
+  }
+
+  getWeights(trainableOnly = false) {
+    return (trainableOnly ? this.trainableWeights : this.weights).map((w) => w.read());
+  }
+
+  setWeights(weights) {
+    const params = this.weights;
+    if (params.length !== weights.length) {
+      throw new Error(`You called setWeights(weights) on layer "${this.name}" with a weight list of length ${weights.length}, ` +
+        `but the layer was expecting ${params.length} weights. Provided weights: ${weights}...`);
+    }
+    params.forEach((p, i) => {
+      if (p.shape.toString() !== weights[i].shape.toString()) {
+        throw new Error(`Layer weight shape ${p.shape} not compatible with provided weight shape ${weights[i].shape}`);
+      }
+    });
+    params.forEach((p, i) => p.write(weights[i]));
+  }
+
+  getConfig() {
+    const config = { name: this.name, trainable: this.trainable };
+    if (this.batchInputShape != null) config.batchInputShape = this.batchInputShape;
+    if (this.dtype != null) config.dtype = this.dtype;
+    return config;
+  }
+
+  assertNotDisposed() {
+    if (this._refCount === 0) throw new Error(`Layer '${this.name}' is already disposed.`);
+  }
+
+  dispose() {
+    if (!this.built) throw new Error(`Cannot dispose Layer ${this.name} because it has not been built yet.`);
+    if (this._refCount === null) throw new Error(`Cannot dispose Layer ${this.name} because it has not been used yet.`);
+    this.assertNotDisposed();
+    let numDisposedVariables = 0;
+    if (--this._refCount === 0) {
+      const weights = this.weights;
+      weights.forEach((w) => w.dispose());
+      numDisposedVariables = weights.length;
+    }
+    return { refCountAfterDispose: this._refCount, numDisposedVariables };
+  }
+}
+
+// The symbolic outputs of `layer` called on symbolic `inputs`, with the call recorded as a
+// node of the layer (what tf.model wires).
+function symbolicOutputs(layer, inputs, kwargs, shapes, dtype) {
+  const node = { layer, inputs, callArgs: kwargs, outputs: [] };
+  layer.inboundNodes.push(node);
+  for (const x of inputs) if (x.sourceLayer != null) x.sourceLayer.outboundNodes.push(node);
+  node.outputs = shapes.map((shape, i) => {
+    const s = new SymbolicTensor(dtype || 'float32', shape, layer, inputs, kwargs, `${layer.name}/${layer.name}`, i);
+    s.node = node;
+    s.nodeIndex = layer.inboundNodes.length - 1;
+    return s;
+  });
+  return node.outputs;
+}
+
+// A built-in layer: config, weights and computation in crates/layers (`this.native`).
+function initNative(layer, { className, config }) {
+  if (config == null) config = {};
+  const plain = typeof config === 'object' && !Array.isArray(config) && !ArrayBuffer.isView(config)
+    && !(config instanceof Tensor);
+  if (!plain) {
+    const what = config instanceof Tensor ? 'a Tensor' : Array.isArray(config) ? 'an Array'
+      : ArrayBuffer.isView(config) ? 'a typed array' : `${typeof config} ${String(config)}`;
+    throw new Error(`The argument of tf.layers.* (layer ${className}) must be an object of options, got ${what}`);
+  }
+  Object.defineProperty(layer, 'native', { value: new native.NativeLayer(className, configJSON(config)) });
+  Object.defineProperty(layer, 'layerClassName', { value: layer.native.className });
+  layer.name = layer.native.name;
+}
+
+class NativeBackedLayer extends Layer {
+  constructor(config) {
+    super(NATIVE, { className: new.target.className, config });
   }
 
   getClassName() {
@@ -313,6 +744,8 @@ class Layer extends serialization.Serializable {
     return this.native.built;
   }
 
+  set built(v) {}
+
   get dtype() {
     return this.native.dtype;
   }
@@ -324,14 +757,14 @@ class Layer extends serialization.Serializable {
 
   // The input and output shapes of the first call (one shape, or a list for several).
   get inputShape() {
-    return this.shapeOf(0, 'input');
+    return this.nativeShapes(0, 'input');
   }
 
   get outputShape() {
-    return this.shapeOf(1, 'output');
+    return this.nativeShapes(1, 'output');
   }
 
-  shapeOf(which, what) {
+  nativeShapes(which, what) {
     if (!this.built) {
       throw new Error(`The layer ${this.name} has never been called and thus has no defined ${what} shape.`);
     }
@@ -343,7 +776,7 @@ class Layer extends serialization.Serializable {
   layerVariables(keep = () => true) {
     const names = this.native.originalNames();
     return this.native.weights().map((id, i) => [id, names[i]]).filter(([id]) => keep(id))
-      .map(([id, name]) => new LayerVariable(variableOf(id), name));
+      .map(([id, name]) => LayerVariable.of(variableOf(id), name));
   }
 
   get weights() {
@@ -358,6 +791,10 @@ class Layer extends serialization.Serializable {
   get nonTrainableWeights() {
     const trainable = new Set(this.native.trainableWeights());
     return this.layerVariables((id) => !trainable.has(id));
+  }
+
+  get losses() {
+    return [];
   }
 
   // tfjs returns the variables themselves: disposing one disposes the weight.
@@ -399,10 +836,7 @@ class Layer extends serialization.Serializable {
         throw new Error('Arguments to apply() must be all SymbolicTensors or all Tensors');
       }
       const out = JSON.parse(this.native.build(JSON.stringify(list.map((s) => s.shape))));
-      const node = { layer: this, inputs: list, callArgs: kwargs };
-      this.inboundNodes.push(node);
-      const made = out.map((shape, i) => new SymbolicTensor(this.dtype, shape, this, list, kwargs, `${this.name}/${this.name}`, i));
-      for (const s of made) s.node = node;
+      const made = symbolicOutputs(this, list, kwargs, out, this.dtype);
       return made.length === 1 ? made[0] : made;
     }
     for (const x of list) {
@@ -442,7 +876,7 @@ function input(config = {}) {
   const batchShape = config.batchShape != null ? config.batchShape : [null, ...config.shape];
   // tfjs names inputs `input1`, `input2` ... (its getUid('input')).
   const name = config.name != null ? config.name : `input${++inputUid}`;
-  const layer = new (classOf('InputLayer'))('InputLayer', { batchInputShape: batchShape, name, dtype: config.dtype, sparse: config.sparse });
+  const layer = new (classOf('InputLayer'))({ batchInputShape: batchShape, name, dtype: config.dtype, sparse: config.sparse });
   return layer.apply(new SymbolicTensor(config.dtype || 'float32', batchShape, null, [], {}, layer.name, 0));
 }
 
@@ -466,7 +900,7 @@ const CLASSES = {
 const classes = {};
 const classOf = (className) => {
   if (!classes[className]) {
-    classes[className] = { [className]: class extends Layer {} }[className];
+    classes[className] = { [className]: class extends NativeBackedLayer {} }[className];
     classes[className].className = className;
   }
   return classes[className];
@@ -475,7 +909,7 @@ const classOf = (className) => {
 const layers = { Layer, input };
 for (const [name, className] of Object.entries(CLASSES)) {
   const cls = classOf(className);
-  layers[name] = (config) => new cls(className, config);
+  layers[name] = (config) => new cls(config);
 }
 if (layers.inputLayer) {
   const make = layers.inputLayer;
@@ -495,6 +929,6 @@ if (layers.inputLayer) {
 const LAYER_CLASSES = new Set(Object.values(CLASSES));
 
 module.exports = {
-  Layer, LayerVariable, SymbolicTensor, input, layers, initializers, regularizers, constraints, ConfigObject, toList,
-  classOf, LAYER_CLASSES,
+  Layer, NativeBackedLayer, LayerVariable, InputSpec, SymbolicTensor, input, layers, initializers, regularizers,
+  constraints, ConfigObject, toList, singletonOrArray, toSnakeCase, symbolicOutputs, classOf, LAYER_CLASSES, MODEL,
 };

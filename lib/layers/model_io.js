@@ -7,7 +7,7 @@ const { serialization } = require('../internals');
 const { dispose } = require('../engine');
 const io = require('../io/handlers');
 const { encodeWeights, decodeWeights, concatenateArrayBuffers } = require('../io/weights');
-const { Layer, SymbolicTensor, classOf, LAYER_CLASSES, toList } = require('./layer');
+const { Layer, SymbolicTensor, classOf, LAYER_CLASSES, toList, toSnakeCase } = require('./layer');
 
 const KERAS_VERSION = 'tfjs-layers 4.22.0';
 const LAYERS_MODEL_FORMAT_NAME = 'layers-model';
@@ -15,10 +15,6 @@ const GENERATED_BY = 'TensorFlow.js tfjs-layers v4.22.0';
 
 // ---- pythonic <-> TypeScript configs (tfjs's serialization_utils) -------------------------
 
-function toSnakeCase(name) {
-  const s = name.replace(/(.)([A-Z][a-z0-9]+)/g, '$1_$2').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
-  return s[0] !== '_' ? s : `private${s}`;
-}
 
 function toCamelCase(identifier) {
   if (identifier.length <= 1 || identifier.indexOf('_') === -1) return identifier;
@@ -122,17 +118,17 @@ function deserializeLayer(conf, fastWeightInit = false) {
   const { className } = conf;
   if (LAYER_CLASSES.has(className)) {
     const cls = classOf(className);
-    const layer = new cls(className, conf.config);
+    const layer = new cls(conf.config);
     if (fastWeightInit) layer.native.fastWeightInit = true;
     return layer;
   }
   const registered = serialization.SerializationMap.getMap().classNameMap[className];
+  if (['Sequential', 'Model', 'Functional'].includes(className)) return deserializeModel(conf, fastWeightInit);
   if (registered != null && registered[0].prototype instanceof Layer) {
     const [cls, fromConfig] = registered;
-    return fromConfig != null ? fromConfig(cls, conf.config) : new cls(conf.config);
-  }
-  if (['Sequential', 'Model', 'Functional'].includes(className)) {
-    throw new Error(`tidytensor cannot use a model as a layer of another model yet (nested ${className} '${conf.config.name}')`);
+    const layer = fromConfig != null ? fromConfig(cls, conf.config) : new cls(conf.config);
+    if (fastWeightInit && typeof layer.setFastWeightInitDuringBuild === 'function') layer.setFastWeightInitDuringBuild(true);
+    return layer;
   }
   throw unknown('layer', className);
 }

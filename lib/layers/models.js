@@ -5,18 +5,22 @@
 // stays there, and this file only drives it.
 const native = require('../native');
 const { Tensor, wrapId, variableOf } = require('../tensor');
+const { tidy } = require('../engine');
 const { scalar } = require('../ops/creation');
 const { serialization, nextFrame } = require('../internals');
 const train = require('../train');
-const { Layer, SymbolicTensor, LayerVariable, toList } = require('./layer');
+const { Layer, NativeBackedLayer, SymbolicTensor, LayerVariable, MODEL, toList, singletonOrArray, symbolicOutputs, input } = require('./layer');
+const { metrics: metricsNamespace } = require('../ops/metrics');
+const { tensor1d } = require('../ops/creation');
+const C = require('./container');
 const cb = require('./callbacks');
 const modelIO = require('./model_io');
 
-// Loss and metric functions given as functions: tf.metrics.* and tf.losses-like functions
-// of tfjs-layers' names resolve by name; others cannot run in the native training step.
-function nameOf(fn, what) {
+// A loss or metric as compile takes it: a name, or a function; tf.metrics' own functions are
+// their names (they run natively), other functions run in JavaScript.
+function lossOrMetric(fn, what) {
   if (typeof fn === 'string') return fn;
-  if (typeof fn === 'function' && fn.name) return fn.name;
+  if (typeof fn === 'function') return fn.name && metricsNamespace[fn.name] === fn ? fn.name : fn;
   throw new Error(`Unknown ${what} ${fn}`);
 }
 
@@ -55,11 +59,30 @@ function checkBatchSize(batchSize) {
 
 class LayersModel extends Layer {
   // `{inputs, outputs, name}` for tf.model; Sequential passes its own native model.
+  // A model of built-in layers is native (`this.model`, crates/layers); one that holds a
+  // layer defined in JavaScript or another model is a graph run from JavaScript
+  // (`this.graph`, container.js).
   constructor(args = {}, made) {
-    const nativeModel = made || LayersModel.functional(args);
-    super(null);
-    Object.defineProperty(this, 'model', { value: nativeModel });
-    this.name = nativeModel.name;
+    let nativeModel = made;
+    let graph = null;
+    if (!made) {
+      const ins = toList(args.inputs);
+      const outs = toList(args.outputs);
+      for (const s of [...ins, ...outs]) {
+        if (!(s instanceof SymbolicTensor)) throw new Error('tf.model() expects SymbolicTensors (from tf.input and layer.apply) as inputs and outputs');
+      }
+      graph = new C.Graph(ins, outs);
+      if (graph.layers.every((l) => l instanceof NativeBackedLayer)) {
+        nativeModel = LayersModel.functional(args);
+        graph = null;
+      }
+    }
+    super(MODEL);
+    Object.defineProperty(this, 'model', { value: nativeModel || null, writable: true });
+    this.graph = graph;
+    this.name = nativeModel ? nativeModel.name : args.name != null ? args.name : native.layerUid('model');
+    this.trainable_ = true;
+    this.disposed = false;
     this.isTraining = false;
     this.stopTraining_ = false;
     this.optimizer_ = null;
@@ -67,7 +90,7 @@ class LayersModel extends Layer {
     this.history = null;
     // A functional model knows its layers (in tfjs's order) and symbolic ends; a Sequential
     // model adds its layers one by one.
-    this.layers = nativeModel.jsLayers ? nativeModel.jsLayers.slice() : [];
+    this.layers = graph ? graph.layers.slice() : nativeModel.jsLayers ? nativeModel.jsLayers.slice() : [];
     if (!made) {
       this.inputs = toList(args.inputs);
       this.outputs = toList(args.outputs);
@@ -129,7 +152,7 @@ class LayersModel extends Layer {
   }
 
   get inputNames() {
-    return JSON.parse(this.model.io()[2]);
+    return this.graph ? this.inputs.map((s) => s.sourceLayer.name) : JSON.parse(this.model.io()[2]);
   }
 
   get outputNames() {
@@ -137,56 +160,76 @@ class LayersModel extends Layer {
   }
 
   get feedInputShapes() {
-    return JSON.parse(this.model.io()[0]);
+    return this.graph ? this.inputs.map((s) => s.shape) : JSON.parse(this.model.io()[0]);
   }
 
   get inputShape() {
-    const s = JSON.parse(this.model.io()[0]);
-    return s.length === 1 ? s[0] : s;
+    return singletonOrArray(this.feedInputShapes);
   }
 
   get outputShape() {
-    const s = JSON.parse(this.model.io()[1]);
-    return s.length === 1 ? s[0] : s;
+    return singletonOrArray(this.graph ? this.outputs.map((s) => s.shape) : JSON.parse(this.model.io()[1]));
   }
 
   get built() {
     return true;
   }
 
+  set built(v) {}
+
+  // `trainable = false` freezes every weight of the model in fit (its layers keep their own
+  // flags, as in tfjs).
   get trainable() {
-    return true;
+    return this.trainable_;
   }
 
-  set trainable(v) {}
+  set trainable(v) {
+    this.trainable_ = !!v;
+  }
 
   get weights() {
-    return this.variablesOf(this.model.weightIds()[0]);
+    return this.trainableWeights.concat(this.nonTrainableWeights);
   }
 
   get trainableWeights() {
+    if (!this.trainable_) return [];
+    if (this.graph) return uniqueWeights(this.layers.flatMap((l) => l.trainableWeights));
     return this.variablesOf(this.model.weightIds()[1]);
   }
 
   get nonTrainableWeights() {
-    return this.variablesOf(this.model.weightIds()[2]);
+    if (this.graph) {
+      const trainable = new Set(this.trainableWeights.map((w) => w.id));
+      return uniqueWeights(this.layers.flatMap((l) => l.weights)).filter((w) => !trainable.has(w.id));
+    }
+    return this.variablesOf(this.model.weightIds()[this.trainable_ ? 2 : 0]);
+  }
+
+  get losses() {
+    return this.layers.flatMap((l) => l.losses || []);
+  }
+
+  calculateLosses() {
+    return this.layers.flatMap((l) => (l.native == null && l.calculateLosses ? l.calculateLosses() : []));
   }
 
   variablesOf(ids) {
     const names = this.model.originalNames(ids);
-    return ids.map((id, i) => new LayerVariable(variableOf(id), names[i]));
+    return ids.map((id, i) => LayerVariable.of(variableOf(id), names[i]));
   }
 
   getWeights(trainableOnly = false) {
+    if (this.graph || !this.trainable_) return (trainableOnly ? this.trainableWeights : this.weights).map((w) => w.read());
     return this.model.weightIds()[trainableOnly ? 1 : 0].map(variableOf);
   }
 
   setWeights(weights) {
-    this.model.setWeights(weights.map((w) => w.id));
+    if (this.graph) Layer.prototype.setWeights.call(this, weights);
+    else this.model.setWeights(weights.map((w) => w.id));
   }
 
   countParams() {
-    return this.model.countParams();
+    return this.graph ? this.layers.reduce((n, l) => n + l.countParams(), 0) : this.model.countParams();
   }
 
   getLayer(nameOrIndex, index) {
@@ -210,20 +253,80 @@ class LayersModel extends Layer {
       throw new Error('compile() needs an optimizer: a name (\'adam\', \'sgd\' ...) or a tf.train optimizer');
     }
     const losses = (Array.isArray(args.loss) ? args.loss : typeof args.loss === 'object' && typeof args.loss !== 'function'
-      ? this.outputNames.map((n) => args.loss[n]) : [args.loss]).map((l) => nameOf(l, 'loss'));
+      ? this.outputNames.map((n) => args.loss[n]) : [args.loss]).map((l) => lossOrMetric(l, 'loss'));
     let metrics = args.metrics == null ? [] : args.metrics;
     if (!Array.isArray(metrics)) {
       metrics = typeof metrics === 'object' && typeof metrics !== 'function'
         ? [].concat(...Object.values(metrics)) : [metrics];
     }
-    metrics = metrics.map((m) => nameOf(m, 'metric'));
+    metrics = metrics.map((m) => lossOrMetric(m, 'metric'));
+    // Names alone train natively; a JavaScript function or a graph run from JavaScript trains
+    // through the JavaScript step (container.js).
+    const byName = losses.every((l) => typeof l === 'string') && metrics.every((m) => typeof m === 'string');
+    const jsCompiled = byName && this.graph == null ? null : C.compileJS(this, losses, metrics);
     if (this.isOptimizerOwned && this.optimizer_ && this.optimizer_ !== optimizer) this.optimizer_.dispose();
-    this.model.compile(optimizer.native, typeof args.optimizer === 'string', losses, metrics);
+    if (jsCompiled == null) this.model.compile(optimizer.native, typeof args.optimizer === 'string', losses, metrics);
+    this.jsCompiled = jsCompiled;
     this.optimizer_ = optimizer;
     this.isOptimizerOwned = typeof args.optimizer === 'string';
     this.loss = args.loss;
     this.metrics = metrics;
-    this.metricsNames = this.model.metricNames();
+    this.metricsNames = jsCompiled ? jsCompiled.names : this.model.metricNames();
+  }
+
+  // Whether a training step is one native call: a native model compiled with names, not
+  // frozen as a whole.
+  get trainsNatively() {
+    return this.model != null && this.jsCompiled == null && this.trainable_;
+  }
+
+  // The outputs for inputs `xs` (a list; temporaries stay in the caller's scope).
+  forward(xs, training) {
+    if (this.disposed) throw new Error(`Container '${this.name}' is already disposed.`);
+    if (this.graph) {
+      if (xs.length !== this.inputs.length) {
+        throw new Error(`Error when checking model : the Array of Tensors that you are passing to your model is not the size the the model expected. Expected to see ${this.inputs.length} Tensor(s), but instead got ${xs.length} Tensors(s).`);
+      }
+      return this.graph.run(xs, training);
+    }
+    return this.model.apply(xs.map((t) => t.id), training).map(wrapId);
+  }
+
+  // One training step on rows start..end (or `indices`) of `xs`/`ys`: the loss and metrics.
+  trainBatch(xs, ys, start, end, indices, classWeight) {
+    if (this.trainsNatively) {
+      return this.model.trainBatch(xs.map((t) => t.id), ys.map((t) => t.id), start, end, indices, classWeight);
+    }
+    this.checkCompiled();
+    const c = this.jsCompiled || C.compileJS(this, toList(this.loss), this.metrics);
+    const batch = (list) => (indices == null ? list.map((t) => C.sliceRows(t, start, end)) : (() => {
+      const idx = tensor1d(indices, 'int32');
+      const out = list.map((t) => t.gather(idx));
+      idx.dispose();
+      return out;
+    })());
+    const bx = batch(xs);
+    const by = batch(ys);
+    const weights = classWeight == null ? null : classWeights(by[0], classWeight);
+    try {
+      return C.trainStep(this, c, bx, by, weights);
+    } finally {
+      for (const t of [...bx, ...by, weights]) if (t != null && !xs.includes(t) && !ys.includes(t)) t.dispose();
+    }
+  }
+
+  evaluateLists(xs, ys, batchSize) {
+    if (this.jsCompiled == null && this.model != null) {
+      return this.model.evaluate(xs.map((t) => t.id), ys.map((t) => t.id), batchSize);
+    }
+    this.checkCompiled();
+    if (xs.length !== this.inputs.length || ys.length !== this.outputs.length) {
+      throw new Error(`Error when checking model: expected ${this.inputs.length} input(s) and ${this.outputs.length} target(s), but got ${xs.length} and ${ys.length}`);
+    }
+    if (rowsOf(xs) !== rowsOf(ys)) {
+      throw new Error(`Input Tensors should have the same number of samples as target Tensors. Found ${rowsOf(xs)} input sample(s) and ${rowsOf(ys)} target sample(s).`);
+    }
+    return C.evaluateJS(this, this.jsCompiled, xs, ys, batchSize);
   }
 
   checkCompiled() {
@@ -237,8 +340,8 @@ class LayersModel extends Layer {
     checkTensors(x, 'predict()\'s x');
     const batchSize = args.batchSize == null ? 32 : args.batchSize;
     checkBatchSize(batchSize);
-    const ids = this.model.predict(toList(x).map((t) => t.id), batchSize);
-    const outs = ids.map(wrapId);
+    const outs = this.graph ? C.predictJS(this, toList(x), batchSize)
+      : this.model.predict(toList(x).map((t) => t.id), batchSize).map(wrapId);
     return outs.length === 1 ? outs[0] : outs;
   }
 
@@ -248,15 +351,20 @@ class LayersModel extends Layer {
   }
 
   // On tensors, a forward pass (`training` from kwargs); on symbolic tensors, the model as
-  // one layer of a larger graph is not supported yet.
+  // one layer of a larger model (a node of it, run by the larger model's graph).
   apply(inputs, kwargs = {}) {
     const list = toList(inputs);
     if (list.some((x) => x instanceof SymbolicTensor)) {
-      throw new Error('Using a model as a layer of another model is not supported by tidytensor yet');
+      if (!list.every((x) => x instanceof SymbolicTensor)) throw new Error('Arguments to apply() must be all SymbolicTensors or all Tensors');
+      const made = symbolicOutputs(this, list, kwargs, this.outputs.map((o) => o.shape), list[0].dtype);
+      return singletonOrArray(made);
     }
     checkTensors(list, 'apply()\'s inputs');
-    const outs = this.model.apply(list.map((t) => t.id), !!kwargs.training).map(wrapId);
-    return outs.length === 1 ? outs[0] : outs;
+    return singletonOrArray(tidyOutputs(() => this.forward(list, !!(kwargs && kwargs.training))));
+  }
+
+  call(inputs, kwargs) {
+    return this.apply(inputs, kwargs);
   }
 
   evaluate(x, y, args = {}) {
@@ -265,7 +373,7 @@ class LayersModel extends Layer {
     checkTensors(y, 'evaluate()\'s y');
     const batchSize = args.batchSize == null ? 32 : args.batchSize;
     checkBatchSize(batchSize);
-    const values = this.model.evaluate(toList(x).map((t) => t.id), toList(y).map((t) => t.id), batchSize);
+    const values = this.evaluateLists(toList(x), toList(y), batchSize);
     const out = values.map((v) => scalar(v));
     return out.length === 1 ? out[0] : out;
   }
@@ -274,7 +382,7 @@ class LayersModel extends Layer {
     this.checkCompiled();
     checkTensors(x, 'trainOnBatch()\'s x');
     checkTensors(y, 'trainOnBatch()\'s y');
-    const values = this.model.trainBatch(toList(x).map((t) => t.id), toList(y).map((t) => t.id), 0, rowsOf(x), null, null);
+    const values = this.trainBatch(toList(x), toList(y), 0, rowsOf(x), null, null);
     return values.length === 1 ? values[0] : values;
   }
 
@@ -350,8 +458,6 @@ class LayersModel extends Layer {
       await callbacks.onTrainBegin();
       this.stopTraining_ = false;
       if (shuffle === 'batch') throw new Error('batch shuffling is not implemneted yet');
-      const xIds = xs.map((t) => t.id);
-      const yIds = ys.map((t) => t.id);
       // One order, shuffled in place each epoch (tfjs's util.shuffle on its index array).
       const order = shuffle ? Int32Array.from({ length: n }, (_, i) => i) : null;
       for (let epoch = initialEpoch; epoch < epochs; epoch++) {
@@ -367,7 +473,7 @@ class LayersModel extends Layer {
           await callbacks.onBatchBegin(b, batchLogs);
           batchLogs.batch = b;
           batchLogs.size = end - start;
-          const outs = this.model.trainBatch(xIds, yIds, start, end, order ? order.subarray(start, end) : null, classWeight);
+          const outs = this.trainBatch(xs, ys, start, end, order ? order.subarray(start, end) : null, classWeight);
           names.forEach((name, i) => {
             batchLogs[name] = outs[i];
             sums[i] += outs[i] * (end - start);
@@ -382,7 +488,7 @@ class LayersModel extends Layer {
         // its keys come first, as in tfjs's logs.
         const epochLogs = {};
         if (val && finished) {
-          const v = this.model.evaluate(val[0].map((t) => t.id), val[1].map((t) => t.id), batchSize);
+          const v = this.evaluateLists(val[0], val[1], batchSize);
           names.forEach((name, i) => { epochLogs[`val_${name}`] = v[i]; });
         }
         if (seen > 0) names.forEach((name, i) => { epochLogs[name] = sums[i] / seen; });
@@ -409,8 +515,28 @@ class LayersModel extends Layer {
     return require('./training_dataset').evaluateDataset(this, dataset, args);
   }
 
+  // summary()'s rows, by layer name: `[name (class), input shape, output shape, params,
+  // inbound]`.
+  summaryRows() {
+    const text = (shapes) => JSON.stringify(singletonOrArray(shapes)).replace(/,/g, ',');
+    if (this.graph) {
+      const nodes = this.graph.nodes.filter((n) => !(this instanceof Sequential && n.layer.getClassName() === 'InputLayer'));
+      return nodes.map((n) => [`${n.layer.name} (${n.layer.getClassName()})`, text(n.inputs.map((s) => s.shape)),
+        text(n.outputs.map((s) => s.shape)), n.layer.countParams(),
+        n.layer.getClassName() === 'InputLayer' ? [] : n.inputs.map((s) => `${s.node.layer.name}[${Math.max(0, s.node.layer.inboundNodes.indexOf(s.node))}][${s.tensorIndex || 0}]`)]);
+    }
+    return JSON.parse(this.model.summaryRows()).map(([name, shape, params, inbound]) => {
+      const layer = this.layers.find((l) => name.startsWith(`${l.name} (`));
+      let inputShape = 'multiple';
+      try {
+        inputShape = JSON.stringify(JSON.parse(layer.native.shapes()[0]));
+      } catch (e) { /* keeps 'multiple' */ }
+      return [name, inputShape, shape, params, inbound];
+    });
+  }
+
   summary(lineLength, positions, printFn = console.log) {
-    const rows = JSON.parse(this.model.summaryRows());
+    const rows = this.summaryRows();
     const sequentialLike = this instanceof Sequential;
     const header = ['Layer (type)', 'Input Shape', 'Output shape', 'Param #'];
     if (!sequentialLike) header.push('Receives inputs');
@@ -432,11 +558,7 @@ class LayersModel extends Layer {
     printFn('='.repeat(lineLength));
     const layers = this.layers;
     layers.forEach((layer, i) => {
-      const [name, shape, params, inbound] = rows.find((r) => r[0].startsWith(`${layer.name} (`));
-      let inputShape = 'multiple';
-      try {
-        inputShape = JSON.stringify(JSON.parse(layer.native.shapes()[0]));
-      } catch (e) { /* keeps 'multiple' */ }
+      const [name, inputShape, shape, params, inbound] = rows.find((r) => r[0].startsWith(`${layer.name} (`));
       const fields = [name, inputShape, shape, String(params)];
       if (!sequentialLike) fields.push(inbound[0] || '');
       printRow(fields);
@@ -444,10 +566,9 @@ class LayersModel extends Layer {
       if (!sequentialLike) for (const more of inbound.slice(1)) printRow(['', '', '', '', more]);
       printFn((i === layers.length - 1 ? '=' : '_').repeat(lineLength));
     });
-    const count = (ids) => ids.reduce((a, id) => a + variableOf(id).size, 0);
-    const [, trainable, nonTrainable] = this.model.weightIds();
-    const t = count(trainable);
-    const nt = count(nonTrainable);
+    const count = (ws) => ws.reduce((a, w) => a + w.shape.reduce((x, y) => x * y, 1), 0);
+    const t = count(this.trainableWeights);
+    const nt = count(this.nonTrainableWeights);
     printFn(`Total params: ${t + nt}`);
     printFn(`Trainable params: ${t}`);
     printFn(`Non-trainable params: ${nt}`);
@@ -485,8 +606,23 @@ class LayersModel extends Layer {
   }
 
   dispose() {
-    const [refCountAfterDispose, numDisposedVariables] = this.model.dispose();
-    return { refCountAfterDispose, numDisposedVariables };
+    if (this.graph == null) {
+      const [refCountAfterDispose, numDisposedVariables] = this.model.dispose();
+      return { refCountAfterDispose, numDisposedVariables };
+    }
+    if (this.disposed) throw new Error(`Container '${this.name}' is already disposed.`);
+    this.disposed = true;
+    let numDisposedVariables = 0;
+    for (const layer of this.layers) {
+      if (layer.built && (layer.native != null || layer instanceof LayersModel || layer._refCount != null)) {
+        numDisposedVariables += layer.dispose().numDisposedVariables;
+      }
+    }
+    if (this.isOptimizerOwned && this.optimizer_) {
+      numDisposedVariables += this.optimizer_.getWeights ? 0 : 0;
+      this.optimizer_.dispose();
+    }
+    return { refCountAfterDispose: 0, numDisposedVariables };
   }
 }
 LayersModel.className = 'Model';
@@ -536,26 +672,75 @@ class Sequential extends LayersModel {
     for (const l of args.layers || []) this.add(l);
   }
 
+  // Built-in layers go to the native model; the first layer defined in JavaScript (or a
+  // model) turns the model into a graph run from JavaScript, with the layers so far replayed.
   add(layer) {
-    if (layer instanceof LayersModel) throw new Error('Adding a model to a Sequential model is not supported by tidytensor yet');
     if (!(layer instanceof Layer)) throw new Error(`The added layer must be an instance of class Layer. Found: ${layer}`);
-    this.model.add(layer.native);
-    if (layer.getClassName() !== 'InputLayer' || this.layers.length > 0) this.layers.push(layer);
-    else this.inputLayer = layer; // an explicit first InputLayer: saved with the model, as tfjs does
+    if (this.graph == null && layer instanceof NativeBackedLayer) {
+      this.model.add(layer.native);
+      if (layer.getClassName() !== 'InputLayer' || this.layers.length > 0) this.layers.push(layer);
+      else this.inputLayer = layer; // an explicit first InputLayer: saved with the model, as tfjs does
+      return;
+    }
+    if (this.graph == null) {
+      const before = this.inputLayer ? [this.inputLayer, ...this.layers] : this.layers.slice();
+      this.model = null;
+      this.layers = [];
+      this.inputLayer = undefined;
+      for (const l of before) this.addToGraph(l);
+    }
+    this.addToGraph(layer);
+  }
+
+  addToGraph(layer) {
+    if (this.graphOutput == null) {
+      if (layer.getClassName() === 'InputLayer') {
+        this.graphInput = layer.inboundNodes.length > 0 ? layer.inboundNodes[0].outputs[0]
+          : layer.apply(new SymbolicTensor(layer.dtype, layer.batchInputShape, null, [], {}, layer.name, 0));
+        this.graphOutput = this.graphInput;
+        this.inputLayer = layer;
+        this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
+        return;
+      }
+      const first = layer instanceof LayersModel ? layer.inputs[0] : null;
+      const batchShape = first ? first.shape : layer.batchInputShape;
+      if (batchShape == null) {
+        throw new Error('The first layer in a Sequential model must get an `inputShape` or `batchInputShape` argument.');
+      }
+      this.graphInput = input({ batchShape, dtype: first ? first.dtype : layer.dtype, name: `${layer.name}_input` });
+      this.graphOutput = this.graphInput;
+    }
+    const out = layer.apply(this.graphOutput);
+    if (Array.isArray(out)) {
+      throw new Error('All layers in a Sequential model should have a single output tensor. For multi-output layers, use the functional API.');
+    }
+    this.graphOutput = out;
+    this.layers.push(layer);
+    this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
   }
 
   pop() {
-    this.model.pop();
+    if (this.graph == null) {
+      this.model.pop();
+      this.layers.pop();
+      return;
+    }
+    if (this.layers.length === 0) throw new TypeError('There are no layers in the model.');
     this.layers.pop();
+    const last = this.layers[this.layers.length - 1];
+    this.graphOutput = last ? last.inboundNodes[last.inboundNodes.length - 1].outputs[0] : this.graphInput;
+    this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
   }
 
   // The model's input and output as symbolic tensors (tfjs's `model.inputs`/`outputs`).
   get inputs() {
+    if (this.graph) return this.graph.inputs;
     const [shapes, , names] = this.model.io().map((j) => JSON.parse(j));
     return shapes.map((s, i) => new SymbolicTensor('float32', s, null, [], {}, names[i], 0));
   }
 
   get outputs() {
+    if (this.graph) return this.graph.outputs;
     const shapes = JSON.parse(this.model.io()[1]);
     const last = this.layers[this.layers.length - 1] || null;
     return shapes.map((s, i) => new SymbolicTensor('float32', s, last, [], {}, last ? last.name : '', i));
@@ -563,6 +748,26 @@ class Sequential extends LayersModel {
 }
 Sequential.className = 'Sequential';
 serialization.registerClass(Sequential);
+
+// The weights once each (a layer used twice, or shared by nested models, holds them once).
+function uniqueWeights(list) {
+  const seen = new Set();
+  return list.filter((w) => !seen.has(w.id) && seen.add(w.id));
+}
+
+// tidy over a function returning a list of tensors.
+function tidyOutputs(f) {
+  return tidy(f);
+}
+
+// Per-sample weights from fit's classWeight (`weights[c]` for a row of class c: its argMax,
+// or the rounded value of a single column), as tfjs's standardizeWeights.
+function classWeights(y, weights) {
+  return tidy(() => {
+    const cls = y.rank === 2 && y.shape[1] > 1 ? y.argMax(-1) : y.reshape([-1]).round().cast('int32');
+    return tensor1d(weights.map((w) => (Number.isNaN(w) ? 0 : w))).gather(cls);
+  });
+}
 
 function sequential(config) {
   return new Sequential(config);

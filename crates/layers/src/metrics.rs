@@ -19,10 +19,11 @@ pub enum Metric {
 impl Metric {
     /// The metric for the name given to `compile` and the name it is logged under, as
     /// tfjs's `handleMetrics` resolves them for an output of `last_dim` values trained with
-    /// `loss`.
-    pub fn resolve(name: &str, loss: Loss, last_dim: Option<usize>) -> Result<(Metric, String)> {
-        let binary = last_dim == Some(1) || loss == Loss::BinaryCrossentropy;
-        let sparse = loss == Loss::SparseCategoricalCrossentropy;
+    /// `loss` (`None`: a JavaScript loss function, which tfjs treats as neither binary nor
+    /// sparse).
+    pub fn resolve(name: &str, loss: Option<Loss>, last_dim: Option<usize>) -> Result<(Metric, String)> {
+        let binary = last_dim == Some(1) || loss == Some(Loss::BinaryCrossentropy);
+        let sparse = loss == Some(Loss::SparseCategoricalCrossentropy);
         Ok(match name {
             "accuracy" | "acc" => {
                 let m = if binary {
@@ -66,6 +67,18 @@ impl Metric {
             "cosine" | "cosineProximity" => Metric::Loss(Loss::CosineProximity),
             _ => bail!("Unknown metric {name}"),
         })
+    }
+
+    /// The name [`Metric::named`] knows this metric by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::BinaryAccuracy => "binaryAccuracy",
+            Metric::CategoricalAccuracy => "categoricalAccuracy",
+            Metric::SparseCategoricalAccuracy => "sparseCategoricalAccuracy",
+            Metric::Precision => "precision",
+            Metric::Recall => "recall",
+            Metric::Loss(l) => l.name(),
+        }
     }
 
     /// The metric's values (per sample, or one value for precision and recall); the model

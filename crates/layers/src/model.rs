@@ -432,7 +432,7 @@ impl Model {
         let mut resolved = Vec::new();
         for (o, (loss, shape)) in losses.iter().zip(&shapes).enumerate() {
             for &m in metrics {
-                let (metric, name) = Metric::resolve(m, *loss, shape.last().copied().flatten())?;
+                let (metric, name) = Metric::resolve(m, Some(*loss), shape.last().copied().flatten())?;
                 let name = if n > 1 { format!("{}_{name}", self.output_name(o)) } else { name };
                 resolved.push((o, metric, name));
             }
