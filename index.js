@@ -85,7 +85,7 @@ Object.assign(tf, trainm);
   const C = require('./lib/layers/callbacks');
   Object.assign(tf, {
     layers: L.layers, initializers: L.initializers, regularizers: L.regularizers, constraints: L.constraints,
-    input: L.input, SymbolicTensor: L.SymbolicTensor, sequential: M.sequential, model: M.model,
+    input: L.input, SymbolicTensor: L.SymbolicTensor, LayerVariable: L.LayerVariable, InputSpec: L.InputSpec, sequential: M.sequential, model: M.model,
     LayersModel: M.LayersModel, Sequential: M.Sequential, callbacks: C.callbacks, Callback: C.Callback,
     CallbackList: C.CallbackList, CustomCallback: C.CustomCallback, History: C.History, EarlyStopping: C.EarlyStopping,
   });
