@@ -894,6 +894,8 @@ const CLASSES = {
   maxPooling2d: 'MaxPooling2D', maximum: 'Maximum', minimum: 'Minimum', multiply: 'Multiply', permute: 'Permute',
   reLU: 'ReLU', repeatVector: 'RepeatVector', reshape: 'Reshape', separableConv2d: 'SeparableConv2D',
   simpleRNN: 'SimpleRNN', softmax: 'Softmax', upSampling2d: 'UpSampling2D', zeroPadding2d: 'ZeroPadding2D',
+  conv3d: 'Conv3D', conv3dTranspose: 'Conv3DTranspose', cropping2D: 'Cropping2D', maxPooling3d: 'MaxPooling3D',
+  averagePooling3d: 'AveragePooling3D', avgPool3d: 'AveragePooling3D', avgPooling3d: 'AveragePooling3D',
 };
 
 // One subclass per layer class, named as tfjs's (`layer.constructor.name` is 'Dense').

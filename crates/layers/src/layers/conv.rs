@@ -1,7 +1,11 @@
-//! Convolution layers (conv1d, conv2d, conv2dTranspose, depthwiseConv2d, separableConv2d) and
-//! the spatial helpers zeroPadding2d and upSampling2d. Channels-last data, as tfjs's default.
+//! Convolution layers (conv1d, conv2d, conv3d, conv2dTranspose, conv3dTranspose,
+//! depthwiseConv2d, separableConv2d) and the spatial helpers zeroPadding2d, upSampling2d and
+//! cropping2d. Channels-first data is moved to channels-last around the channels-last code, as
+//! tfjs does; kernels keep Keras's layout either way.
 
-use super::{one_output, Common};
+use super::{
+    channels_first, format_name, json_text, normalize_array, one_output, to_channels_first, to_channels_last, Common,
+};
 use crate::activations::Activation;
 use crate::config::Cfg;
 use crate::initializers::Initializer;
@@ -15,7 +19,9 @@ use tidytensor_core::{bail, Engine, Result, TensorId};
 pub enum ConvType {
     Conv1d,
     Conv2d,
+    Conv3d,
     Transpose,
+    Transpose3d,
     Depthwise,
     Separable,
 }
@@ -29,6 +35,8 @@ pub struct Conv {
     /// `valid`, `same` or (conv1d) `causal`.
     padding: String,
     dilation: Vec<usize>,
+    /// `dataFormat: 'channelsFirst'`: `[batch, channels, ...spatial]` data.
+    channels_first: bool,
     depth_multiplier: usize,
     activation: Activation,
     c: Common,
@@ -71,24 +79,58 @@ impl Conv {
             }
             _ => c,
         };
-        let rank = if ty == ConvType::Conv1d { 1 } else { 2 };
+        let rank = match ty {
+            ConvType::Conv1d => 1,
+            ConvType::Conv3d | ConvType::Transpose3d => 3,
+            _ => 2,
+        };
+        // tfjs's BaseConv checks, in its order and with its texts.
+        if !c.0.contains_key("kernelSize") && !c.0.contains_key("kernel_size") {
+            bail!("required key 'kernelSize' not in config");
+        }
+        let ks = c.get("kernelSize");
+        let ks_ok = match ks {
+            Some(Value::Number(_)) => true,
+            Some(Value::Array(a)) => (1..=3).contains(&a.len()) && a.iter().all(Value::is_number),
+            _ => false,
+        };
+        if !ks_ok {
+            bail!(
+                "BaseConv expects config.kernelSize to be number or number[] with length 1, 2, or 3, but received {}.",
+                json_text(ks)
+            );
+        }
+        let kernel_size = normalize_array(c, "kernelSize", rank, &[])?;
+        let strides = normalize_array(c, "strides", rank, &vec![1; rank])?;
+        let padding = c.str_or("padding", "valid")?;
+        if !["valid", "same", "causal"].contains(&padding.as_str()) {
+            bail!("{padding} is not a valid PaddingMode.  Valid values are valid,same,causal or null/undefined.");
+        }
+        let channels_first = channels_first(c)?;
+        let dilation = normalize_array(c, "dilationRate", rank, &vec![1; rank])?;
         let filters = match ty {
             ConvType::Depthwise => 0,
-            _ => c.positive("filters")?,
+            _ => match c.get("filters") {
+                Some(v @ Value::Number(n)) if n.as_f64().is_some_and(|f| f >= 1.0) => {
+                    match v.as_f64().filter(|f| f.fract() == 0.0 && *f <= crate::config::MAX_INT as f64) {
+                        Some(f) => f as usize,
+                        None => bail!("Expected filters to be a positive integer, but got {}.", json_text(Some(v))),
+                    }
+                }
+                v => bail!("Convolution layer expected config.filters to be a 'number' > 0 but got {}", json_text(v)),
+            },
         };
-        if !c.has("kernelSize") {
-            bail!("kernelSize is required but was not provided");
-        }
-        let kernel_size = c.tuple_or("kernelSize", rank, &[])?;
-        let strides = c.tuple_or("strides", rank, &vec![1; rank])?;
-        let dilation = c.tuple_or("dilationRate", rank, &vec![1; rank])?;
-        let padding = c.str_or("padding", "valid")?;
-        if !["valid", "same"].contains(&padding.as_str()) && !(padding == "causal" && ty == ConvType::Conv1d) {
-            bail!("Invalid PaddingMode: {padding}. Valid values are valid, same, causal");
-        }
-        let format = c.str_or("dataFormat", "channelsLast")?;
-        if format != "channelsLast" && format != "channels_last" {
-            bail!("dataFormat '{format}' is not supported by tidytensor's convolution layers yet; use channelsLast");
+        if padding == "causal" && ty != ConvType::Conv1d {
+            match ty {
+                ConvType::Transpose | ConvType::Transpose3d => bail!(
+                    "{} currently supports only padding modes 'same' and 'valid', but received padding mode causal",
+                    if ty == ConvType::Transpose { "Conv2DTranspose" } else { "Conv3DTranspose" }
+                ),
+                ConvType::Separable => {
+                    bail!("SeparableConv2D supports only padding modes: 'same' and 'valid', but received \"causal\"")
+                }
+                _ => bail!("The support for CAUSAL padding mode in conv1dWithBias is not implemented yet."),
+            }
         }
         if kernel_size.iter().chain(&strides).chain(&dilation).any(|&v| v == 0) {
             bail!("kernelSize, strides and dilationRate must be positive integers");
@@ -114,6 +156,7 @@ impl Conv {
             strides,
             padding,
             dilation,
+            channels_first,
             depth_multiplier: c.usize_or("depthMultiplier", 1)?.max(1),
             activation: Activation::parse(c.get("activation"))?,
             c: Common::new(c, kernel_prefix, if ty == ConvType::Separable { "glorotUniform" } else { "glorotNormal" })?,
@@ -137,12 +180,103 @@ impl Conv {
     }
 }
 
+impl Conv {
+    fn transposed(&self) -> bool {
+        matches!(self.ty, ConvType::Transpose | ConvType::Transpose3d)
+    }
+
+    /// Where the channels are in an input (or output) of rank `rank + 2`.
+    fn channel_axis(&self) -> usize {
+        if self.channels_first {
+            1
+        } else {
+            self.rank + 1
+        }
+    }
+
+    /// The input's rank (tfjs's texts, which differ by class).
+    fn check_rank(&self, s: &Shape) -> Result<()> {
+        let want = self.rank + 2;
+        if s.len() != want {
+            let got = crate::layer::shape_text(s);
+            match self.ty {
+                ConvType::Transpose | ConvType::Transpose3d => {
+                    bail!("Input should have rank {want}; Received input shape: {got}")
+                }
+                ConvType::Depthwise => bail!("Inputs to DepthwiseConv2D should have rank 4. Received input shape: {got}."),
+                ConvType::Separable => {
+                    bail!("Inputs to SeparableConv2D should have rank 4, but received input shape: {got}")
+                }
+                _ => bail!("Inputs to {} should have rank {want}; Received input shape: {got}.", self.class_name()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The output size of one spatial axis (tfjs's `convOutputLength`, or `deconvLength` for
+    /// transposed convolutions).
+    fn out_len(&self, i: usize, len: Option<usize>) -> Result<Option<usize>> {
+        if !self.transposed() {
+            return Ok(conv_output_length(len, self.kernel_size[i], &self.padding, self.strides[i], self.dilation[i]));
+        }
+        let Some(d) = len else { return Ok(None) };
+        let (k, st) = (self.kernel_size[i], self.strides[i]);
+        let extra = if self.padding == "same" { 0 } else { k.saturating_sub(st) };
+        match d.checked_mul(st).and_then(|v| v.checked_add(extra)) {
+            Some(v) => Ok(Some(v)),
+            None => bail!("The output of {} would be too large", self.class_name()),
+        }
+    }
+
+    /// The convolution on channels-last data.
+    fn conv_last(&self, e: &mut Engine, w: &[TensorId], x: TensorId) -> Result<TensorId> {
+        let pad = self.window_pad();
+        let strides: Vec<f64> = self.strides.iter().map(|&v| v as f64).collect();
+        let dil: Vec<f64> = self.dilation.iter().map(|&v| v as f64).collect();
+        let win = Window { strides: &strides, dilations: &dil, pad: &pad, rounding: None };
+        Ok(match self.ty {
+            ConvType::Conv1d => {
+                // As a 2-D convolution over [batch, 1, width, channels].
+                let mut xx = e.expand_dims(x, 1)?;
+                if self.padding == "causal" {
+                    let left = self.dilation[0] * (self.kernel_size[0] - 1);
+                    xx = e.pad_zeros(xx, &[0, 0, left, 0], &[0, 0, 0, 0])?;
+                }
+                let f = e.expand_dims(w[0], 0)?;
+                let win = Window { strides: &[1.0, strides[0]], dilations: &[1.0, dil[0]], pad: &pad, rounding: None };
+                let y = e.conv(ConvKind::Conv2d, xx, f, &win, false)?;
+                e.squeeze(y, Some(&[1]))?
+            }
+            ConvType::Conv2d => e.conv(ConvKind::Conv2d, x, w[0], &win, false)?,
+            ConvType::Conv3d => e.conv(ConvKind::Conv3d, x, w[0], &win, false)?,
+            ConvType::Transpose | ConvType::Transpose3d => {
+                let s = e.shape(x)?.to_vec();
+                let mut out = vec![s[0] as i64];
+                for i in 0..self.rank {
+                    out.push(self.out_len(i, Some(s[1 + i]))?.unwrap_or(0) as i64);
+                }
+                out.push(self.filters as i64);
+                let win = Window { strides: &strides, dilations: &[1.0], pad: &pad, rounding: None };
+                e.conv_transpose(self.rank, &out, x, w[0], &win)?
+            }
+            ConvType::Depthwise => e.conv(ConvKind::Depthwise2d, x, w[0], &win, false)?,
+            ConvType::Separable => {
+                let d = e.conv(ConvKind::Depthwise2d, x, w[0], &win, false)?;
+                let one = Window { strides: &[1.0, 1.0], dilations: &[1.0, 1.0], pad: &Padding::Valid, rounding: None };
+                e.conv(ConvKind::Conv2d, d, w[1], &one, false)?
+            }
+        })
+    }
+}
+
 impl Kind for Conv {
     fn class_name(&self) -> &'static str {
         match self.ty {
             ConvType::Conv1d => "Conv1D",
             ConvType::Conv2d => "Conv2D",
+            ConvType::Conv3d => "Conv3D",
             ConvType::Transpose => "Conv2DTranspose",
+            ConvType::Transpose3d => "Conv3DTranspose",
             ConvType::Depthwise => "DepthwiseConv2D",
             ConvType::Separable => "SeparableConv2D",
         }
@@ -150,24 +284,29 @@ impl Kind for Conv {
 
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         let s = &inputs[0];
-        if s.len() != self.rank + 2 {
-            bail!(
-                "Inputs to {} should have rank {}; Received input shape: {}.",
-                self.class_name(),
-                self.rank + 2,
-                crate::layer::shape_text(s)
-            );
-        }
-        let Some(cin) = s[s.len() - 1] else {
-            bail!("The channel dimension of the inputs should be defined. Found `None`.");
+        self.check_rank(s)?;
+        let axis = self.channel_axis();
+        let Some(cin) = s[axis] else {
+            match self.ty {
+                ConvType::Transpose | ConvType::Transpose3d => {
+                    bail!("The channel dimension of the inputs should be defined. Found `None`.")
+                }
+                ConvType::Depthwise => {
+                    bail!("The channel dimension of the inputs to DepthwiseConv2D should be defined, but is not (null).")
+                }
+                ConvType::Separable => bail!("The channel dimension of the inputs should be defined, but found null"),
+                _ => bail!("The channel dimension of the input should be defined. Found null"),
+            }
         };
         let ks = &self.kernel_size;
+        let with = |tail: [usize; 2]| -> Vec<usize> { ks.iter().copied().chain(tail).collect() };
         match self.ty {
-            ConvType::Conv1d => self.c.add_kernel(b, "kernel", &[ks[0], cin, self.filters])?,
-            ConvType::Conv2d => self.c.add_kernel(b, "kernel", &[ks[0], ks[1], cin, self.filters])?,
-            ConvType::Transpose => self.c.add_kernel(b, "kernel", &[ks[0], ks[1], self.filters, cin])?,
+            ConvType::Conv1d | ConvType::Conv2d | ConvType::Conv3d => {
+                self.c.add_kernel(b, "kernel", &with([cin, self.filters]))?
+            }
+            ConvType::Transpose | ConvType::Transpose3d => self.c.add_kernel(b, "kernel", &with([self.filters, cin]))?,
             ConvType::Depthwise | ConvType::Separable => {
-                self.c.add_kernel(b, "depthwise_kernel", &[ks[0], ks[1], cin, self.depth_multiplier])?
+                self.c.add_kernel(b, "depthwise_kernel", &with([cin, self.depth_multiplier]))?
             }
         };
         if let Some((init, reg, con)) = &self.pointwise {
@@ -181,91 +320,39 @@ impl Kind for Conv {
             )?;
         }
         self.c.add_bias(b, self.out_channels(cin))?;
-        b.spec = Some(InputSpec { ndim: Some(self.rank + 2), axes: vec![(-1, cin)], ..Default::default() });
+        // tfjs's spec names the channels axis; -1 for channels-last, as its texts print it.
+        let spec_axis = if self.channels_first { 1 } else { -1 };
+        b.spec = Some(InputSpec { ndim: Some(self.rank + 2), axes: vec![(spec_axis, cin)], ..Default::default() });
         Ok(())
     }
 
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
-        if s.len() != self.rank + 2 {
-            bail!(
-                "Inputs to {} should have rank {}; Received input shape: {}.",
-                self.class_name(),
-                self.rank + 2,
-                crate::layer::shape_text(s)
-            );
-        }
-        let mut out = vec![s[0]];
+        self.check_rank(s)?;
+        let first = if self.channels_first { 2 } else { 1 };
+        let mut space = Vec::with_capacity(self.rank);
         for i in 0..self.rank {
-            let len = s[1 + i];
-            out.push(if self.ty == ConvType::Transpose {
-                match len {
-                    None => None,
-                    Some(d) => {
-                        let (k, st) = (self.kernel_size[i], self.strides[i]);
-                        let extra = if self.padding == "same" { 0 } else { k.saturating_sub(st) };
-                        match d.checked_mul(st).and_then(|v| v.checked_add(extra)) {
-                            Some(v) => Some(v),
-                            None => bail!("The output of {} would be too large", self.class_name()),
-                        }
-                    }
-                }
-            } else {
-                conv_output_length(len, self.kernel_size[i], &self.padding, self.strides[i], self.dilation[i])
-            });
+            space.push(self.out_len(i, s[first + i])?);
         }
-        out.push(s[s.len() - 1].map(|c| self.out_channels(c)));
+        let channels = s[self.channel_axis()].map(|c| self.out_channels(c));
+        let mut out = vec![s[0]];
+        if self.channels_first {
+            out.push(channels);
+            out.extend(space);
+        } else {
+            out.extend(space);
+            out.push(channels);
+        }
         Ok(vec![out])
     }
 
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
-        let x = inputs[0];
-        let pad = self.window_pad();
-        let strides: Vec<f64> = self.strides.iter().map(|&v| v as f64).collect();
-        let dil: Vec<f64> = self.dilation.iter().map(|&v| v as f64).collect();
-        let bias_at;
-        let y = match self.ty {
-            ConvType::Conv1d => {
-                bias_at = 1;
-                // As a 2-D convolution over [batch, 1, width, channels].
-                let mut xx = e.expand_dims(x, 1)?;
-                if self.padding == "causal" {
-                    let left = self.dilation[0] * (self.kernel_size[0] - 1);
-                    xx = e.pad_zeros(xx, &[0, 0, left, 0], &[0, 0, 0, 0])?;
-                }
-                let f = e.expand_dims(w[0], 0)?;
-                let win = Window { strides: &[1.0, strides[0]], dilations: &[1.0, dil[0]], pad: &pad, rounding: None };
-                let y = e.conv(ConvKind::Conv2d, xx, f, &win, false)?;
-                e.squeeze(y, Some(&[1]))?
-            }
-            ConvType::Conv2d => {
-                bias_at = 1;
-                let win = Window { strides: &strides, dilations: &dil, pad: &pad, rounding: None };
-                e.conv(ConvKind::Conv2d, x, w[0], &win, false)?
-            }
-            ConvType::Transpose => {
-                bias_at = 1;
-                let s = e.shape(x)?.to_vec();
-                let out = self.output_shapes(&[crate::layer::known(&s)])?.remove(0);
-                let out: Vec<i64> = out.iter().map(|d| d.unwrap_or(0) as i64).collect();
-                let win = Window { strides: &strides, dilations: &[1.0, 1.0], pad: &pad, rounding: None };
-                e.conv_transpose(2, &out, x, w[0], &win)?
-            }
-            ConvType::Depthwise => {
-                bias_at = 1;
-                let win = Window { strides: &strides, dilations: &dil, pad: &pad, rounding: None };
-                e.conv(ConvKind::Depthwise2d, x, w[0], &win, false)?
-            }
-            ConvType::Separable => {
-                bias_at = 2;
-                let win = Window { strides: &strides, dilations: &dil, pad: &pad, rounding: None };
-                let d = e.conv(ConvKind::Depthwise2d, x, w[0], &win, false)?;
-                let one = Window { strides: &[1.0, 1.0], dilations: &[1.0, 1.0], pad: &Padding::Valid, rounding: None };
-                e.conv(ConvKind::Conv2d, d, w[1], &one, false)?
-            }
-        };
+        let x = if self.channels_first { to_channels_last(e, inputs[0])? } else { inputs[0] };
+        let y = self.conv_last(e, w, x)?;
+        let bias_at = if self.ty == ConvType::Separable { 2 } else { 1 };
         let y = if self.c.use_bias { e.add(y, w[bias_at])? } else { y };
-        one_output(self.activation.apply(e, y))
+        let y = self.activation.apply(e, y)?;
+        one_output(if self.channels_first { to_channels_first(e, y) } else { Ok(y) })
     }
 
     fn config(&self) -> Map<String, Value> {
@@ -276,12 +363,13 @@ impl Kind for Conv {
         m.insert("kernelSize".into(), json!(self.kernel_size));
         m.insert("strides".into(), json!(self.strides));
         m.insert("padding".into(), json!(self.padding));
-        // tfjs's Conv1D config has no dataFormat; its Conv2DTranspose none dilationRate (it
-        // takes none either).
-        if self.ty != ConvType::Conv1d {
-            m.insert("dataFormat".into(), json!("channelsLast"));
+        // tfjs's Conv1D config has no dataFormat (written here for channels-first data, so that
+        // the layer reloads as it is); its transposed convolutions none dilationRate (they take
+        // none either).
+        if self.ty != ConvType::Conv1d || self.channels_first {
+            m.insert("dataFormat".into(), json!(format_name(self.channels_first)));
         }
-        if self.ty != ConvType::Transpose {
+        if !self.transposed() {
             m.insert("dilationRate".into(), json!(self.dilation));
         }
         m.insert("activation".into(), json!(self.activation.name()));
@@ -315,37 +403,67 @@ impl Kind for Conv {
     }
 }
 
+/// `[[top, bottom], [left, right]]` from tfjs's `padding` / `cropping` forms: one number for
+/// every side, `[height, width]`, or `[[top, bottom], [left, right]]`. `what` names the layer
+/// and the argument in the error texts.
+fn sides(v: Option<&Value>, default: usize, class: &str, what: &str) -> Result<[[usize; 2]; 2]> {
+    let num = |x: &Value| -> Result<usize> {
+        match x.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= crate::config::MAX_INT as f64 => Ok(n as usize),
+            _ => bail!("{class} expects {what} to be non-negative integers; got {x}"),
+        }
+    };
+    Ok(match v {
+        None => [[default; 2]; 2],
+        Some(x @ Value::Number(_)) => [[num(x)?; 2]; 2],
+        Some(Value::Array(a)) if a.len() == 2 => {
+            let side = |x: &Value, name: &str| -> Result<[usize; 2]> {
+                match x {
+                    Value::Array(b) if b.len() == 2 => Ok([num(&b[0])?, num(&b[1])?]),
+                    Value::Array(b) => bail!(
+                        "{class} expects {name} {what} to be a length-2 array, but received a length-{} array.",
+                        b.len()
+                    ),
+                    _ => Ok([num(x)?; 2]),
+                }
+            };
+            [side(&a[0], "height")?, side(&a[1], "width")?]
+        }
+        Some(Value::Array(a)) => {
+            bail!("{class} expects {what} to be a length-2 array, but received a length-{} array.", a.len())
+        }
+        Some(v) => bail!("{class} expects {what} to be a number or a length-2 array; got {v}"),
+    })
+}
+
+/// The height and width axes of a 4-D input.
+fn hw_axes(channels_first: bool) -> [usize; 2] {
+    if channels_first {
+        [2, 3]
+    } else {
+        [1, 2]
+    }
+}
+
+fn check_4d(class: &str, s: &Shape) -> Result<()> {
+    if s.len() != 4 {
+        bail!("Input 0 is incompatible with layer {class}: expected ndim=4, found ndim={}", s.len());
+    }
+    Ok(())
+}
+
 /// Zeros around the height and width: `[[top, bottom], [left, right]]`.
 pub struct ZeroPadding2D {
     pad: [[usize; 2]; 2],
+    channels_first: bool,
 }
 
 impl ZeroPadding2D {
     pub fn new(c: Cfg) -> Result<ZeroPadding2D> {
-        let pad = match c.get("padding") {
-            None => [[1, 1], [1, 1]],
-            Some(Value::Number(n)) => {
-                let p = n.as_u64().unwrap_or(0) as usize;
-                [[p, p], [p, p]]
-            }
-            Some(Value::Array(a)) if a.len() == 2 => {
-                let side = |v: &Value| -> Result<[usize; 2]> {
-                    match v {
-                        Value::Number(n) => {
-                            let p = n.as_u64().unwrap_or(0) as usize;
-                            Ok([p, p])
-                        }
-                        Value::Array(b) if b.len() == 2 => {
-                            Ok([b[0].as_u64().unwrap_or(0) as usize, b[1].as_u64().unwrap_or(0) as usize])
-                        }
-                        _ => bail!("ZeroPadding2D expects padding to be a length-2 array of numbers or length-2 arrays; got {v}"),
-                    }
-                };
-                [side(&a[0])?, side(&a[1])?]
-            }
-            Some(v) => bail!("ZeroPadding2D expects padding to be a length-2 array; got {v}"),
-        };
-        Ok(ZeroPadding2D { pad })
+        Ok(ZeroPadding2D {
+            pad: sides(c.get("padding"), 1, "ZeroPadding2D", "padding")?,
+            channels_first: channels_first(c)?,
+        })
     }
 }
 
@@ -355,24 +473,88 @@ impl Kind for ZeroPadding2D {
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
-        if s.len() != 4 {
-            bail!("Input 0 is incompatible with layer ZeroPadding2D: expected ndim=4, found ndim={}", s.len());
-        }
-        let [[t, b], [l, r]] = self.pad;
-        let grow = |d: Option<usize>, a: usize, z: usize| -> Result<Option<usize>> {
+        check_4d("ZeroPadding2D", s)?;
+        let grow = |d: Option<usize>, [a, z]: [usize; 2]| -> Result<Option<usize>> {
             d.map(|d| d.checked_add(a).and_then(|v| v.checked_add(z)).ok_or_else(|| too_large("ZeroPadding2D")))
                 .transpose()
         };
-        Ok(vec![vec![s[0], grow(s[1], t, b)?, grow(s[2], l, r)?, s[3]]])
+        let mut out = s.clone();
+        for (k, &a) in hw_axes(self.channels_first).iter().enumerate() {
+            out[a] = grow(s[a], self.pad[k])?;
+        }
+        Ok(vec![out])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
-        let [[t, b], [l, r]] = self.pad;
-        one_output(e.pad_zeros(inputs[0], &[0, t, l, 0], &[0, b, r, 0]))
+        let (mut before, mut after) = ([0; 4], [0; 4]);
+        for (k, &a) in hw_axes(self.channels_first).iter().enumerate() {
+            before[a] = self.pad[k][0];
+            after[a] = self.pad[k][1];
+        }
+        one_output(e.pad_zeros(inputs[0], &before, &after))
     }
     fn config(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("padding".into(), json!(self.pad));
-        m.insert("dataFormat".into(), json!("channelsLast"));
+        m.insert("dataFormat".into(), json!(format_name(self.channels_first)));
+        m
+    }
+}
+
+/// Crops the height and width: `[[top, bottom], [left, right]]` rows and columns go.
+pub struct Cropping2D {
+    crop: [[usize; 2]; 2],
+    channels_first: bool,
+}
+
+impl Cropping2D {
+    pub fn new(c: Cfg) -> Result<Cropping2D> {
+        if !c.has("cropping") {
+            bail!("cropping is required but was not provided");
+        }
+        Ok(Cropping2D {
+            crop: sides(c.get("cropping"), 0, "Cropping2D", "cropping")?,
+            channels_first: channels_first(c)?,
+        })
+    }
+}
+
+impl Kind for Cropping2D {
+    fn class_name(&self) -> &'static str {
+        "Cropping2D"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        let s = &inputs[0];
+        check_4d("Cropping2D", s)?;
+        let mut out = s.clone();
+        for (k, &a) in hw_axes(self.channels_first).iter().enumerate() {
+            let [lo, hi] = self.crop[k];
+            out[a] = match s[a] {
+                None => None,
+                Some(d) => match d.checked_sub(lo).and_then(|v| v.checked_sub(hi)) {
+                    Some(v) => Some(v),
+                    None => bail!(
+                        "Cropping2D: the cropping {:?} is larger than the input's size {d} on axis {a}",
+                        self.crop[k]
+                    ),
+                },
+            };
+        }
+        Ok(vec![out])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        let s = e.shape(inputs[0])?.to_vec();
+        let out = self.output_shapes(&[crate::layer::known(&s)])?.remove(0);
+        let mut begin = [0i64; 4];
+        for (k, &a) in hw_axes(self.channels_first).iter().enumerate() {
+            begin[a] = self.crop[k][0] as i64;
+        }
+        let size: Vec<i64> = out.iter().map(|d| d.unwrap_or(0) as i64).collect();
+        one_output(e.slice(inputs[0], &begin, &size))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("cropping".into(), json!(self.crop));
+        m.insert("dataFormat".into(), json!(format_name(self.channels_first)));
         m
     }
 }
@@ -381,6 +563,7 @@ impl Kind for ZeroPadding2D {
 pub struct UpSampling2D {
     size: Vec<usize>,
     bilinear: bool,
+    channels_first: bool,
 }
 
 impl UpSampling2D {
@@ -391,7 +574,7 @@ impl UpSampling2D {
             "bilinear" => true,
             other => bail!("Invalid interpolation parameter: {other} is not implemented"),
         };
-        Ok(UpSampling2D { size: c.tuple_or("size", 2, &[2, 2])?, bilinear })
+        Ok(UpSampling2D { size: c.tuple_or("size", 2, &[2, 2])?, bilinear, channels_first: channels_first(c)? })
     }
 }
 
@@ -401,23 +584,27 @@ impl Kind for UpSampling2D {
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
-        if s.len() != 4 {
-            bail!("Input 0 is incompatible with layer UpSampling2D: expected ndim=4, found ndim={}", s.len());
-        }
+        check_4d("UpSampling2D", s)?;
         let scale = |d: Option<usize>, f: usize| -> Result<Option<usize>> {
             d.map(|d| d.checked_mul(f).ok_or_else(|| too_large("UpSampling2D"))).transpose()
         };
-        Ok(vec![vec![s[0], scale(s[1], self.size[0])?, scale(s[2], self.size[1])?, s[3]]])
+        let mut out = s.clone();
+        for (k, &a) in hw_axes(self.channels_first).iter().enumerate() {
+            out[a] = scale(s[a], self.size[k])?;
+        }
+        Ok(vec![out])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
-        let s = e.shape(inputs[0])?.to_vec();
+        let x = if self.channels_first { to_channels_last(e, inputs[0])? } else { inputs[0] };
+        let s = e.shape(x)?.to_vec();
         let method = if self.bilinear { Resize::Bilinear } else { Resize::NearestNeighbor };
-        one_output(e.resize(method, inputs[0], [s[1] * self.size[0], s[2] * self.size[1]], false, false))
+        let y = e.resize(method, x, [s[1] * self.size[0], s[2] * self.size[1]], false, false)?;
+        one_output(if self.channels_first { to_channels_first(e, y) } else { Ok(y) })
     }
     fn config(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("size".into(), json!(self.size));
-        m.insert("dataFormat".into(), json!("channelsLast"));
+        m.insert("dataFormat".into(), json!(format_name(self.channels_first)));
         m.insert("interpolation".into(), json!(if self.bilinear { "bilinear" } else { "nearest" }));
         m
     }

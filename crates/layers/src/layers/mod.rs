@@ -12,7 +12,7 @@ use crate::initializers::Initializer;
 use crate::layer::{Builder, Kind, Layer, LayerRef};
 use crate::regularizers::{Constraint, Regularizer};
 use serde_json::{Map, Value};
-use tidytensor_core::{bail, Result, TensorId};
+use tidytensor_core::{bail, Engine, Result, TensorId};
 
 /// A new layer of tfjs class `class` (`'Dense'`; `'dense'`, the `tf.layers` factory's name,
 /// works too) with `config`.
@@ -34,15 +34,20 @@ pub fn layer(class: &str, config: &Value) -> Result<LayerRef> {
         "ELU" | "elu" => Box::new(core::Advanced::elu(c)?),
         "Conv1D" | "conv1d" => Box::new(conv::Conv::new(c, conv::ConvType::Conv1d)?),
         "Conv2D" | "conv2d" => Box::new(conv::Conv::new(c, conv::ConvType::Conv2d)?),
+        "Conv3D" | "conv3d" => Box::new(conv::Conv::new(c, conv::ConvType::Conv3d)?),
         "Conv2DTranspose" | "conv2dTranspose" => Box::new(conv::Conv::new(c, conv::ConvType::Transpose)?),
+        "Conv3DTranspose" | "conv3dTranspose" => Box::new(conv::Conv::new(c, conv::ConvType::Transpose3d)?),
         "DepthwiseConv2D" | "depthwiseConv2d" => Box::new(conv::Conv::new(c, conv::ConvType::Depthwise)?),
         "SeparableConv2D" | "separableConv2d" => Box::new(conv::Conv::new(c, conv::ConvType::Separable)?),
         "ZeroPadding2D" | "zeroPadding2d" => Box::new(conv::ZeroPadding2D::new(c)?),
         "UpSampling2D" | "upSampling2d" => Box::new(conv::UpSampling2D::new(c)?),
+        "Cropping2D" | "cropping2D" => Box::new(conv::Cropping2D::new(c)?),
         "MaxPooling1D" | "maxPooling1d" => Box::new(pool::Pool::new(c, 1, true)?),
         "MaxPooling2D" | "maxPooling2d" => Box::new(pool::Pool::new(c, 2, true)?),
         "AveragePooling1D" | "averagePooling1d" => Box::new(pool::Pool::new(c, 1, false)?),
         "AveragePooling2D" | "averagePooling2d" => Box::new(pool::Pool::new(c, 2, false)?),
+        "MaxPooling3D" | "maxPooling3d" => Box::new(pool::Pool::new(c, 3, true)?),
+        "AveragePooling3D" | "averagePooling3d" => Box::new(pool::Pool::new(c, 3, false)?),
         "GlobalAveragePooling1D" | "globalAveragePooling1d" => Box::new(pool::Global::new(c, 1, false)?),
         "GlobalAveragePooling2D" | "globalAveragePooling2d" => Box::new(pool::Global::new(c, 2, false)?),
         "GlobalMaxPooling1D" | "globalMaxPooling1d" => Box::new(pool::Global::new(c, 1, true)?),
@@ -61,6 +66,110 @@ pub fn layer(class: &str, config: &Value) -> Result<LayerRef> {
         _ => bail!("Unknown layer: {class}. This may be due to one of the following reasons:\n1. The layer is defined in Python, in which case it needs to be ported to TensorFlow.js or your JavaScript code.\n2. The custom layer is defined in JavaScript, but is not registered properly with tf.serialization.registerClass()."),
     };
     Ok(Layer::new(kind, c)?.into_ref())
+}
+
+/// tfjs's `dataFormat` (or a Keras file's `channels_first`): whether the channels axis comes
+/// right after the batch axis. Absent or null is channels-last, as tfjs's default.
+pub(crate) fn channels_first(c: Cfg) -> Result<bool> {
+    match c.get("dataFormat") {
+        None => Ok(false),
+        Some(Value::String(f)) if f == "channelsLast" || f == "channels_last" => Ok(false),
+        Some(Value::String(f)) if f == "channelsFirst" || f == "channels_first" => Ok(true),
+        Some(v) => {
+            let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            bail!("{text} is not a valid DataFormat.  Valid values are channelsFirst,channelsLast or null/undefined.")
+        }
+    }
+}
+
+/// The `dataFormat` a config writes.
+pub(crate) fn format_name(channels_first: bool) -> &'static str {
+    if channels_first {
+        "channelsFirst"
+    } else {
+        "channelsLast"
+    }
+}
+
+/// `[batch, channels, ...spatial]` as `[batch, ...spatial, channels]`: channels-first layers
+/// run the channels-last code between this and [`to_channels_first`], as tfjs's do.
+pub(crate) fn to_channels_last(e: &mut Engine, x: TensorId) -> Result<TensorId> {
+    let rank = e.shape(x)?.len() as i64;
+    let mut perm = vec![0];
+    perm.extend(2..rank);
+    perm.push(1);
+    e.transpose(x, Some(&perm))
+}
+
+/// `[batch, ...spatial, channels]` as `[batch, channels, ...spatial]`.
+pub(crate) fn to_channels_first(e: &mut Engine, y: TensorId) -> Result<TensorId> {
+    let rank = e.shape(y)?.len() as i64;
+    let mut perm = vec![0, rank - 1];
+    perm.extend(1..rank - 1);
+    e.transpose(y, Some(&perm))
+}
+
+/// A config value as JavaScript's `JSON.stringify` writes it (`undefined` when absent).
+pub(crate) fn json_text(v: Option<&Value>) -> String {
+    match v {
+        None => "undefined".into(),
+        Some(Value::Number(n)) => n.as_f64().map_or_else(|| n.to_string(), tidytensor_core::random::js_number_string),
+        Some(Value::Array(a)) => format!("[{}]", a.iter().map(|x| json_text(Some(x))).collect::<Vec<_>>().join(",")),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// A whole number in `[0, MAX_INT]`.
+fn whole(v: &Value) -> Option<usize> {
+    v.as_f64().filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n <= crate::config::MAX_INT as f64).map(|n| n as usize)
+}
+
+/// tfjs's `normalizeArray`: a number repeated `n` times, or a list of `n` integers (its texts).
+pub(crate) fn normalize_array(c: Cfg, key: &str, n: usize, default: &[usize]) -> Result<Vec<usize>> {
+    match c.get(key) {
+        None => Ok(default.to_vec()),
+        Some(v @ Value::Number(_)) => match whole(v) {
+            Some(x) => Ok(vec![x; n]),
+            None => bail!(
+                "The {key} argument must be an integer or tuple of {n} integers. Received: {} including a non-integer number {}",
+                json_text(Some(v)),
+                json_text(Some(v))
+            ),
+        },
+        Some(Value::Array(a)) => {
+            if a.len() != n {
+                bail!("The {key} argument must be an integer or tuple of {n} integers. Received: {} elements.", a.len());
+            }
+            a.iter()
+                .map(|x| {
+                    whole(x).ok_or_else(|| {
+                        tidytensor_core::Error(format!(
+                            "The {key} argument must be an integer or tuple of {n} integers. Received: {} including a non-integer number {}",
+                            json_text(Some(&Value::Array(a.clone()))),
+                            json_text(Some(x))
+                        ))
+                    })
+                })
+                .collect()
+        }
+        Some(v) => bail!("The {key} argument must be an integer or tuple of {n} integers. Received: {}", json_text(Some(v))),
+    }
+}
+
+/// tfjs's `assertPositiveInteger` on a list: `Expected element 1 of poolSize to be a positive
+/// integer, but got 2.5.`
+pub(crate) fn positive_list(key: &str, values: &[Value]) -> Result<Vec<usize>> {
+    if values.is_empty() {
+        bail!("{key} is unexpectedly an empty array.");
+    }
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match whole(v).filter(|&x| x > 0) {
+            Some(x) => Ok(x),
+            None => bail!("Expected element {} of {key} to be a positive integer, but got {}.", i + 1, json_text(Some(v))),
+        })
+        .collect()
 }
 
 /// The one output of a single-output layer.
