@@ -87,7 +87,7 @@ Object.assign(tf, trainm);
     layers: L.layers, initializers: L.initializers, regularizers: L.regularizers, constraints: L.constraints,
     input: L.input, SymbolicTensor: L.SymbolicTensor, LayerVariable: L.LayerVariable, InputSpec: L.InputSpec, sequential: M.sequential, model: M.model,
     LayersModel: M.LayersModel, Sequential: M.Sequential, callbacks: C.callbacks, Callback: C.Callback,
-    CallbackList: C.CallbackList, CustomCallback: C.CustomCallback, History: C.History, EarlyStopping: C.EarlyStopping,
+    CallbackList: C.CallbackList, registerCallbackConstructor: C.registerCallbackConstructor, CustomCallback: C.CustomCallback, History: C.History, EarlyStopping: C.EarlyStopping,
   });
   // Model files (tf.io: handlers, routers, the weight format; lib/io).
   const IO = require('./lib/layers/model_io');

@@ -252,6 +252,32 @@ class ProgbarLogger extends BaseCallback {
   }
 }
 
+// tfjs's CallbackConstructorRegistry (tf.registerCallbackConstructor): callbacks that every
+// fit makes at or below its verbosity; the progress logger is registered at level 1, as
+// tfjs-node registers its own (each is made with the verbosity, which tfjs's ignore).
+const registry = {};
+
+function registerCallbackConstructor(verbosityLevel, callbackConstructor) {
+  if (!(verbosityLevel >= 0 && Number.isInteger(verbosityLevel))) {
+    throw new Error(`Verbosity level is expected to be an integer >= 0, but got ${verbosityLevel}`);
+  }
+  for (const list of Object.values(registry)) {
+    if (list.includes(callbackConstructor)) throw new Error('Duplicate callback constructor.');
+  }
+  (registry[verbosityLevel] = registry[verbosityLevel] || []).push(callbackConstructor);
+}
+
+function createCallbacks(verbosityLevel) {
+  const made = [];
+  for (const level of Object.keys(registry)) {
+    if (verbosityLevel >= Number(level)) made.push(...registry[level].map((Ctor) => new Ctor(verbosityLevel)));
+  }
+  return made;
+}
+
+registerCallbackConstructor(1, ProgbarLogger);
+
 module.exports = {
   BaseCallback, Callback, CustomCallback, CallbackList, History, EarlyStopping, ProgbarLogger, callbacks, succinct,
+  registerCallbackConstructor, createCallbacks,
 };

@@ -438,7 +438,7 @@ class LayersModel extends Layer {
       if (val) callbackMetrics.push(...names.map((m) => `val_${m}`));
       const history = new cb.History();
       const list = [new cb.BaseCallback(), ...standardizeCallbacks(args.callbacks, args.yieldEvery)];
-      if (verbose > 0) list.push(new cb.ProgbarLogger(verbose));
+      list.push(...cb.createCallbacks(verbose));
       list.push(history);
       const callbacks = new cb.CallbackList(list);
       callbacks.setParams({

@@ -120,7 +120,7 @@ async function fitDataset(model, dataset, args) {
     else if (Number.isFinite(dataset.size)) steps = dataset.size;
     const history = new cb.History();
     const list = [new cb.BaseCallback(), ...standardizeCallbacks(args.callbacks, args.yieldEvery)];
-    if (verbose > 0) list.push(new cb.ProgbarLogger(verbose));
+    list.push(...cb.createCallbacks(verbose));
     list.push(history);
     const callbacks = new cb.CallbackList(list);
     callbacks.setParams({
