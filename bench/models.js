@@ -103,6 +103,40 @@ function modelWorkloads({ randomFloats, median, measureAsync }) {
       seed: 93,
     }),
     fitWorkload({
+      id: 'customfit',
+      label: 'custom JS layer fit (784→256 relu, a Layer subclass scaling by a trainable weight, 10 softmax; adam), 4,096 samples, batch 128',
+      build: (tf) => {
+        // The tfjs way to write a layer of one's own: build adds the weight, call uses it.
+        class Scale extends tf.layers.Layer {
+          build(inputShape) {
+            this.scale = this.addWeight('scale', [inputShape[inputShape.length - 1]], 'float32', tf.initializers.ones());
+          }
+
+          call(inputs) {
+            return tf.tidy(() => tf.mul(Array.isArray(inputs) ? inputs[0] : inputs, this.scale.read()));
+          }
+
+          static get className() {
+            return 'Scale';
+          }
+        }
+        const model = tf.sequential({
+          layers: [
+            tf.layers.dense({ inputShape: [784], units: 256, activation: 'relu' }),
+            new Scale({}),
+            tf.layers.dense({ units: 10, activation: 'softmax' }),
+          ],
+        });
+        model.compile({ optimizer: 'adam', loss: 'categoricalCrossentropy' });
+        return model;
+      },
+      shape: [784],
+      classes: 10,
+      samples: 4096,
+      batchSize: 128,
+      seed: 95,
+    }),
+    fitWorkload({
       id: 'lstmfit',
       label: 'lstm(64) fit over 50 steps of 8 features, 256 samples, batch 32',
       build: (tf) => {

@@ -146,6 +146,7 @@ const TARGETS = {
   mlpfit: { speedup: 2 },
   predict256: { speedup: 1.5 },
   cnnfit: { speedup: 1.5 },
+  customfit: { speedup: 1.5 },
   lstmfit: { speedup: 1.5 },
   graphmobilenet: { speedup: 1.5 },
   graphload: { speedup: 1 },
