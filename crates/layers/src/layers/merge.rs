@@ -148,7 +148,7 @@ impl Dot {
             Some(v @ Value::Number(n)) if n.as_i64().is_some() => v.clone(),
             Some(Value::Array(a)) if a.len() == 2 && a.iter().all(|v| v.as_i64().is_some()) => Value::Array(a.clone()),
             Some(v) => bail!("Dot: axes must be an integer or an array of two integers, got {v}"),
-            None => bail!("Dot: axes is required but was not provided"),
+            None => bail!("axes is required but was not provided"),
         };
         Ok(Dot { axes, normalize: c.bool_or("normalize", false)? })
     }

@@ -18,6 +18,9 @@ fn js(v: f64) -> String {
 
 /// A size the layer needs (`height`, `width`, `numTokens`).
 fn size(c: Cfg, class: &str, key: &str) -> Result<usize> {
+    if !c.has(key) {
+        bail!("{key} is required but was not provided");
+    }
     match c.get(key).and_then(Value::as_f64) {
         Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= crate::config::MAX_INT as f64 => Ok(n as usize),
         _ => bail!("{class}: {key} must be a non-negative integer, got {}", super::json_text(c.get(key))),
@@ -40,6 +43,9 @@ pub struct Rescaling {
 
 impl Rescaling {
     pub fn new(c: Cfg) -> Result<Rescaling> {
+        if !c.has("scale") {
+            bail!("scale is required but was not provided");
+        }
         let Some(scale) = c.get("scale").and_then(Value::as_f64) else {
             bail!("Rescaling: scale must be a number, got {}", super::json_text(c.get("scale")));
         };
