@@ -362,3 +362,339 @@ describe('models holding the layers round-trip', () => {
     tf.layers.conv3d({ filters: 1, kernelSize: 1, ...cf }),
   ], [2, 4, 5, 4, 2]));
 });
+
+// ---- the small layers --------------------------------------------------------------------
+
+// n integers in [0, max), as float values.
+const ints = (max) => (i, s) => Float32Array.from(data(size(s), i + 5, 0, max), (x) => Math.min(max - 1, Math.floor(x)));
+
+describe('activation layers', () => {
+  cases([
+    ['thresholdedReLU default theta', (tf) => tf.layers.thresholdedReLU(), [2, 3, 4]],
+    ['thresholdedReLU theta 0.5', (tf) => tf.layers.thresholdedReLU({ theta: 0.5 }), [3, 5]],
+    ['prelu', (tf) => tf.layers.prelu(), [2, 3, 4]],
+    ['prelu sharedAxes [1, 2]', (tf) => tf.layers.prelu({ sharedAxes: [1, 2] }), [2, 3, 4, 5]],
+    ['prelu sharedAxes 1, ones', (tf) => tf.layers.prelu({ sharedAxes: 1, alphaInitializer: 'ones' }), [2, 3, 4]],
+    ['prelu on rank 2', (tf) => tf.layers.prelu({ alphaInitializer: 'glorotUniform' }), [4, 6]],
+  ]);
+
+  it('prelu\'s weight is alpha, shaped by sharedAxes', () => {
+    const layer = tt.layers.prelu({ sharedAxes: [2] });
+    layer.build([null, 3, 4, 5]);
+    assert.deepEqual(layer.weights.map((w) => [stripUid(w.name), w.shape]), [['alpha', [3, 1, 5]]]);
+    layer.dispose();
+    sameError((tf) => tf.layers.prelu({ sharedAxes: 'x' }));
+  });
+});
+
+describe('cropping2D', () => {
+  cases([
+    ['one number', (tf) => tf.layers.cropping2D({ cropping: 1 }), [2, 5, 6, 3]],
+    ['[height, width]', (tf) => tf.layers.cropping2D({ cropping: [1, 2] }), [2, 5, 6, 3]],
+    ['[[top, bottom], [left, right]]', (tf) => tf.layers.cropping2D({ cropping: [[0, 2], [3, 1]] }), [1, 6, 7, 2]],
+  ]);
+});
+
+describe('noise and dropout layers', () => {
+  // Not training: the identity, as tfjs's.
+  cases([
+    ['gaussianNoise', (tf) => tf.layers.gaussianNoise({ stddev: 0.5 }), [2, 3, 4]],
+    ['gaussianDropout', (tf) => tf.layers.gaussianDropout({ rate: 0.3 }), [2, 3, 4]],
+    ['alphaDropout', (tf) => tf.layers.alphaDropout({ rate: 0.3 }), [2, 3, 4]],
+    ['spatialDropout1d', (tf) => tf.layers.spatialDropout1d({ rate: 0.3, seed: 2 }), [2, 3, 4]],
+    ['training with rate 0 (the identity)', (tf) => tf.layers.gaussianDropout({ rate: 0 }), [2, 3],
+      { kwargs: { training: true } }],
+  ]);
+
+  // The training draws are random: their statistics, on a large input.
+  function trained(layer, shape, values) {
+    const before = tt.memory().numTensors;
+    const x = tt.tensor(values, shape);
+    const y = layer.apply(x, { training: true });
+    const out = y.dataSync().slice();
+    tt.dispose([x, y]);
+    layer.dispose();
+    assert.equal(tt.memory().numTensors, before, 'tensors left behind');
+    return out;
+  }
+  const stats = (v) => {
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
+    return { mean, sd };
+  };
+  const N = 20000;
+
+  it('gaussianNoise adds N(0, stddev) while training', () => {
+    const x = data(N, 4);
+    const y = trained(tt.layers.gaussianNoise({ stddev: 0.5 }), [N], x);
+    const { mean, sd } = stats(y.map((v, i) => v - x[i]));
+    assert.ok(Math.abs(mean) < 0.02, `mean ${mean}`);
+    assert.ok(Math.abs(sd - 0.5) < 0.02, `sd ${sd}`);
+  });
+
+  it('gaussianDropout multiplies by N(1, sqrt(rate / (1 - rate))) while training', () => {
+    const x = data(N, 5, 1, 2);
+    const y = trained(tt.layers.gaussianDropout({ rate: 0.2 }), [N], x);
+    const { mean, sd } = stats(y.map((v, i) => v / x[i]));
+    assert.ok(Math.abs(mean - 1) < 0.02, `mean ${mean}`);
+    assert.ok(Math.abs(sd - 0.5) < 0.02, `sd ${sd}`);
+  });
+
+  // tfjs's alphaDropout sets dropped values to -alphaP (Keras: alphaP), then the affine map of
+  // Keras's: kept values x * a + b, dropped ones -alphaP * a + b. Ours is tfjs's.
+  it('alphaDropout keeps or drops each value as tfjs\'s formula says while training', () => {
+    const x = data(N, 6, -Math.sqrt(3), Math.sqrt(3));
+    const rate = 0.2;
+    const y = trained(tt.layers.alphaDropout({ rate }), [N], x);
+    const alphaP = -1.6732632423543772 * 1.0507009873554805;
+    const a = ((1 - rate) * (1 + rate * alphaP ** 2)) ** -0.5;
+    const b = -a * alphaP * rate;
+    let nDropped = 0;
+    y.forEach((v, i) => {
+      const kept = x[i] * a + b;
+      const dropped = -alphaP * a + b;
+      if (Math.abs(v - dropped) < 1e-5 && Math.abs(v - kept) > 1e-5) nDropped++;
+      else assert.ok(Math.abs(v - kept) < 1e-5, `[${i}]: ${v} is neither ${kept} nor ${dropped}`);
+    });
+    assert.ok(Math.abs(nDropped / N - rate) < 0.02, `dropped fraction ${nDropped / N}`);
+  });
+
+  it('spatialDropout1d drops whole channels (every step) while training', () => {
+    const [b, steps, c] = [50, 6, 40];
+    const x = data(b * steps * c, 7, 1, 2);
+    const rate = 0.25;
+    const y = trained(tt.layers.spatialDropout1d({ rate }), [b, steps, c], x);
+    let droppedChannels = 0;
+    for (let i = 0; i < b; i++) {
+      for (let k = 0; k < c; k++) {
+        const at = (s) => (i * steps + s) * c + k;
+        const zero = y[at(0)] === 0;
+        if (zero) droppedChannels++;
+        for (let s = 0; s < steps; s++) {
+          const want = zero ? 0 : x[at(s)] / (1 - rate);
+          assert.ok(Math.abs(y[at(s)] - want) < 1e-5, `[${i}, ${s}, ${k}]: ${y[at(s)]} vs ${want}`);
+        }
+      }
+    }
+    assert.ok(Math.abs(droppedChannels / (b * c) - rate) < 0.05, `dropped fraction ${droppedChannels / (b * c)}`);
+  });
+
+  it('spatialDropout1d takes rank-3 inputs only', () => {
+    const layer = tt.layers.spatialDropout1d({ rate: 0.5 });
+    const x = tt.ones([2, 3]);
+    assert.throws(() => layer.apply(x), /expected ndim=3, found ndim=2/);
+    x.dispose();
+    layer.dispose();
+  });
+});
+
+describe('dot', () => {
+  cases([
+    ['axes 1 on 2-D', (tf) => tf.layers.dot({ axes: 1 }), [[3, 4], [3, 4]]],
+    ['axes -1 on 3-D', (tf) => tf.layers.dot({ axes: -1 }), [[2, 3, 4], [2, 5, 4]]],
+    ['axes [1, 2] on 3-D', (tf) => tf.layers.dot({ axes: [1, 2] }), [[2, 3, 4], [2, 5, 3]]],
+    ['axes [2, 1] on 3-D', (tf) => tf.layers.dot({ axes: [2, 1] }), [[2, 3, 4], [2, 4, 5]]],
+    ['2-D with 3-D', (tf) => tf.layers.dot({ axes: [1, 1] }), [[2, 3], [2, 3, 4]]],
+    ['3-D with 2-D', (tf) => tf.layers.dot({ axes: [2, 1] }), [[2, 3, 4], [2, 4]]],
+    ['normalize', (tf) => tf.layers.dot({ axes: 1, normalize: true }), [[3, 4], [3, 4]]],
+    ['normalize on 3-D', (tf) => tf.layers.dot({ axes: [2, 2], normalize: true }), [[2, 3, 4], [2, 5, 4]]],
+  ]);
+
+  it('incompatible sizes and ranks get tfjs\'s texts', () => {
+    for (const [a, b] of [[[3], [4]], [[2, 3, 4], [2, 2, 3, 4]]]) {
+      let want;
+      const theirs = tfo.layers.dot({ axes: -1 });
+      try {
+        theirs.apply([tfo.input({ shape: a }), tfo.input({ shape: b })]);
+      } catch (e) {
+        want = e.message;
+      }
+      assert.ok(want);
+      const ours = tt.layers.dot({ axes: -1 });
+      assert.throws(() => ours.apply([tt.input({ shape: a }), tt.input({ shape: b })]), (e) => e.message === want);
+      ours.dispose();
+    }
+  });
+});
+
+describe('masking', () => {
+  cases([
+    ['default maskValue', (tf) => tf.layers.masking(), [2, 4, 3], {
+      values: (i, s) => Float32Array.from(data(size(s), 3), (v, k) => (Math.floor(k / 3) % 3 === 1 ? 0 : v)) }],
+    ['maskValue -1, partly masked positions kept', (tf) => tf.layers.masking({ maskValue: -1 }), [2, 3, 2], {
+      values: () => Float32Array.from([-1, -1, -1, 2, 3, 4, 5, -1, -1, -1, -1, -1]) }],
+    ['int32 input keeps its dtype', (tf) => tf.layers.masking({ maskValue: 1 }), [2, 3, 2], {
+      dtype: 'int32', values: ints(3) }],
+  ]);
+});
+
+describe('preprocessing layers', () => {
+  cases([
+    ['rescaling', (tf) => tf.layers.rescaling({ scale: 1 / 255, offset: -0.5 }), [2, 3, 4]],
+    ['rescaling without offset', (tf) => tf.layers.rescaling({ scale: 2 }), [2, 5]],
+    ['rescaling of int32 gives float32', (tf) => tf.layers.rescaling({ scale: 0.5 }), [2, 3], { dtype: 'int32', values: ints(9) }],
+    ['centerCrop batch, even sizes', (tf) => tf.layers.centerCrop({ height: 2, width: 4 }), [2, 6, 8, 3]],
+    ['centerCrop odd sizes', (tf) => tf.layers.centerCrop({ height: 3, width: 3 }), [2, 7, 6, 2]],
+    ['centerCrop width one less', (tf) => tf.layers.centerCrop({ height: 5, width: 5 }), [1, 5, 6, 1]],
+    ['centerCrop of 1x1', (tf) => tf.layers.centerCrop({ height: 1, width: 1 }), [2, 4, 5, 2]],
+    ['centerCrop larger than the image resizes', (tf) => tf.layers.centerCrop({ height: 6, width: 5 }), [2, 3, 4, 2]],
+    ['centerCrop unbatched', (tf) => tf.layers.centerCrop({ height: 3, width: 2 }), [6, 5, 2]],
+    ['centerCrop of int32 keeps int32', (tf) => tf.layers.centerCrop({ height: 2, width: 2 }), [1, 4, 4, 1],
+      { dtype: 'int32', values: ints(50) }],
+    // tfjs's computeOutputShape is [height, width, inputShape[2]]; ours, its call's shape.
+    ['resizing bilinear', (tf) => tf.layers.resizing({ height: 3, width: 5 }), [2, 4, 6, 3],
+      { outputShape: [null, 3, 5, 3] }],
+    ['resizing nearest, cropToAspectRatio', (tf) => tf.layers.resizing({ height: 5, width: 3, interpolation: 'nearest',
+      cropToAspectRatio: true }), [2, 4, 6, 2], { outputShape: [null, 5, 3, 2] }],
+    ['resizing up', (tf) => tf.layers.resizing({ height: 7, width: 9 }), [1, 3, 4, 2], { outputShape: [null, 7, 9, 2] }],
+    ['categoryEncoding multiHot', (tf) => tf.layers.categoryEncoding({ numTokens: 6 }), [4, 3],
+      { dtype: 'int32', values: ints(6) }],
+    ['categoryEncoding count', (tf) => tf.layers.categoryEncoding({ numTokens: 5, outputMode: 'count' }), [3, 6],
+      { dtype: 'int32', values: ints(5) }],
+    ['categoryEncoding oneHot', (tf) => tf.layers.categoryEncoding({ numTokens: 4, outputMode: 'oneHot' }), [5, 1],
+      { dtype: 'int32', values: ints(4) }],
+    ['categoryEncoding int', (tf) => tf.layers.categoryEncoding({ numTokens: 4, outputMode: 'int' }), [5, 2],
+      { dtype: 'int32', values: ints(4) }],
+    ['categoryEncoding of float32 ids', (tf) => tf.layers.categoryEncoding({ numTokens: 7, outputMode: 'count' }), [2, 5],
+      { values: ints(7) }],
+  ]);
+
+  it('categoryEncoding refuses ids out of range, as tfjs', () => {
+    for (const ids of [[0, 4], [-1, 2]]) {
+      let want;
+      const theirs = tfo.layers.categoryEncoding({ numTokens: 4 });
+      const xt = tfo.tensor([ids], null, 'int32');
+      try {
+        theirs.apply(xt);
+      } catch (e) {
+        want = e.message;
+      }
+      xt.dispose();
+      assert.ok(want);
+      const before = tt.memory().numTensors;
+      const ours = tt.layers.categoryEncoding({ numTokens: 4 });
+      const x = tt.tensor([ids], null, 'int32');
+      assert.throws(() => ours.apply(x), (e) => e.message === want);
+      x.dispose();
+      ours.dispose();
+      assert.equal(tt.memory().numTensors, before);
+    }
+  });
+
+  it('bad configs get tfjs\'s texts', () => {
+    sameError((tf) => tf.layers.resizing({ height: 2, width: 2, interpolation: 'bicubic' }));
+    sameError((tf) => tf.layers.randomWidth({ factor: -0.5 }));
+    sameError((tf) => tf.layers.randomWidth({ factor: [-5, 0.3] }));
+    sameError((tf) => tf.layers.randomWidth({ factor: [-5, 0.3, 7] }));
+    sameError((tf) => tf.layers.randomWidth({ factor: [0.5, 0.3] }));
+    sameError((tf) => tf.layers.randomWidth({ factor: 0.5, interpolation: 'area' }));
+  });
+
+  it('randomWidth draws tfjs\'s widths from a seed, the seed moving on each call', () => {
+    const before = tt.memory().numTensors;
+    for (const config of [{ factor: 0.5, seed: 11 }, { factor: [-0.3, 0.8], seed: 3, interpolation: 'nearest' }]) {
+      const ours = tt.layers.randomWidth(config);
+      const theirs = tfo.layers.randomWidth(config);
+      const values = data(2 * 4 * 10 * 3, 8);
+      const x = tt.tensor(values, [2, 4, 10, 3]);
+      const xt = tfo.tensor(values, [2, 4, 10, 3]);
+      for (let call = 0; call < 3; call++) {
+        const y = ours.apply(x);
+        const w = theirs.apply(xt);
+        compareTensors(y, w, TOL, `call ${call}`);
+        assert.deepEqual(norm(ours.getConfig()), norm({ ...theirs.getConfig(), name: ours.name }), `config after call ${call}`);
+        y.dispose();
+        w.dispose();
+      }
+      const sym = ours.apply(tt.input({ shape: [4, 10, 3] }));
+      assert.deepEqual(sym.shape, [null, 4, null, 3]);
+      tt.dispose(x);
+      xt.dispose();
+      ours.dispose();
+      theirs.dispose();
+    }
+    assert.equal(tt.memory().numTensors, before);
+  });
+});
+
+describe('models holding the small layers round-trip', () => {
+  it('activation, noise, masking, cropping and rescaling layers', () => roundTrip((tf) => [
+    tf.layers.rescaling({ scale: 0.5, offset: 0.1, inputShape: [6, 5, 2] }),
+    tf.layers.prelu({ sharedAxes: [1, 2], alphaInitializer: 'ones' }),
+    tf.layers.thresholdedReLU({ theta: 0.1 }),
+    tf.layers.cropping2D({ cropping: [[1, 0], [1, 1]] }),
+    tf.layers.centerCrop({ height: 4, width: 2 }),
+    tf.layers.gaussianNoise({ stddev: 0.3 }),
+    tf.layers.gaussianDropout({ rate: 0.3 }),
+    tf.layers.alphaDropout({ rate: 0.2 }),
+    tf.layers.reshape({ targetShape: [8, 2] }),
+    tf.layers.masking({ maskValue: 0.25 }),
+    tf.layers.spatialDropout1d({ rate: 0.4 }),
+    tf.layers.dense({ units: 3 }),
+  ], [2, 6, 5, 2]));
+
+  // tfjs's own models cannot hold a resizing layer (its computeOutputShape is not a batch's
+  // shape): ours loads back into ours and predicts what tfjs's layer computes.
+  it('resizing', async () => {
+    const before = tt.memory().numTensors;
+    const ours = tt.sequential({ layers: [tt.layers.resizing({ height: 3, width: 4, inputShape: [5, 6, 2] })] });
+    const loaded = await tt.models.modelFromJSON(ours.toJSON(null, false));
+    const values = data(2 * 5 * 6 * 2, 4);
+    const x = tt.tensor(values, [2, 5, 6, 2]);
+    const xt = tfo.tensor(values, [2, 5, 6, 2]);
+    const want = tfo.layers.resizing({ height: 3, width: 4 }).apply(xt);
+    const y = loaded.predict(x);
+    compareTensors(y, want, TOL, 'loaded resizing model');
+    tt.dispose([x, y]);
+    tfo.dispose([xt, want]);
+    loaded.dispose();
+    ours.dispose();
+    assert.equal(tt.memory().numTensors, before);
+  });
+
+  it('dot in a functional model', async () => {
+    const before = tt.memory().numTensors;
+    const make = (tf) => {
+      const a = tf.input({ shape: [3, 4] });
+      const b = tf.input({ shape: [5, 4] });
+      const d = tf.layers.dot({ axes: -1, normalize: true }).apply([a, b]);
+      return tf.model({ inputs: [a, b], outputs: d });
+    };
+    const ours = make(tt);
+    const theirs = make(tfo);
+    const va = data(2 * 3 * 4, 1);
+    const vb = data(2 * 5 * 4, 2);
+    const want = theirs.predict([tfo.tensor(va, [2, 3, 4]), tfo.tensor(vb, [2, 5, 4])]);
+    for (const json of [ours.toJSON(null, false), theirs.toJSON(null, false)]) {
+      const loaded = await tt.models.modelFromJSON(json);
+      const [xa, xb] = [tt.tensor(va, [2, 3, 4]), tt.tensor(vb, [2, 5, 4])];
+      const y = loaded.predict([xa, xb]);
+      compareTensors(y, want, TOL, 'loaded dot model');
+      tt.dispose([xa, xb, y]);
+      loaded.dispose();
+    }
+    const fromOurs = await tfo.models.modelFromJSON(ours.toJSON(null, false));
+    assert.deepEqual(fromOurs.layers.map((l) => l.getClassName()), ['InputLayer', 'InputLayer', 'Dot']);
+    fromOurs.dispose();
+    ours.dispose();
+    theirs.dispose();
+    want.dispose();
+    assert.equal(tt.memory().numTensors, before);
+  });
+
+  it('categoryEncoding and randomWidth configs load back', async () => {
+    for (const make of [(tf) => tf.layers.categoryEncoding({ numTokens: 5, outputMode: 'count', inputShape: [3] }),
+      (tf) => tf.layers.randomWidth({ factor: [0.1, 0.4], seed: 5, inputShape: [4, 6, 1] })]) {
+      const ours = tt.sequential({ layers: [make(tt)] });
+      const loaded = await tt.models.modelFromJSON(ours.toJSON(null, false));
+      assert.deepEqual(norm(loaded.layers[0].getConfig()), norm({ ...ours.layers[0].getConfig() }));
+      if (ours.layers[0].getClassName() !== 'RandomWidth') {
+        const theirs = await tfo.models.modelFromJSON(ours.toJSON(null, false));
+        assert.equal(theirs.layers[0].getClassName(), ours.layers[0].getClassName());
+        theirs.dispose();
+      }
+      loaded.dispose();
+      ours.dispose();
+    }
+  });
+});

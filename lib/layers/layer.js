@@ -896,6 +896,10 @@ const CLASSES = {
   simpleRNN: 'SimpleRNN', softmax: 'Softmax', upSampling2d: 'UpSampling2D', zeroPadding2d: 'ZeroPadding2D',
   conv3d: 'Conv3D', conv3dTranspose: 'Conv3DTranspose', cropping2D: 'Cropping2D', maxPooling3d: 'MaxPooling3D',
   averagePooling3d: 'AveragePooling3D', avgPool3d: 'AveragePooling3D', avgPooling3d: 'AveragePooling3D',
+  thresholdedReLU: 'ThresholdedReLU', prelu: 'PReLU', gaussianNoise: 'GaussianNoise', gaussianDropout: 'GaussianDropout',
+  alphaDropout: 'AlphaDropout', spatialDropout1d: 'SpatialDropout1D', dot: 'Dot', masking: 'Masking',
+  rescaling: 'Rescaling', centerCrop: 'CenterCrop', resizing: 'Resizing', categoryEncoding: 'CategoryEncoding',
+  randomWidth: 'RandomWidth',
 };
 
 // One subclass per layer class, named as tfjs's (`layer.constructor.name` is 'Dense').

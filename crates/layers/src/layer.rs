@@ -214,6 +214,11 @@ pub trait Kind {
     fn takes_list(&self) -> bool {
         false
     }
+    /// Whether its inputs reach `call` in their own dtype rather than cast to float32: tfjs's
+    /// preprocessing layers (and masking) keep an int32 input's dtype.
+    fn keeps_dtype(&self) -> bool {
+        false
+    }
 }
 
 /// `activityRegularizer` in tfjs's configs: absent (most layers), always `null` (the recurrent
@@ -434,7 +439,7 @@ impl Layer {
         self.check(&shapes)?;
         self.refuse_activity_regularizer()?;
         let w: Vec<TensorId> = self.weights.iter().map(|w| w.var).collect();
-        let inputs: Vec<TensorId> = if self.dtype == DType::Float32 {
+        let inputs: Vec<TensorId> = if self.dtype == DType::Float32 && !self.kind.keeps_dtype() {
             let mut v = Vec::with_capacity(inputs.len());
             for &x in inputs {
                 // Layers compute in float32; embeddings cast their indices themselves.

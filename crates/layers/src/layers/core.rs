@@ -1,11 +1,13 @@
 //! The core layers: dense, activation, dropout, flatten, reshape, permute, repeatVector,
-//! embedding, inputLayer, and the activation layers (reLU, leakyReLU, softmax, elu).
+//! embedding, inputLayer, spatialDropout1d, masking, and the activation layers (reLU, leakyReLU,
+//! softmax, elu, thresholdedReLU, prelu).
 
 use super::{one_output, Common};
 use crate::activations::Activation;
 use crate::config::Cfg;
 use crate::initializers::Initializer;
-use crate::layer::{dims, ActivityRegularizer, Builder, InputSpec, Kind, Shape};
+use crate::layer::{dims, shape_text, ActivityRegularizer, Builder, InputSpec, Kind, Shape};
+use crate::regularizers::{Constraint, Regularizer};
 use crate::ops::Ops;
 use serde_json::{json, Map, Value};
 use tidytensor_core::ops::Random;
@@ -114,6 +116,8 @@ impl Kind for ActivationLayer {
 /// Zeroes a fraction `rate` of the values while training and scales the rest by
 /// `1 / (1 - rate)`; the identity otherwise.
 pub struct Dropout {
+    /// SpatialDropout1D: one draw per (batch, channel), shared by every step.
+    spatial: bool,
     rate: f64,
     /// `null` entries take the input's size.
     noise_shape: Option<Vec<Option<usize>>>,
@@ -129,24 +133,48 @@ impl Dropout {
         if !(0.0..=1.0).contains(&rate) {
             bail!("Invalid dropout rate {rate}: it must be in the interval [0, 1]");
         }
-        Ok(Dropout { rate, noise_shape: c.shape("noiseShape")?, seed: c.get("seed").cloned() })
+        Ok(Dropout { spatial: false, rate, noise_shape: c.shape("noiseShape")?, seed: c.get("seed").cloned() })
+    }
+
+    /// tfjs's SpatialDropout1D: a dropout of `[batch, steps, channels]` inputs whose noise
+    /// shape is `[batch, 1, channels]`.
+    pub fn spatial_1d(c: Cfg) -> Result<Dropout> {
+        Ok(Dropout { spatial: true, ..Dropout::new(c)? })
     }
 }
 
 impl Kind for Dropout {
     fn class_name(&self) -> &'static str {
-        "Dropout"
+        if self.spatial {
+            "SpatialDropout1D"
+        } else {
+            "Dropout"
+        }
+    }
+    fn build(&mut self, b: &mut Builder, _inputs: &[Shape]) -> Result<()> {
+        if self.spatial {
+            b.spec = Some(InputSpec { ndim: Some(3), ..Default::default() });
+        }
+        Ok(())
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        if self.spatial && inputs[0].len() != 3 {
+            bail!(
+                "Input 0 is incompatible with layer SpatialDropout1D: expected ndim=3, found ndim={}",
+                inputs[0].len()
+            );
+        }
         Ok(vec![inputs[0].clone()])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
         let x = inputs[0];
-        if !training || self.rate == 0.0 {
+        // tfjs drops only while training and for a rate strictly between 0 and 1.
+        if !training || !(self.rate > 0.0 && self.rate < 1.0) {
             return one_output(e.clone_tensor(x));
         }
         let shape = e.shape(x)?.to_vec();
         let noise: Vec<usize> = match &self.noise_shape {
+            _ if self.spatial => vec![shape[0], 1, shape[2]],
             Some(n) => n.iter().zip(&shape).map(|(d, &s)| d.unwrap_or(s)).collect(),
             None => shape.clone(),
         };
@@ -488,6 +516,10 @@ pub enum Advanced {
     Elu {
         alpha: f64,
     },
+    /// `x` where `x > theta`, else 0.
+    ThresholdedReLU {
+        theta: f64,
+    },
 }
 
 impl Advanced {
@@ -500,6 +532,9 @@ impl Advanced {
     pub fn softmax(c: Cfg) -> Result<Advanced> {
         // tfjs's default axis is 1 (Keras's is -1); the same on rank-2 inputs.
         Ok(Advanced::Softmax { axis: c.f64_or("axis", 1.0)? as i64 })
+    }
+    pub fn thresholded_relu(c: Cfg) -> Result<Advanced> {
+        Ok(Advanced::ThresholdedReLU { theta: c.f64_or("theta", 1.0)? })
     }
     pub fn elu(c: Cfg) -> Result<Advanced> {
         let alpha = c.f64_or("alpha", 1.0)?;
@@ -517,6 +552,7 @@ impl Kind for Advanced {
             Advanced::LeakyReLU { .. } => "LeakyReLU",
             Advanced::Softmax { .. } => "Softmax",
             Advanced::Elu { .. } => "ELU",
+            Advanced::ThresholdedReLU { .. } => "ThresholdedReLU",
         }
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
@@ -541,6 +577,13 @@ impl Kind for Advanced {
             }
             Advanced::Softmax { axis } => e.softmax(x, axis),
             Advanced::Elu { .. } => e.unary(UnaryOp::Elu, x),
+            Advanced::ThresholdedReLU { theta } => {
+                // tfjs: x * cast(x > theta, float32).
+                let t = e.scalar(theta)?;
+                let above = e.binary(BinaryOp::Greater, x, t)?;
+                let above = e.cast(above, DType::Float32)?;
+                e.mul(x, above)
+            }
         })
     }
     fn config(&self) -> Map<String, Value> {
@@ -549,7 +592,120 @@ impl Kind for Advanced {
             Advanced::ReLU { max_value } => m.insert("maxValue".into(), json!(max_value)),
             Advanced::LeakyReLU { alpha } | Advanced::Elu { alpha } => m.insert("alpha".into(), json!(alpha)),
             Advanced::Softmax { axis } => m.insert("axis".into(), json!(axis)),
+            Advanced::ThresholdedReLU { theta } => m.insert("theta".into(), json!(theta)),
         };
         m
+    }
+}
+
+/// `x` where `x >= 0`, `alpha * x` below: a learned slope per position (shared along
+/// `sharedAxes`).
+pub struct PReLU {
+    init: Initializer,
+    regularizer: Option<Regularizer>,
+    constraint: Option<Constraint>,
+    /// Axes (1 is the first after the batch) along which one slope is shared.
+    shared_axes: Option<Vec<i64>>,
+}
+
+impl PReLU {
+    pub fn new(c: Cfg) -> Result<PReLU> {
+        let shared_axes = match c.get("sharedAxes") {
+            None => None,
+            Some(Value::Number(n)) => Some(vec![n.as_f64().unwrap_or(f64::NAN) as i64]),
+            Some(Value::Array(a)) if a.iter().all(|v| v.as_i64().is_some()) => {
+                Some(a.iter().filter_map(Value::as_i64).collect())
+            }
+            Some(v) => bail!(
+                "Expected sharedAxes to be a number or an array of numbers, but got {}",
+                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+            ),
+        };
+        Ok(PReLU {
+            init: Initializer::from_cfg(c, "alphaInitializer", "zeros")?,
+            regularizer: Regularizer::from_cfg(c, "alphaRegularizer")?,
+            constraint: Constraint::from_cfg(c, "alphaConstraint")?,
+            shared_axes,
+        })
+    }
+}
+
+impl Kind for PReLU {
+    fn class_name(&self) -> &'static str {
+        "PReLU"
+    }
+    fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
+        let s = &inputs[0];
+        let mut param: Vec<Option<usize>> = s.iter().skip(1).copied().collect();
+        for &a in self.shared_axes.iter().flatten() {
+            match usize::try_from(a - 1).ok().and_then(|i| param.get_mut(i)) {
+                Some(p) => *p = Some(1),
+                None => bail!("PReLU: sharedAxes entry {a} is not an axis of inputs of shape {}", shape_text(s)),
+            }
+        }
+        let Some(param) = param.into_iter().collect::<Option<Vec<usize>>>() else {
+            bail!("PReLU: the input shape {} must be known but for the batch and the shared axes", shape_text(s));
+        };
+        b.add("alpha", &param, &self.init, self.regularizer.as_ref(), self.constraint.as_ref(), true)?;
+        // tfjs's spec: the rank, and with shared axes every non-batch size.
+        let axes = match self.shared_axes {
+            Some(_) => s.iter().enumerate().skip(1).filter_map(|(i, d)| d.map(|d| (i as i64, d))).collect(),
+            None => Vec::new(),
+        };
+        b.spec = Some(InputSpec { ndim: Some(s.len()), axes, ..Default::default() });
+        Ok(())
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        Ok(vec![inputs[0].clone()])
+    }
+    fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        one_output(e.binary(BinaryOp::Prelu, inputs[0], w[0]))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("alphaInitializer".into(), self.init.to_json());
+        m.insert("alphaRegularizer".into(), self.regularizer.as_ref().map_or(Value::Null, Regularizer::to_json));
+        m.insert("alphaConstraint".into(), self.constraint.as_ref().map_or(Value::Null, Constraint::to_json));
+        m.insert("sharedAxes".into(), json!(self.shared_axes));
+        m
+    }
+}
+
+/// Zeroes the positions (last axis) whose every value is `maskValue`. (The mask itself, for
+/// the layers after it, is not made here.)
+pub struct Masking {
+    mask_value: f64,
+}
+
+impl Masking {
+    pub fn new(c: Cfg) -> Result<Masking> {
+        Ok(Masking { mask_value: c.f64_or("maskValue", 0.0)? })
+    }
+}
+
+impl Kind for Masking {
+    fn class_name(&self) -> &'static str {
+        "Masking"
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        Ok(vec![inputs[0].clone()])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        // tfjs: x * cast(any(x != maskValue, -1, keepDims), x.dtype).
+        let x = inputs[0];
+        let dtype = e.dtype(x)?;
+        let v = e.scalar(self.mask_value)?;
+        let differs = e.binary(BinaryOp::NotEqual, x, v)?;
+        let keep = e.reduce(tidytensor_core::ReduceOp::Any, differs, Some(&[-1]), true)?;
+        let keep = e.cast(keep, dtype)?;
+        one_output(e.mul(x, keep))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("maskValue".into(), json!(self.mask_value));
+        m
+    }
+    fn keeps_dtype(&self) -> bool {
+        true
     }
 }

@@ -1,5 +1,5 @@
 //! Merge layers: a list of inputs to one output (concatenate, add, multiply, average,
-//! maximum, minimum).
+//! maximum, minimum), and dot.
 
 use super::one_output;
 use crate::config::Cfg;
@@ -121,6 +121,162 @@ impl Kind for Merge {
         if self.op == MergeOp::Concatenate {
             m.insert("axis".into(), json!(self.axis));
         }
+        m
+    }
+}
+
+/// The dot product of two inputs along an axis of each (tfjs's `Dot` and its `batchDot`),
+/// optionally of their l2-normalised values (cosine proximity).
+pub struct Dot {
+    /// One axis for both inputs, or one each; negative counts from the end.
+    axes: Value,
+    normalize: bool,
+}
+
+/// tfjs's `interpretAxis`: a negative axis plus the rank (until it is not negative).
+fn interpret_axis(axis: i64, rank: usize) -> i64 {
+    let mut a = axis;
+    while a < 0 && rank > 0 {
+        a += rank as i64;
+    }
+    a
+}
+
+impl Dot {
+    pub fn new(c: Cfg) -> Result<Dot> {
+        let axes = match c.get("axes") {
+            Some(v @ Value::Number(n)) if n.as_i64().is_some() => v.clone(),
+            Some(Value::Array(a)) if a.len() == 2 && a.iter().all(|v| v.as_i64().is_some()) => Value::Array(a.clone()),
+            Some(v) => bail!("Dot: axes must be an integer or an array of two integers, got {v}"),
+            None => bail!("axes is required but was not provided"),
+        };
+        Ok(Dot { axes, normalize: c.bool_or("normalize", false)? })
+    }
+
+    /// The two axes for inputs of ranks `r1` and `r2` (both interpreted, unlike tfjs's build,
+    /// which leaves a negative pair as it is and so checks nothing).
+    fn axes_for(&self, r1: usize, r2: usize) -> [i64; 2] {
+        match &self.axes {
+            Value::Array(a) => {
+                [interpret_axis(a[0].as_i64().unwrap_or(0), r1), interpret_axis(a[1].as_i64().unwrap_or(0), r2)]
+            }
+            v => {
+                let a = v.as_i64().unwrap_or(0);
+                [interpret_axis(a, r1), interpret_axis(a, r2)]
+            }
+        }
+    }
+
+    fn check_ranks(inputs: &[Shape]) -> Result<()> {
+        if inputs.len() != 2 {
+            bail!("A `Dot` layer should be called on a list of exactly 2 inputs.");
+        }
+        if inputs[0].len() > 3 || inputs[1].len() > 3 {
+            bail!("Dot layer does not support tensors of 4D or higher rank yet.");
+        }
+        if inputs[0].len() < 2 || inputs[1].len() < 2 {
+            bail!("batchDot requires the rank of x to be >= 2, but got {}", inputs[0].len().min(inputs[1].len()));
+        }
+        Ok(())
+    }
+
+    /// `x / sqrt(max(sum(x², axis), 1e-7))` (tfjs's l2Normalize).
+    fn l2_normalize(e: &mut Engine, x: TensorId, axis: i64) -> Result<TensorId> {
+        let sq = e.mul(x, x)?;
+        let ss = e.reduce(tidytensor_core::ReduceOp::Sum, sq, Some(&[axis]), true)?;
+        let ss = e.binary_s(BinaryOp::Maximum, ss, 1e-7)?;
+        let norm = e.unary(tidytensor_core::UnaryOp::Sqrt, ss)?;
+        e.div(x, norm)
+    }
+
+    /// tfjs's `batchDot`, step by step.
+    fn batch_dot(e: &mut Engine, x: TensorId, y: TensorId, axes: [i64; 2]) -> Result<TensorId> {
+        let (xs, ys) = (e.shape(x)?.to_vec(), e.shape(y)?.to_vec());
+        let (xn, yn) = (xs.len(), ys.len());
+        let ones = |n: usize| vec![1i64; n];
+        let (mut x, mut y) = (x, y);
+        let diff = xn.abs_diff(yn);
+        if xn > yn {
+            let mut s: Vec<i64> = ys.iter().map(|&d| d as i64).collect();
+            s.extend(ones(diff));
+            y = e.reshape(y, &s)?;
+        } else if yn > xn {
+            let mut s: Vec<i64> = xs.iter().map(|&d| d as i64).collect();
+            s.extend(ones(diff));
+            x = e.reshape(x, &s)?;
+        }
+        let rank = xn.max(yn);
+        let mut out = if rank == 2 {
+            if axes[0] == axes[1] {
+                let p = e.mul(x, y)?;
+                e.reduce(tidytensor_core::ReduceOp::Sum, p, Some(&[axes[0]]), false)?
+            } else {
+                let t = e.transpose(x, Some(&[1, 0]))?;
+                let p = e.mul(t, y)?;
+                e.reduce(tidytensor_core::ReduceOp::Sum, p, Some(&[axes[1]]), false)?
+            }
+        } else {
+            let adj_x = axes[0] != rank as i64 - 1;
+            let adj_y = axes[1] == rank as i64 - 1;
+            e.matmul(x, y, adj_x, adj_y)?
+        };
+        if diff > 0 {
+            let idx = if xn > yn { xn + yn - 3 } else { xn - 1 };
+            let squeeze: Vec<i64> = (idx..idx + diff).map(|i| i as i64).collect();
+            out = e.squeeze(out, Some(&squeeze))?;
+        }
+        if e.shape(out)?.len() == 1 {
+            out = e.expand_dims(out, 1)?;
+        }
+        Ok(out)
+    }
+}
+
+impl Kind for Dot {
+    fn class_name(&self) -> &'static str {
+        "Dot"
+    }
+    fn takes_list(&self) -> bool {
+        true
+    }
+    fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        Dot::check_ranks(inputs)?;
+        let (s1, s2) = (&inputs[0], &inputs[1]);
+        let [a1, a2] = self.axes_for(s1.len(), s2.len());
+        let (d1, d2) = match (s1.get(a1 as usize), s2.get(a2 as usize)) {
+            (Some(d1), Some(d2)) => (*d1, *d2),
+            _ => bail!("Dot: axes {} are out of range for inputs of shapes {} and {}", self.axes, shape_text(s1), shape_text(s2)),
+        };
+        if d1 != d2 {
+            let t = |d: Option<usize>| d.map_or("null".to_string(), |d| d.to_string());
+            bail!("Dimension incompatibility: {} !== {}", t(d1), t(d2));
+        }
+        let mut out: Shape = s1.clone();
+        out.remove(a1 as usize);
+        let mut rest = s2.clone();
+        rest.remove(a2 as usize);
+        out.extend(rest.into_iter().skip(1));
+        if out.len() == 1 {
+            out.push(Some(1));
+        }
+        Ok(vec![out])
+    }
+    fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
+        let shapes: Vec<Shape> =
+            inputs.iter().map(|&x| e.shape(x).map(crate::layer::known)).collect::<Result<_>>()?;
+        self.output_shapes(&shapes)?;
+        let axes = self.axes_for(shapes[0].len(), shapes[1].len());
+        let (mut x, mut y) = (inputs[0], inputs[1]);
+        if self.normalize {
+            x = Dot::l2_normalize(e, x, axes[0])?;
+            y = Dot::l2_normalize(e, y, axes[1])?;
+        }
+        one_output(Dot::batch_dot(e, x, y, axes))
+    }
+    fn config(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("axes".into(), self.axes.clone());
+        m.insert("normalize".into(), json!(self.normalize));
         m
     }
 }

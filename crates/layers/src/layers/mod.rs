@@ -3,8 +3,10 @@
 mod conv;
 mod core;
 mod merge;
+mod noise;
 mod norm;
 mod pool;
+mod preprocessing;
 mod recurrent;
 
 use crate::config::Cfg;
@@ -32,6 +34,18 @@ pub fn layer(class: &str, config: &Value) -> Result<LayerRef> {
         "LeakyReLU" | "leakyReLU" => Box::new(core::Advanced::leaky_relu(c)?),
         "Softmax" | "softmax" => Box::new(core::Advanced::softmax(c)?),
         "ELU" | "elu" => Box::new(core::Advanced::elu(c)?),
+        "ThresholdedReLU" | "thresholdedReLU" => Box::new(core::Advanced::thresholded_relu(c)?),
+        "PReLU" | "prelu" => Box::new(core::PReLU::new(c)?),
+        "SpatialDropout1D" | "spatialDropout1d" => Box::new(core::Dropout::spatial_1d(c)?),
+        "Masking" | "masking" => Box::new(core::Masking::new(c)?),
+        "GaussianNoise" | "gaussianNoise" => Box::new(noise::Noise::new(c, noise::NoiseKind::Gaussian)?),
+        "GaussianDropout" | "gaussianDropout" => Box::new(noise::Noise::new(c, noise::NoiseKind::GaussianDropout)?),
+        "AlphaDropout" | "alphaDropout" => Box::new(noise::Noise::new(c, noise::NoiseKind::AlphaDropout)?),
+        "Rescaling" | "rescaling" => Box::new(preprocessing::Rescaling::new(c)?),
+        "CenterCrop" | "centerCrop" => Box::new(preprocessing::CenterCrop::new(c)?),
+        "Resizing" | "resizing" => Box::new(preprocessing::Resizing::new(c)?),
+        "CategoryEncoding" | "categoryEncoding" => Box::new(preprocessing::CategoryEncoding::new(c)?),
+        "RandomWidth" | "randomWidth" => Box::new(preprocessing::RandomWidth::new(c)?),
         "Conv1D" | "conv1d" => Box::new(conv::Conv::new(c, conv::ConvType::Conv1d)?),
         "Conv2D" | "conv2d" => Box::new(conv::Conv::new(c, conv::ConvType::Conv2d)?),
         "Conv3D" | "conv3d" => Box::new(conv::Conv::new(c, conv::ConvType::Conv3d)?),
@@ -60,6 +74,7 @@ pub fn layer(class: &str, config: &Value) -> Result<LayerRef> {
         "Average" | "average" => Box::new(merge::Merge::new(merge::MergeOp::Average)),
         "Maximum" | "maximum" => Box::new(merge::Merge::new(merge::MergeOp::Maximum)),
         "Minimum" | "minimum" => Box::new(merge::Merge::new(merge::MergeOp::Minimum)),
+        "Dot" | "dot" => Box::new(merge::Dot::new(c)?),
         "SimpleRNN" | "simpleRNN" => Box::new(recurrent::Rnn::new(c, recurrent::Cell::Simple)?),
         "LSTM" | "lstm" => Box::new(recurrent::Rnn::new(c, recurrent::Cell::Lstm)?),
         "GRU" | "gru" => Box::new(recurrent::Rnn::new(c, recurrent::Cell::Gru)?),
