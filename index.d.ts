@@ -927,22 +927,55 @@ export declare class SymbolicTensor {
   readonly rank: number;
   readonly sourceLayer: Layer | null;
 }
-export interface LayerVariable {
+/** A layer weight: an engine variable with the name model files know it by. */
+export declare class LayerVariable {
+  constructor(val: Tensor, dtype?: DataType, name?: string, trainable?: boolean, constraint?: Constraint | null);
   readonly name: string;
+  readonly originalName: string;
   readonly shape: number[];
   readonly dtype: DataType;
-  readonly trainable: boolean;
+  readonly constraint: Constraint | null;
+  trainable: boolean;
   read(): Variable;
   write(value: Tensor): LayerVariable;
+  dispose(): void;
 }
+/** What a layer expects of its inputs, checked at each `apply`. */
+export declare class InputSpec {
+  constructor(args: { dtype?: DataType; shape?: Shape; ndim?: number; maxNDim?: number; minNDim?: number; axes?: { [axis: number]: number } });
+  dtype?: DataType;
+  shape?: Shape;
+  ndim?: number;
+  maxNDim?: number;
+  minNDim?: number;
+  axes?: { [axis: number]: number };
+}
+export type Kwargs = { [key: string]: any };
 export interface DisposeResult {
   refCountAfterDispose: number;
   numDisposedVariables: number;
 }
+/**
+ * tf.layers.Layer: the class of every layer, and the base of layers written in JavaScript
+ * (`class MyLayer extends tf.layers.Layer { build(inputShape) {...} call(inputs, kwargs) {...} }`,
+ * with `static className` and tf.serialization.registerClass to save and load).
+ */
 export declare class Layer extends serialization.Serializable {
+  constructor(args?: LayerArgs);
   name: string;
   trainable: boolean;
-  readonly built: boolean;
+  built: boolean;
+  supportsMasking: boolean;
+  inputSpec: InputSpec[] | null;
+  readonly id: number;
+  readonly dtype: DataType;
+  readonly batchInputShape?: Shape;
+  readonly losses: Array<() => Scalar>;
+  readonly stateful: boolean;
+  readonly input: SymbolicTensor | SymbolicTensor[];
+  readonly output: SymbolicTensor | SymbolicTensor[];
+  inboundNodes: unknown[];
+  outboundNodes: unknown[];
   readonly inputShape: Shape | Shape[];
   readonly outputShape: Shape | Shape[];
   readonly weights: LayerVariable[];
@@ -952,12 +985,24 @@ export declare class Layer extends serialization.Serializable {
   apply(inputs: Tensor | Tensor[], kwargs?: { training?: boolean }): Tensor | Tensor[];
   apply(inputs: SymbolicTensor | SymbolicTensor[], kwargs?: { training?: boolean }): SymbolicTensor | SymbolicTensor[];
   build(inputShape: Shape | Shape[]): void;
+  call(inputs: Tensor | Tensor[], kwargs: Kwargs): Tensor | Tensor[];
   computeOutputShape(inputShape: Shape | Shape[]): Shape | Shape[];
+  computeMask(inputs: Tensor | Tensor[], mask?: Tensor | Tensor[]): Tensor | Tensor[] | null;
   getWeights(trainableOnly?: boolean): Tensor[];
   setWeights(weights: Tensor[]): void;
   countParams(): number;
   getConfig(): { [key: string]: unknown };
+  resetStates(states?: Tensor | Tensor[]): void;
+  getInputAt(nodeIndex: number): SymbolicTensor | SymbolicTensor[];
+  getOutputAt(nodeIndex: number): SymbolicTensor | SymbolicTensor[];
+  calculateLosses(): Scalar[];
+  setFastWeightInitDuringBuild(value: boolean): void;
   dispose(): DisposeResult;
+  protected addWeight(name: string, shape: Shape, dtype?: DataType, initializer?: Initializer | string,
+    regularizer?: Regularizer | null, trainable?: boolean, constraint?: Constraint | null,
+    getInitializerFunc?: () => Initializer): LayerVariable;
+  protected addLoss(losses: (() => Scalar) | Array<() => Scalar>): void;
+  protected assertInputCompatibility(inputs: Tensor | Tensor[] | SymbolicTensor | SymbolicTensor[]): void;
 }
 export type Logs = { [key: string]: number };
 export declare class BaseCallback {
@@ -1005,6 +1050,8 @@ export declare class EarlyStopping extends Callback {
   constructor(args?: EarlyStoppingCallbackArgs);
 }
 export declare const callbacks: { earlyStopping(args?: EarlyStoppingCallbackArgs): EarlyStopping };
+/** Callbacks every fit makes at or below its verbosity (tfjs's CallbackConstructorRegistry). */
+export function registerCallbackConstructor(verbosityLevel: number, callbackConstructor: new () => BaseCallback): void;
 export type YieldEveryOptions = 'auto' | 'batch' | 'epoch' | 'never' | number;
 export interface ModelFitArgs {
   batchSize?: number;
@@ -1018,10 +1065,12 @@ export interface ModelFitArgs {
   initialEpoch?: number;
   yieldEvery?: YieldEveryOptions;
 }
+/** A loss or metric written in JavaScript: per-sample values (or their mean). */
+export type LossOrMetricFn = (yTrue: Tensor, yPred: Tensor) => Tensor;
 export interface ModelCompileArgs {
   optimizer: string | Optimizer;
-  loss: string | string[] | { [outputName: string]: string };
-  metrics?: string | string[] | Array<(yTrue: Tensor, yPred: Tensor) => Tensor>;
+  loss: string | LossOrMetricFn | Array<string | LossOrMetricFn> | { [outputName: string]: string | LossOrMetricFn };
+  metrics?: string | LossOrMetricFn | Array<string | LossOrMetricFn> | { [outputName: string]: string | LossOrMetricFn };
 }
 export declare class LayersModel extends Layer {
   layers: Layer[];
@@ -1053,24 +1102,24 @@ export function model(args: { inputs: SymbolicTensor | SymbolicTensor[]; outputs
 export function input(config: { shape?: Shape; batchShape?: Shape; name?: string; dtype?: DataType }): SymbolicTensor;
 type LayerFactory = (args?: LayerArgs) => Layer;
 type MergeFactory = (args?: LayerArgs | Tensor[] | SymbolicTensor[]) => Layer | Tensor | SymbolicTensor;
+/** The tf.layers factories that make one layer from its options. */
+export type LayerFactoryName = 'activation' | 'alphaDropout' | 'averagePooling1d' | 'averagePooling2d' |
+  'averagePooling3d' | 'avgPool1d' | 'avgPool2d' | 'avgPool3d' | 'avgPooling1d' | 'avgPooling2d' | 'avgPooling3d' |
+  'batchNormalization' | 'bidirectional' | 'categoryEncoding' | 'centerCrop' | 'conv1d' | 'conv2d' |
+  'conv2dTranspose' | 'conv3d' | 'conv3dTranspose' | 'convLstm2d' | 'convLstm2dCell' | 'cropping2D' | 'dense' |
+  'depthwiseConv2d' | 'dot' | 'dropout' | 'elu' | 'embedding' | 'flatten' | 'gaussianDropout' | 'gaussianNoise' |
+  'globalAveragePooling1d' | 'globalAveragePooling2d' | 'globalMaxPool1d' | 'globalMaxPool2d' |
+  'globalMaxPooling1d' | 'globalMaxPooling2d' | 'gru' | 'gruCell' | 'inputLayer' | 'layerNormalization' |
+  'leakyReLU' | 'lstm' | 'lstmCell' | 'masking' | 'maxPool1d' | 'maxPool2d' | 'maxPooling1d' | 'maxPooling2d' |
+  'maxPooling3d' | 'permute' | 'prelu' | 'randomWidth' | 'reLU' | 'repeatVector' | 'rescaling' | 'reshape' |
+  'resizing' | 'rnn' | 'separableConv2d' | 'simpleRNN' | 'simpleRNNCell' | 'softmax' | 'spatialDropout1d' |
+  'stackedRNNCells' | 'thresholdedReLU' | 'timeDistributed' | 'upSampling2d' | 'zeroPadding2d';
 export declare const layers: {
   Layer: typeof Layer;
   input: typeof input;
   add: MergeFactory; average: MergeFactory; concatenate: MergeFactory; maximum: MergeFactory; minimum: MergeFactory;
   multiply: MergeFactory;
-  activation: LayerFactory; averagePooling1d: LayerFactory; averagePooling2d: LayerFactory;
-  avgPool1d: LayerFactory; avgPool2d: LayerFactory; avgPooling1d: LayerFactory; avgPooling2d: LayerFactory;
-  batchNormalization: LayerFactory; conv1d: LayerFactory; conv2d: LayerFactory;
-  conv2dTranspose: LayerFactory; dense: LayerFactory; depthwiseConv2d: LayerFactory; dropout: LayerFactory;
-  elu: LayerFactory; embedding: LayerFactory; flatten: LayerFactory; globalAveragePooling1d: LayerFactory;
-  globalAveragePooling2d: LayerFactory; globalMaxPool1d: LayerFactory; globalMaxPool2d: LayerFactory;
-  globalMaxPooling1d: LayerFactory; globalMaxPooling2d: LayerFactory; gru: LayerFactory;
-  inputLayer: LayerFactory; layerNormalization: LayerFactory; leakyReLU: LayerFactory; lstm: LayerFactory;
-  maxPool1d: LayerFactory; maxPool2d: LayerFactory; maxPooling1d: LayerFactory; maxPooling2d: LayerFactory;
-  permute: LayerFactory; reLU: LayerFactory; repeatVector: LayerFactory; reshape: LayerFactory;
-  separableConv2d: LayerFactory; simpleRNN: LayerFactory; softmax: LayerFactory; upSampling2d: LayerFactory;
-  zeroPadding2d: LayerFactory;
-};
+} & { [name in LayerFactoryName]: LayerFactory };
 /** An initializer: `apply` gives the values it gives a weight of `shape`. */
 export interface Initializer extends ConfigObject {
   apply(shape: number[], dtype?: DataType): Tensor;

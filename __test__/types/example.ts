@@ -152,3 +152,25 @@ function configObjects(): void {
 void configObjects;
 
 main();
+
+// A layer of one's own, as tfjs's documentation writes it, in a model trained with a
+// JavaScript loss.
+class Scale extends tf.layers.Layer {
+  static className = 'Scale';
+  private scale?: tf.LayerVariable;
+
+  build(inputShape: tf.Shape | tf.Shape[]): void {
+    const shape = inputShape as number[];
+    this.scale = this.addWeight('scale', [shape[shape.length - 1]], 'float32', tf.initializers.ones());
+  }
+
+  call(inputs: tf.Tensor | tf.Tensor[]): tf.Tensor {
+    const x = Array.isArray(inputs) ? inputs[0] : inputs;
+    return tf.mul(x, this.scale!.read());
+  }
+}
+tf.serialization.registerClass(Scale);
+const custom = tf.sequential({ layers: [tf.layers.dense({ units: 4, inputShape: [3] }), new Scale({})] });
+custom.compile({ optimizer: 'adam', loss: (yTrue: tf.Tensor, yPred: tf.Tensor) => tf.mean(tf.square(tf.sub(yTrue, yPred)), -1) });
+const spec: tf.InputSpec = new tf.InputSpec({ minNDim: 2 });
+void spec;

@@ -113,14 +113,15 @@ function checkLossName(name) {
 // ---- training and evaluation -----------------------------------------------------------------
 
 // The per-output mean losses, their total (tfjs adds the per-sample losses, then takes one
-// mean) and the metrics' means, for outputs `outs` and targets `ys` (`weights`: per-sample).
+// mean) and the metrics' means, for outputs `outs` and targets `ys` (`weights`: per output,
+// per-sample weights or null).
 function lossesAndMetrics(c, outs, ys, weights) {
   let total = null;
   const perOutput = [];
   c.lossFns.forEach((fn, i) => {
     let l = fn(ys[i], outs[i]);
     if (!(l instanceof Tensor)) throw new Error(`The loss function ${fn.name || ''} must return a Tensor`);
-    if (weights != null) l = l.mul(weights);
+    if (weights != null && weights[i] != null) l = l.mul(weights[i]);
     perOutput.push(l.mean());
     total = total == null ? l : total.add(l);
   });

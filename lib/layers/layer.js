@@ -693,10 +693,62 @@ class Layer extends serialization.Serializable {
   }
 }
 
+// One call of a layer on symbolic tensors: what tf.model wires (tfjs's Node; its field names
+// are read as getters).
+class Node {
+  constructor(layer, inputs, callArgs) {
+    this.layer = layer;
+    this.inputs = inputs;
+    this.callArgs = callArgs;
+    this.outputs = [];
+  }
+
+  get outboundLayer() {
+    return this.layer;
+  }
+
+  get inboundLayers() {
+    return this.inputs.map((s) => s.sourceLayer);
+  }
+
+  get nodeIndices() {
+    return this.inputs.map((s) => s.nodeIndex);
+  }
+
+  get tensorIndices() {
+    return this.inputs.map((s) => s.tensorIndex);
+  }
+
+  // An input layer's node has no inputs; tfjs lists its tensor as both input and output.
+  get inputTensors() {
+    return this.inputs.length === 0 ? this.outputs : this.inputs;
+  }
+
+  get outputTensors() {
+    return this.outputs;
+  }
+
+  get inputMasks() {
+    return this.inputTensors.map(() => null);
+  }
+
+  get outputMasks() {
+    return this.outputs.map(() => null);
+  }
+
+  get inputShapes() {
+    return singletonOrArray(this.inputTensors.map((s) => s.shape));
+  }
+
+  get outputShapes() {
+    return singletonOrArray(this.outputs.map((s) => s.shape));
+  }
+}
+
 // The symbolic outputs of `layer` called on symbolic `inputs`, with the call recorded as a
 // node of the layer (what tf.model wires).
 function symbolicOutputs(layer, inputs, kwargs, shapes, dtype) {
-  const node = { layer, inputs, callArgs: kwargs, outputs: [] };
+  const node = new Node(layer, inputs, kwargs);
   layer.inboundNodes.push(node);
   for (const x of inputs) if (x.sourceLayer != null) x.sourceLayer.outboundNodes.push(node);
   node.outputs = shapes.map((shape, i) => {
@@ -863,8 +915,6 @@ class NativeBackedLayer extends Layer {
   }
 }
 
-let inputUid = 0;
-
 // tf.input({shape, batchShape, name, dtype}): the symbolic input of a functional model.
 function input(config = {}) {
   if (config.shape == null && config.batchShape == null) {
@@ -874,10 +924,8 @@ function input(config = {}) {
     throw new Error('Please provide either a `shape` or `batchShape` argument to Input, but not both.');
   }
   const batchShape = config.batchShape != null ? config.batchShape : [null, ...config.shape];
-  // tfjs names inputs `input1`, `input2` ... (its getUid('input')).
-  const name = config.name != null ? config.name : `input${++inputUid}`;
-  const layer = new (classOf('InputLayer'))({ batchInputShape: batchShape, name, dtype: config.dtype, sparse: config.sparse });
-  return layer.apply(new SymbolicTensor(config.dtype || 'float32', batchShape, null, [], {}, layer.name, 0));
+  const layer = new InputLayer({ batchInputShape: batchShape, name: config.name, dtype: config.dtype, sparse: config.sparse });
+  return layer.inboundNodes[0].outputs[0];
 }
 
 // tf.layers.*: tfjs's factory names, each a Layer of one class.
@@ -912,24 +960,52 @@ const classOf = (className) => {
   return classes[className];
 };
 
+// The input layer of a model (tfjs's InputLayer): made with its one node, whose symbolic tensor
+// is the model's input; not trainable, built at once, never applied.
+class InputLayer extends NativeBackedLayer {
+  constructor(args) {
+    if (args == null) args = {};
+    if (args.inputShape != null && args.batchInputShape != null) {
+      throw new Error('Only provide the inputShape OR batchInputShape argument to inputLayer, not both at the same time.');
+    }
+    let batchInputShape = args.batchInputShape;
+    if (batchInputShape == null) {
+      if (args.inputShape == null) throw new Error('An InputLayer should be passed either a `batchInputShape` or an `inputShape`.');
+      batchInputShape = [args.batchSize == null ? null : args.batchSize].concat(args.inputShape);
+    } else if (args.batchSize != null) {
+      throw new Error('Cannot specify batchSize if batchInputShape is specified when creating an InputLayer.');
+    }
+    // tfjs names input layers `input1`, `input2` ... (its getUid('input')).
+    const name = args.name != null ? args.name : native.layerUid('input');
+    super({ batchInputShape, name, dtype: args.dtype, sparse: args.sparse });
+    this.native.build(JSON.stringify([batchInputShape]));
+    this.native.trainable = false;
+    const t = new SymbolicTensor(this.dtype, batchInputShape, this, [], {}, this.name, 0);
+    const node = new Node(this, [], {});
+    node.outputs = [t];
+    t.node = node;
+    this.inboundNodes.push(node);
+  }
+
+  get sparse() {
+    return !!this.getConfig().sparse;
+  }
+
+  apply() {
+    throw new Error(`Cannot pass any input to an InputLayer's apply() method. InputLayer name: ${this.name}`);
+  }
+
+  dispose() {
+    return { refCountAfterDispose: null, numDisposedVariables: 0 };
+  }
+}
+InputLayer.className = 'InputLayer';
+classes.InputLayer = InputLayer;
+
 const layers = { Layer, input };
 for (const [name, className] of Object.entries(CLASSES)) {
   const cls = classOf(className);
   layers[name] = (config) => new cls(config);
-}
-if (layers.inputLayer) {
-  const make = layers.inputLayer;
-  layers.inputLayer = (config) => {
-    if (config == null || (config.inputShape == null && config.batchInputShape == null)) {
-      throw new Error('An InputLayer should be passed either a `batchInputShape` or an `inputShape`.');
-    }
-    const c = { ...config };
-    if (c.inputShape != null && c.batchInputShape == null) {
-      c.batchInputShape = [c.batchSize == null ? null : c.batchSize, ...c.inputShape];
-      delete c.inputShape;
-    }
-    return make(c);
-  };
 }
 
 const LAYER_CLASSES = new Set(Object.values(CLASSES));

@@ -173,11 +173,7 @@ function functionalFromConfig(config, model, make) {
     const name = conf.name != null ? conf.name : layer.name;
     created.push({ layer, name, pending: (conf.inboundNodes || []).slice() });
     outputs.set(name, []);
-    if (layer.getClassName() === 'InputLayer') {
-      const shape = conf.config.batchInputShape;
-      const out = layer.apply(new SymbolicTensor(conf.config.dtype || 'float32', shape, null, [], {}, layer.name, 0));
-      outputs.get(name).push([out]);
-    }
+    if (layer.getClassName() === 'InputLayer') outputs.get(name).push([layer.inboundNodes[0].outputs[0]]);
   }
   const tensorOf = ([layerName, nodeIndex, tensorIndex]) => {
     const nodes = outputs.get(layerName);

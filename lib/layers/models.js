@@ -84,7 +84,6 @@ class LayersModel extends Layer {
     this.trainable_ = true;
     this.disposed = false;
     this.isTraining = false;
-    this.stopTraining_ = false;
     this.optimizer_ = null;
     this.isOptimizerOwned = false;
     this.history = null;
@@ -293,9 +292,11 @@ class LayersModel extends Layer {
   }
 
   // One training step on rows start..end (or `indices`) of `xs`/`ys`: the loss and metrics.
+  // `classWeight`: per output, weights by class (or null), as classWeightsOf gives them.
   trainBatch(xs, ys, start, end, indices, classWeight) {
-    if (this.trainsNatively) {
-      return this.model.trainBatch(xs.map((t) => t.id), ys.map((t) => t.id), start, end, indices, classWeight);
+    if (this.trainsNatively && (classWeight == null || classWeight.slice(1).every((w) => w == null))) {
+      return this.model.trainBatch(xs.map((t) => t.id), ys.map((t) => t.id), start, end, indices,
+        classWeight == null ? null : classWeight[0]);
     }
     this.checkCompiled();
     const c = this.jsCompiled || C.compileJS(this, toList(this.loss), this.metrics);
@@ -307,11 +308,11 @@ class LayersModel extends Layer {
     })());
     const bx = batch(xs);
     const by = batch(ys);
-    const weights = classWeight == null ? null : classWeights(by[0], classWeight);
+    const weights = classWeight == null ? null : classWeight.map((cw, i) => (cw == null ? null : classWeights(by[i], cw)));
     try {
       return C.trainStep(this, c, bx, by, weights);
     } finally {
-      for (const t of [...bx, ...by, weights]) if (t != null && !xs.includes(t) && !ys.includes(t)) t.dispose();
+      for (const t of [...bx, ...by, ...(weights || [])]) if (t != null && !xs.includes(t) && !ys.includes(t)) t.dispose();
     }
   }
 
@@ -426,13 +427,9 @@ class LayersModel extends Layer {
         xs = cut(xs, 0, splitAt);
         ys = cut(ys, 0, splitAt);
       }
-      const classWeight = args.classWeight == null ? null : (() => {
-        const cw = args.classWeight;
-        const max = Math.max(...Object.keys(cw).map(Number));
-        return Array.from({ length: max + 1 }, (_, i) => (cw[i] == null ? NaN : cw[i]));
-      })();
+      const classWeight = classWeightsOf(args.classWeight, this.outputNames);
       const n = rowsOf(xs);
-      if (classWeight) checkClassWeight(ys[0], classWeight);
+      if (classWeight) classWeight.forEach((cw, i) => cw && checkClassWeight(ys[i], cw));
       const names = this.metricsNames;
       const callbackMetrics = names.slice();
       if (val) callbackMetrics.push(...names.map((m) => `val_${m}`));
@@ -640,18 +637,50 @@ function shuffleInPlace(array) {
   }
 }
 
-// tfjs checks classWeight against every label before training (the class of a one-hot row is
-// its argMax; a single column holds the rounded class).
+// fit's classWeight as the training steps take it: per model output, a weight per class index
+// (NaN where a class has none) or null (tfjs's standardizeClassWeights: one map, a list of one
+// per output, or a map from output names).
+function classWeightsOf(classWeight, outputNames) {
+  if (classWeight == null) return null;
+  const n = outputNames.length;
+  let maps;
+  if (n === 1) {
+    if (Array.isArray(classWeight) && classWeight.length === 1) maps = classWeight;
+    else if (typeof classWeight === 'object' && outputNames[0] in classWeight) maps = [classWeight[outputNames[0]]];
+    else maps = [classWeight];
+  } else if (Array.isArray(classWeight)) {
+    if (classWeight.length !== n) {
+      throw new Error(`Provided classWeight is an array of ${classWeight.length} element(s), but the model has ${n} outputs. Make sure a set of weights is provided for each model output.`);
+    }
+    maps = classWeight;
+  } else if (typeof classWeight === 'object' && Object.keys(classWeight).length > 0
+    && typeof classWeight[Object.keys(classWeight)[0]] === 'object') {
+    maps = outputNames.map((o) => (o in classWeight ? classWeight[o] : null));
+  } else {
+    throw new Error(`The model has multiple (${n}) outputs, so classWeight must be either an array with ${n} elements or an object with ${outputNames} keys. Provided classWeight not understood: ${JSON.stringify(classWeight)}`);
+  }
+  return maps.map((cw) => {
+    if (cw == null) return null;
+    const max = Math.max(...Object.keys(cw).map(Number));
+    return Array.from({ length: max + 1 }, (_, i) => (cw[i] == null ? NaN : cw[i]));
+  });
+}
+
+// tfjs checks classWeight against every label (tfjs's standardizeWeights): the class of a
+// one-hot row is its argMax, a single column or a 1-D target holds the class itself.
 function checkClassWeight(y, weights) {
+  if (y.rank > 2) {
+    throw new Error(`Unexpected rank of target (y) tensor (${y.rank}) during handling of class weights. The rank is expected to be 1 or 2.`);
+  }
   const v = y.dataSync();
   const cols = y.rank === 2 && y.shape[1] > 1 ? y.shape[1] : 1;
   for (let r = 0; r < v.length / cols; r++) {
-    let c = Math.round(v[r]);
+    let c = v[r];
     if (cols > 1) {
       c = 0;
       for (let k = 1; k < cols; k++) if (v[r * cols + k] > v[r * cols + c]) c = k;
     }
-    if (!(c < weights.length) || Number.isNaN(weights[c])) {
+    if (!Number.isInteger(c) || !(c >= 0 && c < weights.length) || Number.isNaN(weights[c])) {
       throw new Error(`classWeight must contain all classes in the training data. The class ${c} exists in the data but not in classWeight`);
     }
   }
@@ -695,8 +724,7 @@ class Sequential extends LayersModel {
   addToGraph(layer) {
     if (this.graphOutput == null) {
       if (layer.getClassName() === 'InputLayer') {
-        this.graphInput = layer.inboundNodes.length > 0 ? layer.inboundNodes[0].outputs[0]
-          : layer.apply(new SymbolicTensor(layer.dtype, layer.batchInputShape, null, [], {}, layer.name, 0));
+        this.graphInput = layer.inboundNodes[0].outputs[0];
         this.graphOutput = this.graphInput;
         this.inputLayer = layer;
         this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
@@ -764,7 +792,7 @@ function tidyOutputs(f) {
 // or the rounded value of a single column), as tfjs's standardizeWeights.
 function classWeights(y, weights) {
   return tidy(() => {
-    const cls = y.rank === 2 && y.shape[1] > 1 ? y.argMax(-1) : y.reshape([-1]).round().cast('int32');
+    const cls = y.rank === 2 && y.shape[1] > 1 ? y.argMax(-1) : y.reshape([-1]).cast('int32');
     return tensor1d(weights.map((w) => (Number.isNaN(w) ? 0 : w))).gather(cls);
   });
 }
@@ -777,4 +805,4 @@ function model(args) {
   return new LayersModel(args);
 }
 
-module.exports = { LayersModel, Sequential, sequential, model, standardizeCallbacks, checkClassWeight };
+module.exports = { LayersModel, Sequential, sequential, model, standardizeCallbacks, checkClassWeight, classWeightsOf };

@@ -69,16 +69,6 @@ const scalarsToNumbers = (s) => {
   return values;
 };
 
-// classWeight as fit's native step takes it: a weight per class index (NaN where missing);
-// one model output (tfjs's standardizeClassWeights for a single output).
-function classWeightList(classWeight, outputNames) {
-  let cw = classWeight;
-  if (Array.isArray(cw) && cw.length === 1) cw = cw[0];
-  else if (typeof cw === 'object' && outputNames.length === 1 && outputNames[0] in cw) cw = cw[outputNames[0]];
-  const max = Math.max(...Object.keys(cw).map(Number));
-  return Array.from({ length: max + 1 }, (_, i) => (cw[i] == null ? NaN : cw[i]));
-}
-
 async function fitDataset(model, dataset, args) {
   // tfjs's Sequential checks that it was compiled (built) first, in its own words.
   if (model.getClassName() === 'Sequential') model.checkCompiled();
@@ -97,7 +87,7 @@ async function fitDataset(model, dataset, args) {
   if (model.isTraining) throw new Error('Cannot start training because another fit() call is ongoing.');
   model.isTraining = true;
   try {
-    const { standardizeCallbacks, checkClassWeight } = require('./models');
+    const { standardizeCallbacks, checkClassWeight, classWeightsOf } = require('./models');
     const doValidation = args.validationData != null;
     let valXs;
     let valYs;
@@ -129,7 +119,7 @@ async function fitDataset(model, dataset, args) {
     });
     callbacks.setModel(model);
     model.history = history;
-    const classWeight = args.classWeight == null ? null : classWeightList(args.classWeight, model.outputNames);
+    const classWeight = classWeightsOf(args.classWeight, model.outputNames);
     const maybeYield = yielder(args.yieldEvery);
     await callbacks.onTrainBegin();
     model.stopTraining_ = false;
@@ -161,8 +151,8 @@ async function fitDataset(model, dataset, args) {
           await callbacks.onBatchBegin(batchIndex, batchLogs);
           let outs;
           try {
-            if (classWeight) checkClassWeight(ys[0], classWeight);
-            outs = model.model.trainBatch(xs.map((t) => t.id), ys.map((t) => t.id), 0, size, null, classWeight);
+            if (classWeight) classWeight.forEach((cw, i) => cw && checkClassWeight(ys[i], cw));
+            outs = model.trainBatch(xs, ys, 0, size, null, classWeight);
           } finally {
             dispose(xs.concat(ys));
           }
@@ -238,7 +228,7 @@ async function evaluateDataset(model, dataset, args) {
       const size = xs[0].shape[0];
       let outs;
       try {
-        outs = model.model.evaluate(xs.map((t) => t.id), ys.map((t) => t.id), size);
+        outs = model.evaluateLists(xs, ys, size);
       } finally {
         dispose(xs.concat(ys));
       }
