@@ -368,6 +368,50 @@ class LayersModel extends Layer {
     return this.apply(inputs, kwargs);
   }
 
+  get input() {
+    return singletonOrArray(this.inputs);
+  }
+
+  get output() {
+    return singletonOrArray(this.outputs);
+  }
+
+  // tfjs's model.execute: the values of the named symbolic tensors of the model's graph (any
+  // layer's output) for these inputs (a list, or a map by input name).
+  execute(inputs, outputs) {
+    if (Array.isArray(outputs) && outputs.length === 0) throw new Error('`outputs` is an empty Array, which is not allowed.');
+    const names = Array.isArray(outputs) ? outputs : [outputs];
+    const found = names.map(() => null);
+    for (const layer of [this.inputLayer, ...this.layers].filter((l) => l != null)) {
+      for (const node of layer.inboundNodes) {
+        for (const t of node.outputs) {
+          names.forEach((n, i) => { if (found[i] == null && t.name === n) found[i] = t; });
+        }
+      }
+    }
+    for (const t of this.inputs) names.forEach((n, i) => { if (found[i] == null && t.name === n) found[i] = t; });
+    if (found.some((t) => t == null)) {
+      throw new Error(`Cannot find SymbolicTensors for output name(s): ${JSON.stringify(names.filter((n, i) => found[i] == null))}`);
+    }
+    let feeds;
+    if (inputs instanceof Tensor) inputs = [inputs];
+    if (Array.isArray(inputs)) {
+      if (inputs.length !== this.inputs.length) {
+        throw new Error(`The number of inputs provided (${inputs.length}) does not match the number of inputs of this model (${this.inputs.length}).`);
+      }
+      feeds = inputs;
+    } else {
+      feeds = this.inputs.map((s) => {
+        const v = inputs[s.name];
+        if (v == null) throw new Error(`No value is provided for the model's input ${s.name}`);
+        return v;
+      });
+    }
+    checkTensors(feeds, 'execute()\'s inputs');
+    const outs = tidy(() => new C.Graph(this.inputs, found).run(feeds, false));
+    return Array.isArray(outputs) ? outs : outs[0];
+  }
+
   evaluate(x, y, args = {}) {
     this.checkCompiled();
     checkTensors(x, 'evaluate()\'s x');
@@ -702,32 +746,27 @@ class Sequential extends LayersModel {
   }
 
   // Built-in layers go to the native model; the first layer defined in JavaScript (or a
-  // model) turns the model into a graph run from JavaScript, with the layers so far replayed.
+  // model) turns the model into a graph run from JavaScript. Either way each layer is also
+  // called on the symbolic output so far (tfjs's layer.output, model.execute).
   add(layer) {
     if (!(layer instanceof Layer)) throw new Error(`The added layer must be an instance of class Layer. Found: ${layer}`);
     if (this.graph == null && layer instanceof NativeBackedLayer) {
       this.model.add(layer.native);
-      if (layer.getClassName() !== 'InputLayer' || this.layers.length > 0) this.layers.push(layer);
-      else this.inputLayer = layer; // an explicit first InputLayer: saved with the model, as tfjs does
+      this.chain(layer);
       return;
     }
-    if (this.graph == null) {
-      const before = this.inputLayer ? [this.inputLayer, ...this.layers] : this.layers.slice();
-      this.model = null;
-      this.layers = [];
-      this.inputLayer = undefined;
-      for (const l of before) this.addToGraph(l);
-    }
-    this.addToGraph(layer);
+    if (this.graph == null) this.model = null;
+    this.chain(layer);
+    this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
   }
 
-  addToGraph(layer) {
+  // Calls `layer` on the symbolic output so far (the first layer: on an input of its shape).
+  chain(layer) {
     if (this.graphOutput == null) {
       if (layer.getClassName() === 'InputLayer') {
         this.graphInput = layer.inboundNodes[0].outputs[0];
         this.graphOutput = this.graphInput;
-        this.inputLayer = layer;
-        this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
+        this.inputLayer = layer; // an explicit first InputLayer: saved with the model, as tfjs does
         return;
       }
       const first = layer instanceof LayersModel ? layer.inputs[0] : null;
@@ -744,34 +783,24 @@ class Sequential extends LayersModel {
     }
     this.graphOutput = out;
     this.layers.push(layer);
-    this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
   }
 
   pop() {
-    if (this.graph == null) {
-      this.model.pop();
-      this.layers.pop();
-      return;
-    }
     if (this.layers.length === 0) throw new TypeError('There are no layers in the model.');
+    if (this.graph == null) this.model.pop();
     this.layers.pop();
     const last = this.layers[this.layers.length - 1];
     this.graphOutput = last ? last.inboundNodes[last.inboundNodes.length - 1].outputs[0] : this.graphInput;
-    this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
+    if (this.graph != null) this.graph = new C.Graph([this.graphInput], [this.graphOutput]);
   }
 
   // The model's input and output as symbolic tensors (tfjs's `model.inputs`/`outputs`).
   get inputs() {
-    if (this.graph) return this.graph.inputs;
-    const [shapes, , names] = this.model.io().map((j) => JSON.parse(j));
-    return shapes.map((s, i) => new SymbolicTensor('float32', s, null, [], {}, names[i], 0));
+    return this.graphInput ? [this.graphInput] : [];
   }
 
   get outputs() {
-    if (this.graph) return this.graph.outputs;
-    const shapes = JSON.parse(this.model.io()[1]);
-    const last = this.layers[this.layers.length - 1] || null;
-    return shapes.map((s, i) => new SymbolicTensor('float32', s, last, [], {}, last ? last.name : '', i));
+    return this.graphOutput && this.layers.length > 0 ? [this.graphOutput] : [];
   }
 }
 Sequential.className = 'Sequential';
