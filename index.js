@@ -98,6 +98,8 @@ Object.assign(tf, trainm);
     loadGraphModel: require('./lib/graph/graph_model').loadGraphModel,
     loadGraphModelSync: require('./lib/graph/graph_model').loadGraphModelSync,
     GraphModel: require('./lib/graph/graph_model').GraphModel,
+    registerOp: require('./lib/graph/custom_ops').registerOp,
+    deregisterOp: require('./lib/graph/custom_ops').deregisterOp,
     models: { modelFromJSON: IO.modelFromJSON },
   });
 }

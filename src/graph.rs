@@ -15,6 +15,14 @@ fn specs_json(specs: &[TensorSpec]) -> String {
     Value::Array(specs.iter().map(TensorSpec::to_json).collect()).to_string()
 }
 
+/// A custom op node an execution waits for.
+#[napi(object)]
+pub struct CustomOpRequest {
+    pub node: String,
+    pub op: String,
+    pub inputs: Vec<f64>,
+}
+
 #[napi]
 pub struct NativeGraph {
     /// Shared with the executions in progress, which read it between their slices.
@@ -54,6 +62,36 @@ impl NativeExecution {
             self.running = None;
         }
         result.map(|ids| ids.map(out_ids))
+    }
+
+    /// The custom op node (tf.registerOp) the execution stopped at, if it did: its name, op
+    /// and input tensors (the execution's: to read, never to dispose).
+    #[napi]
+    pub fn custom_request(&self) -> Option<CustomOpRequest> {
+        let running = self.running.as_ref()?;
+        running.with_dependent(|_, x| {
+            x.custom_request().map(|(node, op, ins)| CustomOpRequest {
+                node: node.to_string(),
+                op: op.to_string(),
+                inputs: ins.iter().map(|&t| t as f64).collect(),
+            })
+        })
+    }
+
+    /// The outputs of the custom op node the execution stopped at (the execution owns them
+    /// from now on); resume goes on after it. On error the execution ends, disposing
+    /// everything it made.
+    #[napi]
+    pub fn provide(&mut self, outputs: Vec<f64>) -> Result<()> {
+        let Some(running) = self.running.as_mut() else {
+            return Err(Error::from_reason("This execution has ended"));
+        };
+        let outputs: Vec<TensorId> = outputs.into_iter().map(id).collect();
+        let result = engine(|e| running.with_dependent_mut(|_, x| x.provide(e, outputs)));
+        if result.is_err() {
+            self.running = None;
+        }
+        result
     }
 
     /// Ends the execution now, disposing everything it made (nothing when it has ended).
@@ -104,7 +142,8 @@ impl NativeGraph {
     /// Starts `executeAsync`'s native half ([`NativeExecution`]): the nodes the outputs need,
     /// with control flow (loops, conditionals, tensor arrays and lists) and dynamic ops
     /// (non-max suppression, Where, ListDiff), fed the given tensors, within the limits
-    /// (`max_loop_iterations` 0: none). The feeds and outputs are checked here.
+    /// (`max_loop_iterations` 0: none); nodes of `custom_ops` (tf.registerOp's) stop it for
+    /// JavaScript to run them. The feeds and outputs are checked here.
     #[napi]
     pub fn start_control_flow(
         &self,
@@ -113,6 +152,7 @@ impl NativeGraph {
         output_names: Vec<String>,
         max_call_depth: f64,
         max_loop_iterations: f64,
+        custom_ops: Vec<String>,
     ) -> Result<NativeExecution> {
         let limits = Limits {
             max_call_depth: max_call_depth.clamp(0.0, usize::MAX as f64) as usize,
@@ -120,7 +160,9 @@ impl NativeGraph {
         };
         let running = engine(|e| {
             let feeds = feeds(input_names, &input_ids)?;
-            Running::try_new(self.inner.clone(), |g| g.start(e, &feeds, &output_names, limits))
+            Running::try_new(self.inner.clone(), |g| {
+                g.start(e, &feeds, &output_names, limits).map(|x| x.with_custom_ops(custom_ops))
+            })
         })?;
         Ok(NativeExecution { running: Some(running) })
     }

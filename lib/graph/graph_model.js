@@ -11,6 +11,7 @@ const engine = require('../engine');
 const { env } = require('../env');
 const handlers = require('../io/handlers');
 const { decodeWeights, decodeWeightsStream, encodeWeights, getWeightSpecs } = require('../io/weights');
+const customOps = require('./custom_ops');
 
 const TFHUB_SEARCH_PARAM = '?tfjs-format=file';
 const DEFAULT_MODEL_NAME = 'model.json';
@@ -107,6 +108,7 @@ function transformGraph(graph, signature) {
       children: [],
       shape: SHAPE_ATTR_OPS.has(n.op) ? shapeOfAttr(attr) : undefined,
       dtype: dtypeAttr != null ? dtypeOfAttr(attr, dtypeAttr) : undefined,
+      rawAttrs: attr,
     };
     nodes[n.name] = node;
     if (n.op.startsWith('Placeholder')) placeholders.push(node);
@@ -578,8 +580,28 @@ class GraphModel {
       this.compiled.add(key);
       usedNodes = info.usedNodes;
     }
-    const result = this.run(feeds, outNames, usedNodes);
+    const result = this.usesCustomOps() ? this.runWithCustomOps(feeds, outNames) : this.run(feeds, outNames, usedNodes);
     return result.length > 1 ? result : result[0];
+  }
+
+  // Whether a node's op is registered with tf.registerOp (its nodes stop the native executor).
+  usesCustomOps() {
+    return Object.values(this.graph.nodes).some((n) => customOps.isRegistered(n.op));
+  }
+
+  // execute() of a graph with custom ops: the native executor's run, with each custom op
+  // node run in JavaScript where it stops.
+  runWithCustomOps(feeds, outNames) {
+    const g = this.liveGraph();
+    const names = Object.keys(feeds);
+    const run = g.startControlFlow(names.map(nativeName), names.map((n) => feeds[n].id), outNames.map(nativeName),
+      limitFlag('GRAPH_MAX_CALL_DEPTH'), limitFlag('GRAPH_MAX_LOOP_ITERATIONS'), customOps.registeredOps());
+    for (;;) {
+      const out = run.resume(1e9);
+      if (out != null) return out.map(wrapId);
+      const request = run.customRequest();
+      if (request != null) customOps.runCustomOp(run, request, this.graph.nodes, false);
+    }
   }
 
   // tfjs's executeAsync. Graphs with control flow, tensor arrays or lists, or dynamic ops (which
@@ -605,7 +627,7 @@ class GraphModel {
           'or dynamic output shapes. You can use model.execute() instead.');
       }
     };
-    if (g.controlFlow || info.dynamicNode != null) {
+    if (g.controlFlow || info.dynamicNode != null || this.usesCustomOps()) {
       const names = Object.keys(feeds);
       let ids;
       try {
@@ -634,12 +656,17 @@ class GraphModel {
   // loop in between; an abort or the model's dispose() ends it, disposing what it made.
   async runControlFlow(g, names, ids, outNames, signal) {
     const run = g.startControlFlow(names, ids, outNames, limitFlag('GRAPH_MAX_CALL_DEPTH'),
-      limitFlag('GRAPH_MAX_LOOP_ITERATIONS'));
+      limitFlag('GRAPH_MAX_LOOP_ITERATIONS'), customOps.registeredOps());
     this.running.add(run);
     try {
       for (;;) {
         const out = run.resume(SLICE_MS);
         if (out != null) return out;
+        const request = run.customRequest();
+        if (request != null) {
+          await customOps.runCustomOp(run, request, this.graph.nodes, true);
+          continue;
+        }
         await new Promise((resolve) => setImmediate(resolve));
         if (signal?.aborted) {
           run.abort();

@@ -99,7 +99,13 @@ async function fitDataset(model, dataset, args) {
           + `but got ${args.validationBatches}`);
       } else {
         if (args.validationData.length === 3) throw new Error('Validation with sample weights is not implemented yet.');
-        [valXs, valYs] = args.validationData;
+        // Tensors, lists, or maps by input and output name (as tfjs's standardizeInputData).
+        const byName = (v, names) => (v instanceof Tensor || Array.isArray(v) ? v : names.map((n) => {
+          if (v[n] == null) throw new Error(`No data provided for "${n}". Need data for each key in: ${names}`);
+          return v[n];
+        }));
+        valXs = byName(args.validationData[0], model.inputNames);
+        valYs = byName(args.validationData[1], model.outputNames);
       }
     }
     const names = model.metricsNames;

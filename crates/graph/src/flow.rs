@@ -187,6 +187,9 @@ pub(crate) enum Advance {
     Ran,
     /// A function of the library to run on these arguments; the flow waits for its results.
     Call(Call),
+    /// A node of a custom op (the caller's) to run on these inputs; the flow waits for its
+    /// outputs.
+    Custom(usize, Vec<TensorId>),
     /// No node can run any more.
     Finished,
 }
@@ -207,9 +210,18 @@ struct Waiting {
 
 enum CallOp {
     If,
+    /// A custom op, run by the caller.
+    Custom,
     /// A While between its calls: `vars` are the loop variables (its inputs at first, then each
     /// round's results), `in_body` whether the body (not the condition) was called.
-    While { cond: String, body: String, inputs: HashSet<TensorId>, vars: Vec<TensorId>, in_body: bool, rounds: u64 },
+    While {
+        cond: String,
+        body: String,
+        inputs: HashSet<TensorId>,
+        vars: Vec<TensorId>,
+        in_body: bool,
+        rounds: u64,
+    },
 }
 
 /// The limits of one execution (tidytensor's own; tfjs has none, and a model that recurses
@@ -377,6 +389,11 @@ impl<'g> Flow<'g> {
         if is_call(&node.op) {
             return self.begin_call(e, n, &cx).map(Advance::Call).map_err(|err| at_node(err, node));
         }
+        if r.custom_ops.contains(&node.op) && !ops::is_known(&node.op) {
+            let (ins, _) = self.inputs(n, &cx).map_err(|err| at_node(err, node))?;
+            self.waiting = Some(Waiting { n, cx, op: CallOp::Custom });
+            return Ok(Advance::Custom(n, ins));
+        }
         let (outs, after) = self.run_node(e, r, n, &cx).map_err(|err| at_node(err, node))?;
         let done = Done { n, key: store_at.unwrap_or(after.ids[0]), read_at: cx.ids[0], outs, cx: after, _from: cx };
         if ops::is_async(&node.op) {
@@ -528,7 +545,9 @@ impl<'g> Flow<'g> {
             FrameOp::Next => {
                 self.last_id += 1;
                 let mut frames = cx.frames.clone();
-                let Some(last) = frames.last_mut() else { bail!("Cannot increase frame iteration, the context is empty") };
+                let Some(last) = frames.last_mut() else {
+                    bail!("Cannot increase frame iteration, the context is empty")
+                };
                 last.iteration += 1;
                 last.id = self.last_id;
                 if self.limits.max_loop_iterations.is_some_and(|max| last.iteration as u64 > max) {
@@ -614,7 +633,7 @@ impl<'g> Flow<'g> {
             }
         };
         let outs = match &mut w.op {
-            CallOp::If => out,
+            CallOp::If | CallOp::Custom => out,
             CallOp::While { cond, body, inputs, vars, in_body, rounds } => {
                 if *in_body {
                     let before = std::mem::replace(vars, out);
@@ -732,6 +751,13 @@ impl Activation<'_> {
 /// let other work run between them, and ended early with [`Execution::abort`]. Function calls
 /// are a stack of flows here, not native recursion, so a model's nesting costs heap, not
 /// stack, up to [`Limits::max_call_depth`].
+/// A custom op node waiting for the caller: its name and op, and its inputs.
+struct CustomWait {
+    name: String,
+    op: String,
+    inputs: Vec<TensorId>,
+}
+
 pub struct Execution<'g> {
     graph: &'g Graph,
     r: Resources,
@@ -744,15 +770,75 @@ pub struct Execution<'g> {
     missing: Vec<usize>,
     dynamic: Option<(usize, Vec<usize>)>,
     ended: bool,
+    /// The custom op node the execution waits for, between a resume that stopped at it and
+    /// [`Execution::provide`].
+    custom: Option<CustomWait>,
 }
 
 impl<'g> Execution<'g> {
-    /// Runs until the execution ends (`Some`: the outputs, in the caller's scope) or, past
-    /// `deadline`, until the node running then is done (`None`: call again). On error
-    /// everything the execution made is disposed.
+    /// The ops the caller runs (tf.registerOp's): a node of one that tfjs's tables do not know
+    /// stops [`Execution::resume`] until the caller gives its outputs ([`Execution::provide`]).
+    pub fn with_custom_ops(mut self, ops: impl IntoIterator<Item = String>) -> Self {
+        self.r.custom_ops = ops.into_iter().collect();
+        self
+    }
+
+    /// The custom op node the execution waits for: its name, its op and its inputs (the
+    /// execution's tensors: read them, never dispose them).
+    pub fn custom_request(&self) -> Option<(&str, &str, &[TensorId])> {
+        let c = self.custom.as_ref()?;
+        Some((c.name.as_str(), c.op.as_str(), c.inputs.as_slice()))
+    }
+
+    /// The outputs of the custom op node the execution waits for: they become the execution's
+    /// (disposed after their last reader, unless asked for). On error everything the execution
+    /// made is disposed, the outputs too.
+    pub fn provide(&mut self, e: &mut Engine, outputs: Vec<TensorId>) -> Result<()> {
+        let Some(CustomWait { name, op, inputs: ins }) = self.custom.take() else {
+            for &t in &outputs {
+                e.dispose(t);
+            }
+            bail!("This execution does not wait for a custom op");
+        };
+        // An output that is one of the inputs (an identity op) must be a tensor of its own.
+        let mut owned = Vec::with_capacity(outputs.len());
+        let mut result = Ok(());
+        for t in outputs {
+            if result.is_ok() && (ins.contains(&t) || self.r.frozen.contains(&t)) {
+                match e.clone_tensor(t) {
+                    Ok(c) => owned.push(c),
+                    Err(err) => result = Err(err),
+                }
+            } else {
+                owned.push(t);
+            }
+        }
+        let result = result.and_then(|()| match self.calls.last_mut() {
+            Some(top) => top.flow.returned(e, &self.r, owned.clone()).map(|_| ()),
+            None => Err(Error::new("This execution has ended")),
+        });
+        if let Err(err) = result {
+            for &t in &owned {
+                if !ins.contains(&t) && !self.r.frozen.contains(&t) {
+                    e.dispose(t);
+                }
+            }
+            self.abort(e);
+            return Err(Error::new(format!("{} (node '{name}', op {op})", err.0)));
+        }
+        Ok(())
+    }
+
+    /// Runs until the execution ends (`Some`: the outputs, in the caller's scope), past
+    /// `deadline` until the node running then is done, or until it meets a custom op node
+    /// (`None`: call again; see [`Execution::custom_request`]). On error everything the
+    /// execution made is disposed.
     pub fn resume(&mut self, e: &mut Engine, deadline: Option<std::time::Instant>) -> Result<Option<Vec<TensorId>>> {
         if self.ended {
             bail!("This execution has ended");
+        }
+        if self.custom.is_some() {
+            bail!("This execution waits for the outputs of a custom op");
         }
         e.start_scope();
         match self.drive(e, deadline) {
@@ -820,6 +906,11 @@ impl<'g> Execution<'g> {
             let next = match top.flow.advance(e, &mut self.r) {
                 Ok(Advance::Ran) => Ok(None),
                 Ok(Advance::Call(call)) => Ok(Some(call)),
+                Ok(Advance::Custom(n, inputs)) => {
+                    let node = &top.flow.g.nodes[n];
+                    self.custom = Some(CustomWait { name: node.name.clone(), op: node.op.clone(), inputs });
+                    return Ok(None);
+                }
                 Ok(Advance::Finished) if self.calls.len() == 1 => return self.finish(e).map(Some),
                 Ok(Advance::Finished) => {
                     // (Only the graph's own flow, the first, has no function; it ended above.)
@@ -985,6 +1076,7 @@ impl Graph {
             wanted,
             missing: sub.missing,
             dynamic: sub.dynamic,
+            custom: None,
         })
     }
 }

@@ -69,6 +69,9 @@ pub(crate) struct Resources {
     pub kept: HashSet<TensorId>,
     /// The feeds and weights: never kept, never disposed.
     pub frozen: HashSet<TensorId>,
+    /// The ops the caller runs (tf.registerOp's, in JavaScript): a node of one that the
+    /// executor does not know asks the caller for its outputs ([`crate::Execution::provide`]).
+    pub custom_ops: HashSet<String>,
 }
 
 impl Resources {

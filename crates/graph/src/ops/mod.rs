@@ -171,6 +171,12 @@ fn is_supported(op: &str) -> bool {
     category(op).is_some_and(|c| implemented(c).contains(&op))
 }
 
+/// Whether tfjs's op tables know the op (a custom op registered with tf.registerOp never
+/// overrides one of them, as in tfjs-converter).
+pub(crate) fn is_known(op: &str) -> bool {
+    category(op).is_some()
+}
+
 /// Why a node's op cannot run here, if it cannot: tfjs's text for ops tfjs does not know.
 pub(crate) fn unsupported(op: &str) -> Option<String> {
     match category(op) {
