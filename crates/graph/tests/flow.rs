@@ -61,6 +61,11 @@ fn run_async(
 /// `acc = 0; for (i = 0; i < n; i++) acc += i * x`, as TensorFlow 1 lowers a while loop:
 /// outputs 'count' (i at the end, int32) and 'out' (acc, float32).
 fn while_loop(e: &mut Engine) -> Graph {
+    while_loop_with(e, "Mul")
+}
+
+/// The while loop of [`while_loop`] with `mul_op` as its multiplication's op.
+fn while_loop_with(e: &mut Engine, mul_op: &str) -> Graph {
     let zero_i = i32s(e, &[0], &[]);
     let zero_f = f32s(e, &[0.0], &[]);
     let one = i32s(e, &[1], &[]);
@@ -92,7 +97,7 @@ fn while_loop(e: &mut Engine) -> Graph {
                 &["while/Identity"],
                 json!({"SrcT": {"type": "DT_INT32"}, "DstT": {"type": "DT_FLOAT"}}),
             ),
-            node("while/mul", "Mul", &["while/Cast", "while/Enter_3"], t("DT_FLOAT")),
+            node("while/mul", mul_op, &["while/Cast", "while/Enter_3"], t("DT_FLOAT")),
             node("while/add_1", "AddV2", &["while/Identity_1", "while/mul"], t("DT_FLOAT")),
             node("while/NextIteration", "NextIteration", &["while/add"], t("DT_INT32")),
             node("while/NextIteration_1", "NextIteration", &["while/add_1"], t("DT_FLOAT")),
@@ -655,6 +660,7 @@ backend_tests!(
     tensor_lists,
     nested_calls,
     loop_limits_and_slices,
+    custom_ops_in_a_loop,
 );
 
 /// A library function `name(c: bool, a: float) -> r`: `If(c, c, a)` calling `callee` in both
@@ -683,8 +689,12 @@ fn calling(e: &mut Engine, first: &str, library: Vec<Value>) -> Graph {
     let nodes = vec![
         placeholder("c", &[], "DT_BOOL"),
         placeholder("a", &[2], "DT_FLOAT"),
-        node("out", "StatelessIf", &["c", "c", "a"],
-            json!({"then_branch": {"func": {"name": first}}, "else_branch": {"func": {"name": first}}})),
+        node(
+            "out",
+            "StatelessIf",
+            &["c", "c", "a"],
+            json!({"then_branch": {"func": {"name": first}}, "else_branch": {"func": {"name": first}}}),
+        ),
     ];
     let topology = json!({"node": nodes, "library": {"function": library}, "versions": {"producer": 1}}).to_string();
     Graph::load(e, &topology, &[]).expect("load")
@@ -709,8 +719,11 @@ fn nested_calls(e: &mut Engine) {
     let feeds: Vec<(String, TensorId)> = vec![("c".into(), c), ("a".into(), a)];
     fails(
         e,
-        &format!("The graph's function 'again' is called 301 levels deep: the limit (the GRAPH_MAX_CALL_DEPTH flag){}{}",
-            " (node 'if', op StatelessIf)".repeat(300), " (node 'out', op StatelessIf)"),
+        &format!(
+            "The graph's function 'again' is called 301 levels deep: the limit (the GRAPH_MAX_CALL_DEPTH flag){}{}",
+            " (node 'if', op StatelessIf)".repeat(300),
+            " (node 'out', op StatelessIf)"
+        ),
         |e| g.start(e, &feeds, &strings(&["out"]), limits)?.resume(e, None),
     );
     // The default limit, in a few slices.
@@ -723,7 +736,12 @@ fn nested_calls(e: &mut Engine) {
             Err(err) => break err,
         }
     };
-    assert!(err.0.starts_with(&format!("The graph's function 'again' is called {} levels deep", DEFAULT_MAX_CALL_DEPTH + 1)), "{}", &err.0[..200]);
+    assert!(
+        err.0
+            .starts_with(&format!("The graph's function 'again' is called {} levels deep", DEFAULT_MAX_CALL_DEPTH + 1)),
+        "{}",
+        &err.0[..200]
+    );
     assert!(run.ended());
     assert_eq!(usage(e), before);
     for t in [c, a] {
@@ -800,7 +818,12 @@ fn loop_limits_and_slices(e: &mut Engine) {
     let nodes = vec![
         placeholder("c", &[], "DT_BOOL"),
         placeholder("a", &[2], "DT_FLOAT"),
-        node("w", "StatelessWhile", &["c", "a"], json!({"cond": {"func": {"name": "yes"}}, "body": {"func": {"name": "body"}}})),
+        node(
+            "w",
+            "StatelessWhile",
+            &["c", "a"],
+            json!({"cond": {"func": {"name": "yes"}}, "body": {"func": {"name": "body"}}}),
+        ),
     ];
     let topology = json!({"node": nodes, "library": library, "versions": {"producer": 1}}).to_string();
     let mut g = Graph::load(e, &topology, &[]).unwrap();
@@ -824,4 +847,64 @@ fn loop_limits_and_slices(e: &mut Engine) {
         e.dispose(t);
     }
     g.dispose(e);
+}
+
+/// A custom op (tf.registerOp's) in a loop: the execution stops at each of its nodes for the
+/// caller's outputs, gives the same values as the built-in op, and leaves only its outputs;
+/// an op the caller does not run fails as unknown; an identity output is copied.
+fn custom_ops_in_a_loop(e: &mut Engine) {
+    let before = usage(e);
+    let mut g = while_loop_with(e, "TtMul");
+    let x = f32s(e, &[2.0], &[]);
+    let n = i32s(e, &[10], &[]);
+    let feeds: Vec<(String, TensorId)> = vec![("x".into(), x), ("n".into(), n)];
+    let mid = usage(e);
+    let mut run = g
+        .start(e, &feeds, &strings(&["out", "count"]), Limits::default())
+        .unwrap()
+        .with_custom_ops(["TtMul".to_string()]);
+    let mut calls = 0;
+    let ids = loop {
+        if let Some(ids) = run.resume(e, None).unwrap() {
+            break ids;
+        }
+        let (name, op, ins) = run.custom_request().expect("a custom op request");
+        assert_eq!((name, op, ins.len()), ("while/mul", "TtMul", 2));
+        let (a, b) = (ins[0], ins[1]);
+        assert!(run.resume(e, None).is_err(), "no resume before the outputs");
+        let y = e.mul(a, b).unwrap();
+        run.provide(e, vec![y]).unwrap();
+        calls += 1;
+    };
+    assert_eq!(calls, 10);
+    assert_eq!(e.read(ids[0]).unwrap().to_f64(), [2.0 * 10.0 * 9.0 / 2.0]);
+    assert_eq!(e.read(ids[1]).unwrap().to_f64(), [10.0]);
+    for id in ids {
+        e.dispose(id);
+    }
+    assert_eq!(usage(e), mid);
+    // An identity op: its output is one of its inputs, copied for the execution.
+    let mut run =
+        g.start(e, &feeds, &strings(&["out"]), Limits::default()).unwrap().with_custom_ops(["TtMul".to_string()]);
+    let ids = loop {
+        if let Some(ids) = run.resume(e, None).unwrap() {
+            break ids;
+        }
+        let b = run.custom_request().unwrap().2[1];
+        run.provide(e, vec![b]).unwrap();
+    };
+    assert_eq!(e.read(ids[0]).unwrap().to_f64(), [20.0]);
+    e.dispose(ids[0]);
+    assert_eq!(usage(e), mid);
+    // Nothing to provide for; an op not run by the caller is unknown.
+    let mut run = g.start(e, &feeds, &strings(&["out"]), Limits::default()).unwrap();
+    let stray = f32s(e, &[1.0], &[]);
+    assert!(run.provide(e, vec![stray]).is_err());
+    fails(e, "Unknown op 'TtMul'", |e| run.resume(e, None));
+    assert_eq!(usage(e), mid);
+    for t in [x, n] {
+        e.dispose(t);
+    }
+    g.dispose(e);
+    assert_eq!(usage(e), before);
 }
