@@ -369,7 +369,16 @@ export interface Engine {
   readonly registeredVariables: NamedVariableMap;
   readonly backendName: string;
   readonly backend: Backend;
-  readonly backendNames: string[];
+  backendNames(): string[];
+  findBackend(name: string): { name: string } | null;
+  findBackendFactory(name: string): (() => unknown) | null;
+  registerBackend(name: string, factory: () => unknown, priority?: number): boolean;
+  removeBackend(name: string): void;
+  makeTensor(values: TensorLike, shape?: number[], dtype?: DataType): Tensor;
+  disposeTensor(t: Tensor): void;
+  disposeVariable(v: Variable): void;
+  customGrad<T extends Tensor>(f: (...args: any[]) => { value: T; gradFunc: (dy: T, saved: Tensor[]) => Tensor | Tensor[] }): (...args: Tensor[]) => T;
+  runKernel(kernelName: string, inputs: { [name: string]: Tensor }, attrs?: { [name: string]: unknown }): Tensor | Tensor[];
   setBackend(backendName: string): Promise<boolean>;
   ready(): Promise<void>;
   /** Whether a kernel run now is recorded for a gradient. */

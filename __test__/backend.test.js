@@ -256,7 +256,7 @@ describe('threads', () => {
 
 describe('backends', () => {
   it('tensors move between backends when used', async () => {
-    const names = tf.engine().backendNames;
+    const names = tf.engine().backendNames();
     assert.ok(names.includes('cpu'));
     await tf.setBackend('cpu');
     const a = tf.tensor1d([1, 2, 3]);

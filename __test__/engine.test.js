@@ -482,7 +482,7 @@ for (const [libName, tf] of [['tidytensor', tt], ['tfjs', tfo]]) {
 describe('tidytensor specifics', () => {
   it('setBackend resolves to true for every registered backend', async () => {
     const current = tt.getBackend();
-    const names = tt.engine().backendNames;
+    const names = tt.engine().backendNames();
     assert.ok(Array.isArray(names) && names.includes(current));
     assert.equal(await tt.setBackend(current), true);
     assert.equal(tt.getBackend(), current);

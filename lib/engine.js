@@ -255,7 +255,18 @@ const engineObject = {
   get registeredVariables() { return registeredVariables(); },
   get backendName() { return native.getBackend(); },
   get backend() { return backend(); },
-  get backendNames() { return native.backendNames(); },
+  backendNames: () => native.backendNames(),
+  findBackend: (name) => findBackend(name),
+  findBackendFactory: (name) => require('./registry').findBackendFactory(name),
+  registerBackend: (name, factory, priority) => require('./registry').registerBackend(name, factory, priority),
+  removeBackend: (name) => require('./registry').removeBackend(name),
+  // tfjs's makeTensor(values, shape, dtype) and the disposals the library calls directly.
+  makeTensor: (values, shape, dtype) => require('./ops/creation').tensor(values, shape, dtype),
+  disposeTensor: (t) => t.dispose(),
+  disposeVariable: (v) => v.dispose(),
+  keep,
+  dispose,
+  customGrad: (f) => require('./gradients').customGrad(f),
   get registryFactory() { return require('./registry').registryFactoryObject(); },
   // tfjs's EngineState counters, read live (libraries log them: @vladmandic/human does).
   get state() {
