@@ -195,6 +195,15 @@ describe('tf.data transformations', () => {
       { consume: (ds) => ds.toArrayForTest() });
   });
 
+  it('text lines read by a prefetch from small chunks: each line once, in order', async () => {
+    const text = 'ᚠᛇᚻ᛫ᛒᛦᚦ\nᛋᚳᛖᚪᛚ᛫ᚦᛖᚪᚻ\r\nlast line without a newline';
+    for (const chunkSize of [1, 3, 10, 1000]) {
+      const lines = await new tt.data.TextLineDataset(new tt.data.FileDataSource(Buffer.from(text), { chunkSize }))
+        .prefetch(50).toArray();
+      assert.deepEqual(lines, ['ᚠᛇᚻ᛫ᛒᛦᚦ', 'ᛋᚳᛖᚪᛚ᛫ᚦᛖᚪᚻ', 'last line without a newline'], `chunkSize ${chunkSize}`);
+    }
+  });
+
   it('shuffle with a seed: tfjs\'s order, reshuffled each iteration unless told not to', async () => {
     const twice = async (ds) => [await ds.toArray(), await ds.toArray()];
     const [a, b] = await pipeline((tf) => tf.data.array([...Array(30).keys()]).shuffle(8, 42), { consume: twice });

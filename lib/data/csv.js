@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const { StringDecoder } = require('node:string_decoder');
 const { util } = require('../util');
 const { Dataset } = require('./dataset');
-const { LazyIterator } = require('./iterators');
+const { LazyIterator, SerialIterator } = require('./iterators');
 
 const isLocalPath = (source) => typeof source === 'string' && source.slice(0, 7) === 'file://';
 // A string with a scheme (http://, https://, data: ...) is a URL; anything else a file path.
@@ -83,8 +83,9 @@ class TextLineDataset extends Dataset {
     let carry = '';
     let queue = [];
     let ended = false;
-    const lines = new (class extends LazyIterator {
-      async next() {
+    // Serial: a prefetch asks for several lines at once, and the carry must move in order.
+    const lines = new (class extends SerialIterator {
+      async serialNext() {
         while (queue.length === 0) {
           if (ended) return { value: null, done: true };
           const chunk = await text.next();

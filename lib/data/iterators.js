@@ -596,6 +596,6 @@ function toLazy(it) {
 }
 
 module.exports = {
-  LazyIterator, ArrayIterator, FunctionCallIterator, ChainedIterator, ZipIterator, toLazy,
+  LazyIterator, SerialIterator, ArrayIterator, FunctionCallIterator, ChainedIterator, ZipIterator, toLazy,
   isIterable, canTensorify, deepMapAndAwaitAll, alea,
 };
