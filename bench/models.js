@@ -30,7 +30,7 @@ function modelWorkloads({ randomFloats, median, measureAsync }) {
     unit: 'samples/s',
     higherIsBetter: true,
     async run(tf) {
-      const model = build(tf);
+      const model = await build(tf);
       const { x, y } = data(tf, samples, shape, classes, seed);
       let first = NaN;
       let last = NaN;
@@ -137,6 +137,26 @@ function modelWorkloads({ randomFloats, median, measureAsync }) {
       seed: 95,
     }),
     fitWorkload({
+      id: 'transferfit',
+      label: 'transfer learning fit: nsfwjs\'s MobileNetV2 layers model frozen up to flatten_1, a new dense 3 head (adam), 64 images 224×224×3, batch 32',
+      // The classic tfjs tutorial: a loaded model's features, frozen, under a new head.
+      build: async (tf) => {
+        const base = await tf.loadLayersModel(tf.io.fromMemory(nsfwLayersArtifacts()));
+        const features = tf.model({ inputs: base.inputs, outputs: base.getLayer('flatten_1').output });
+        features.trainable = false;
+        // The base's own head is not used: its weights go now (the model disposes the rest).
+        for (const name of ['dense_1', 'dense_2', 'dense_3']) base.getLayer(name).dispose();
+        const model = tf.sequential({ layers: [features, tf.layers.dense({ units: 3, activation: 'softmax' })] });
+        model.compile({ optimizer: 'adam', loss: 'categoricalCrossentropy' });
+        return model;
+      },
+      shape: [224, 224, 3],
+      classes: 3,
+      samples: 64,
+      batchSize: 32,
+      seed: 96,
+    }),
+    fitWorkload({
       id: 'lstmfit',
       label: 'lstm(64) fit over 50 steps of 8 features, 256 samples, batch 32',
       build: (tf) => {
@@ -156,6 +176,21 @@ function modelWorkloads({ randomFloats, median, measureAsync }) {
       seed: 94,
     }),
   ];
+}
+
+// nsfwjs's MobileNetV2 layers model (keras 2.2.4, uint8-quantized) as IOHandler artifacts:
+// model.min.js exports {modelTopology, weightsManifest}, each shard module a base64 string.
+function nsfwLayersArtifacts() {
+  const path = require('path');
+  const dir = path.join(__dirname, '..', 'node_modules', 'nsfwjs', 'dist', 'models', 'mobilenet_v2');
+  const json = require(path.join(dir, 'model.min.js'));
+  const data = Buffer.concat(json.weightsManifest.flatMap((g) => g.paths)
+    .map((p) => Buffer.from(require(path.join(dir, `${p}.min.js`)), 'base64')));
+  return {
+    modelTopology: json.modelTopology,
+    weightSpecs: json.weightsManifest.flatMap((g) => g.weights),
+    weightData: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength),
+  };
 }
 
 module.exports = { modelWorkloads };

@@ -147,6 +147,7 @@ const TARGETS = {
   predict256: { speedup: 1.5 },
   cnnfit: { speedup: 1.5 },
   customfit: { speedup: 1.5 },
+  transferfit: { speedup: 1.5 },
   lstmfit: { speedup: 1.5 },
   graphmobilenet: { speedup: 1.5 },
   graphload: { speedup: 1 },
