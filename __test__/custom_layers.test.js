@@ -95,7 +95,9 @@ function both(build) {
   const ours = build(tt, ttL);
   const theirs = build(tfo, tfL);
   const ws = theirs.getWeights().map((w, i) => values(w.size, 7 + i));
-  ours.setWeights(ws.map((v, i) => tt.tensor(v, theirs.getWeights()[i].shape)));
+  const given = ws.map((v, i) => tt.tensor(v, theirs.getWeights()[i].shape));
+  ours.setWeights(given);
+  tt.dispose(given);
   theirs.setWeights(ws.map((v, i) => tfo.tensor(v, theirs.getWeights()[i].shape)));
   return { ours, theirs };
 }
@@ -225,11 +227,14 @@ describe('JavaScript losses and metrics', () => {
 
 describe('models inside models', () => {
   it('a Sequential model inside a Sequential and inside a functional model predicts as in tfjs', () => {
+    const start = tt.memory().numTensors;
+    const made = new Map();
     const build = (tf) => {
       const inner = tf.sequential({ layers: [tf.layers.dense({ units: 5, inputShape: [4], activation: 'relu' }), tf.layers.dense({ units: 3 })] });
       const outer = tf.sequential({ layers: [tf.layers.dense({ units: 4, inputShape: [4] }), inner, tf.layers.dense({ units: 2 })] });
       const inp = tf.input({ shape: [4] });
       const out = tf.layers.dense({ units: 1 }).apply(outer.apply(inp));
+      made.set(tf, { inner, outer });
       return tf.model({ inputs: inp, outputs: out });
     };
     const { ours, theirs } = both(build);
@@ -240,7 +245,18 @@ describe('models inside models', () => {
     const b = theirs.predict(x(tfo));
     close(a.dataSync(), b.dataSync(), 1e-5, 'predict');
     tt.dispose([xs, a]);
-    ours.dispose();
+    // Each model used inside another is counted once per use, as in tfjs: disposing the
+    // outermost one leaves the others usable, and each goes with its own last dispose.
+    const { inner, outer } = made.get(tt);
+    assert.deepEqual(ours.dispose(), { refCountAfterDispose: 0, numDisposedVariables: 2 });
+    assert.deepEqual(outer.dispose(), { refCountAfterDispose: 0, numDisposedVariables: 4 });
+    assert.throws(() => outer.dispose(), /Container .* already disposed/);
+    const one = tt.ones([1, 4]);
+    const y = inner.predict(one);
+    assert.deepEqual(y.shape, [1, 3]);
+    tt.dispose([one, y]);
+    assert.deepEqual(inner.dispose(), { refCountAfterDispose: 0, numDisposedVariables: 4 });
+    assert.equal(tt.memory().numTensors, start);
   });
 
   it('a frozen base under a new head: fit trains the head only (transfer learning)', async () => {
@@ -259,7 +275,8 @@ describe('models inside models', () => {
     assert.deepEqual(base.getWeights().map((w) => Array.from(w.dataSync())), frozen);
     assert.notDeepEqual(Array.from(model.layers[1].getWeights()[0].dataSync()), head);
     tt.dispose([xs, ys]);
-    // The model's dispose takes the nested model's weights and compile's optimizer with it.
+    // A model added first is wired by its own input, not counted as a use (as in tfjs): the
+    // model's dispose takes it, and compile's optimizer, with it.
     model.dispose();
     assert.equal(tt.memory().numTensors, start);
   });

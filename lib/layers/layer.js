@@ -748,6 +748,7 @@ class Node {
 // The symbolic outputs of `layer` called on symbolic `inputs`, with the call recorded as a
 // node of the layer (what tf.model wires).
 function symbolicOutputs(layer, inputs, kwargs, shapes, dtype) {
+  warnOnIncompatibleInputShape(layer, inputs[0].shape);
   const node = new Node(layer, inputs, kwargs);
   layer.inboundNodes.push(node);
   for (const x of inputs) if (x.sourceLayer != null) x.sourceLayer.outboundNodes.push(node);
@@ -758,6 +759,17 @@ function symbolicOutputs(layer, inputs, kwargs, shapes, dtype) {
     return s;
   });
   return node.outputs;
+}
+
+// tfjs's warning when a layer made for one input shape is called on another.
+function warnOnIncompatibleInputShape(layer, inputShape) {
+  const want = layer.batchInputShape;
+  if (want == null || inputShape == null) return;
+  if (inputShape.length !== want.length) {
+    console.warn(`The rank of the input tensor provided (shape: ${JSON.stringify(inputShape)}) does not match that of the batchInputShape (${JSON.stringify(want)}) of the layer ${layer.name}`);
+  } else if (want.some((d, i) => d != null && inputShape[i] != null && inputShape[i] !== d)) {
+    console.warn(`The shape of the input tensor (${JSON.stringify(inputShape)}) does not match the expectation of layer ${layer.name}: ${JSON.stringify(want)}`);
+  }
 }
 
 // A built-in layer: config, weights and computation in crates/layers (`this.native`).

@@ -83,6 +83,7 @@ class LayersModel extends Layer {
     this.name = nativeModel ? nativeModel.name : args.name != null ? args.name : native.layerUid('model');
     this.trainable_ = true;
     this.disposed = false;
+    this._refCount = 1;
     this.isTraining = false;
     this.optimizer_ = null;
     this.isOptimizerOwned = false;
@@ -358,6 +359,7 @@ class LayersModel extends Layer {
     if (list.some((x) => x instanceof SymbolicTensor)) {
       if (!list.every((x) => x instanceof SymbolicTensor)) throw new Error('Arguments to apply() must be all SymbolicTensors or all Tensors');
       const made = symbolicOutputs(this, list, kwargs, this.outputs.map((o) => o.shape), list[0].dtype);
+      this._refCount++;
       return singletonOrArray(made);
     }
     checkTensors(list, 'apply()\'s inputs');
@@ -646,13 +648,16 @@ class LayersModel extends Layer {
     return this.userDefinedMetadata;
   }
 
+  // tfjs's Container.dispose: a model used as a layer of others is counted once per use (and
+  // once for itself); its weights go when the count reaches 0.
   dispose() {
+    if (this.disposed) throw new Error(`Container '${this.name}' is already disposed.`);
+    if (--this._refCount > 0) return { refCountAfterDispose: this._refCount, numDisposedVariables: 0 };
+    this.disposed = true;
     if (this.graph == null) {
       const [refCountAfterDispose, numDisposedVariables] = this.model.dispose();
       return { refCountAfterDispose, numDisposedVariables };
     }
-    if (this.disposed) throw new Error(`Container '${this.name}' is already disposed.`);
-    this.disposed = true;
     let numDisposedVariables = 0;
     for (const layer of this.layers) {
       if (layer.built && (layer.native != null || layer instanceof LayersModel || layer._refCount != null)) {
@@ -778,6 +783,8 @@ class Sequential extends LayersModel {
       this.graphOutput = this.graphInput;
     }
     const out = layer.apply(this.graphOutput);
+    // tfjs wires a model added first by its own input, without a call that counts as a use.
+    if (layer instanceof LayersModel && this.layers.length === 0) layer._refCount--;
     if (Array.isArray(out)) {
       throw new Error('All layers in a Sequential model should have a single output tensor. For multi-output layers, use the functional API.');
     }
