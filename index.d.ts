@@ -1204,6 +1204,8 @@ export declare class TensorBuffer<R extends Rank = Rank, D extends DataType = 'f
 
 export declare const version: { [packageName: string]: string };
 export declare const version_core: string;
+export declare const version_layers: string;
+export declare const version_converter: string;
 
 // ------------------------------------------------------------------------------------------
 // Losses

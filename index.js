@@ -15,8 +15,14 @@ const tf = {
   Variable,
   TensorBuffer,
   Rank: Object.freeze({ R0: 'R0', R1: 'R1', R2: 'R2', R3: 'R3', R4: 'R4', R5: 'R5', R6: 'R6' }),
-  version: { tidytensor: pkgVersion, 'tfjs-core': '4.22.0', tfjs: '4.22.0' },
+  // The tfjs packages whose API this is (a library reading tf.version['tfjs-layers'] finds it).
+  version: {
+    tidytensor: pkgVersion, 'tfjs-core': '4.22.0', 'tfjs-data': '4.22.0', 'tfjs-layers': '4.22.0',
+    'tfjs-converter': '4.22.0', tfjs: '4.22.0',
+  },
   version_core: '4.22.0',
+  version_layers: '4.22.0',
+  version_converter: '4.22.0',
 };
 
 for (const family of FAMILIES) Object.assign(tf, require(`./lib/ops/${family}`));
