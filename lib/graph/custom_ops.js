@@ -11,15 +11,18 @@ const registered = new Map();
 
 // tfjs's registerOp(name, opFunc): opFunc({inputs, attrs}) gives a Tensor, a list of them, or
 // a promise of either (executeAsync only).
+// Keyed as tfjs's CUSTOM_OPS object keys it: by the name as a string (a symbol as itself).
+const keyOf = (name) => (typeof name === 'symbol' ? name : `${name}`);
+
 function registerOp(name, opFunc) {
-  registered.set(name, opFunc);
+  registered.set(keyOf(name), opFunc);
 }
 
 function deregisterOp(name) {
-  registered.delete(name);
+  registered.delete(keyOf(name));
 }
 
-const registeredOps = () => [...registered.keys()];
+const registeredOps = () => [...registered.keys()].filter((k) => typeof k === 'string');
 const isRegistered = (op) => registered.has(op);
 
 const DTYPES = {
@@ -64,6 +67,10 @@ function decodeAttrs(rawAttrs) {
 // Returns nothing, or a promise when the op is asynchronous and `allowAsync`.
 function runCustomOp(run, request, nodes, allowAsync) {
   const opFunc = registered.get(request.op);
+  if (typeof opFunc !== 'function' && opFunc != null) {
+    run.abort();
+    throw new TypeError(`The custom op ${request.op} was registered with ${typeof opFunc}, not a function`);
+  }
   const fail = (e) => {
     run.abort();
     throw e;
