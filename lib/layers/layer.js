@@ -832,6 +832,15 @@ class NativeBackedLayer extends Layer {
   // On tensors: the outputs. On symbolic tensors (from tf.input): symbolic outputs that
   // tf.model wires into a graph; the weights are made now, as in tfjs.
   apply(inputs, kwargs = {}) {
+    // tfjs's recurrent layers take initial states as kwargs.initialState: they follow the
+    // input, as in tfjs's symbolic calls.
+    if (kwargs != null && kwargs.initialState != null) {
+      if (Array.isArray(inputs)) {
+        throw new Error('When inputs is an array, neither initialState or constants should be provided');
+      }
+      const { initialState, ...rest } = kwargs;
+      return this.apply([inputs, ...toList(initialState)], rest);
+    }
     const list = toList(inputs);
     const symbolic = list.filter((x) => x instanceof SymbolicTensor).length;
     if (symbolic > 0) {

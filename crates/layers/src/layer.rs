@@ -137,6 +137,8 @@ pub struct InputSpec {
     pub min_ndim: Option<usize>,
     /// `(axis, size)`, the axis negative from the end.
     pub axes: Vec<(i64, usize)>,
+    /// Checks the first input only (a recurrent layer's initial states follow it).
+    pub first_only: bool,
 }
 
 /// Creates a layer's weights during `build`.
@@ -409,7 +411,8 @@ impl Layer {
     /// Checks `inputs` against the layer's input spec (tfjs's texts).
     fn check(&self, shapes: &[Vec<usize>]) -> Result<()> {
         let Some(spec) = &self.spec else { return Ok(()) };
-        for (i, s) in shapes.iter().enumerate() {
+        let n = if spec.first_only { 1 } else { shapes.len() };
+        for (i, s) in shapes.iter().enumerate().take(n) {
             if let Some(n) = spec.ndim {
                 if s.len() != n {
                     bail!(

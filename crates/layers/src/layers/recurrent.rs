@@ -606,11 +606,47 @@ impl Rnn {
         Ok(())
     }
 
-    /// The outputs of one call: per-step outputs and final states, from the kept states
-    /// (stateful) or zeros.
-    fn run(&self, e: &mut Engine, w: &[TensorId], x: TensorId, training: bool) -> Result<(Vec<TensorId>, Vec<TensorId>)> {
+    /// tfjs's check of initial states given with the input (their count and sizes).
+    fn check_states(&self, given: &[Shape]) -> Result<()> {
+        let sizes = self.stack.state_sizes();
+        let ok = given.len() == sizes.len() && given.iter().zip(&sizes).all(|(s, &d)| s.last() == Some(&Some(d)));
+        if !ok {
+            let spec: Vec<String> = given.iter().map(|s| crate::layer::shape_text(s)).collect();
+            bail!(
+                "An initialState was passed that is not compatible with cell.stateSize. Received stateSpec={}; However cell.stateSize is {}",
+                spec.join(","),
+                sizes.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+            );
+        }
+        Ok(())
+    }
+
+    /// The outputs of one call from `initial` states (given with the input), else the kept
+    /// states (stateful) or zeros: per-step outputs and final states.
+    fn run(
+        &self,
+        e: &mut Engine,
+        w: &[TensorId],
+        x: TensorId,
+        given: &[TensorId],
+        training: bool,
+    ) -> Result<(Vec<TensorId>, Vec<TensorId>)> {
         let batch = *e.shape(x)?.first().unwrap_or(&0);
-        let initial = if self.stateful {
+        let initial = if !given.is_empty() {
+            let shapes: Vec<Shape> =
+                given.iter().map(|&s| e.shape(s).map(crate::layer::known)).collect::<Result<_>>()?;
+            self.check_states(&shapes)?;
+            for (i, s) in shapes.iter().enumerate() {
+                if s.len() != 2 || s[0] != Some(batch) {
+                    bail!(
+                        "Initial state {i} must have shape [{batch},{}] (the input's batch), got {}",
+                        self.stack.state_sizes()[i],
+                        crate::layer::shape_text(s)
+                    );
+                }
+            }
+            given.to_vec()
+        } else if self.stateful {
             for t in std::mem::take(&mut self.kept.borrow_mut().old) {
                 e.dispose(t);
             }
@@ -678,7 +714,7 @@ impl Kind for Rnn {
         if let Some(batch) = self.batch {
             axes.push((0, batch));
         }
-        b.spec = Some(InputSpec { ndim: Some(3), axes, ..Default::default() });
+        b.spec = Some(InputSpec { ndim: Some(3), axes, first_only: true, ..Default::default() });
         if let Some(batch) = self.batch {
             let z = self.zeros(b.e, batch)?;
             self.keep_states(b.e, &z, false)?;
@@ -687,10 +723,16 @@ impl Kind for Rnn {
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         self.check_rank(&inputs[0])?;
+        if inputs.len() > 1 {
+            self.check_states(&inputs[1..])?;
+        }
         Ok(self.output_shape(&inputs[0]))
     }
+    fn takes_list(&self) -> bool {
+        true
+    }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
-        let (outs, states) = self.run(e, w, inputs[0], training)?;
+        let (outs, states) = self.run(e, w, inputs[0], &inputs[1..], training)?;
         let out = if self.return_sequences {
             e.stack(&outs, 1)?
         } else {
@@ -941,6 +983,14 @@ impl Bidirectional {
         })
     }
 
+    /// Initial states come as the forward layer's, then the backward layer's.
+    fn check_even(n: usize) -> Result<()> {
+        if n % 2 > 0 {
+            bail!("When passing `initialState` to a Bidrectional RNN, the state should be an Array containing the states of the underlying RNNs.");
+        }
+        Ok(())
+    }
+
     fn merge(&self, e: &mut Engine, y: TensorId, y_rev: TensorId) -> Result<Vec<TensorId>> {
         Ok(match self.merge {
             Merge::Concat => {
@@ -970,11 +1020,25 @@ impl Kind for Bidirectional {
         let bwd = &mut self.backward;
         b.scoped(&format!("backward_{name}"), |b| bwd.build(b, inputs))?;
         let features = inputs[0].get(2).copied().flatten();
-        b.spec = Some(InputSpec { ndim: Some(3), axes: features.map(|f| vec![(-1, f)]).unwrap_or_default(), ..Default::default() });
+        b.spec = Some(InputSpec {
+            ndim: Some(3),
+            axes: features.map(|f| vec![(-1, f)]).unwrap_or_default(),
+            first_only: true,
+            ..Default::default()
+        });
         Ok(())
     }
+    fn takes_list(&self) -> bool {
+        true
+    }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
-        let shapes = self.forward.output_shapes(inputs)?;
+        Bidirectional::check_even(inputs.len() - 1)?;
+        let given = &inputs[1..];
+        if !given.is_empty() {
+            self.forward.check_states(&given[..given.len() / 2])?;
+            self.backward.check_states(&given[given.len() / 2..])?;
+        }
+        let shapes = self.forward.output_shapes(&inputs[..1])?;
         let mut out = shapes[0].clone();
         let states = &shapes[1..];
         let mut outs = match self.merge {
@@ -996,8 +1060,11 @@ impl Kind for Bidirectional {
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
         let x = inputs[0];
         let (wf, wb) = w.split_at(self.n_forward);
-        let (fo, fs) = self.forward.run(e, wf, x, training)?;
-        let (bo, bs) = self.backward.run(e, wb, x, training)?;
+        let given = &inputs[1..];
+        Bidirectional::check_even(given.len())?;
+        let (gf, gb) = given.split_at(given.len() / 2);
+        let (fo, fs) = self.forward.run(e, wf, x, gf, training)?;
+        let (bo, bs) = self.backward.run(e, wb, x, gb, training)?;
         let (y, y_rev) = if self.forward.return_sequences {
             // The backward layer's outputs, computed last step first, in time order.
             let rev: Vec<TensorId> = bo.iter().rev().copied().collect();
