@@ -932,6 +932,7 @@ const CLASSES = {
   randomWidth: 'RandomWidth',
   rnn: 'RNN', simpleRNNCell: 'SimpleRNNCell', lstmCell: 'LSTMCell', gruCell: 'GRUCell',
   stackedRNNCells: 'StackedRNNCells', bidirectional: 'Bidirectional', timeDistributed: 'TimeDistributed',
+  convLstm2d: 'ConvLSTM2D',
 };
 
 // One subclass per layer class, named as tfjs's (`layer.constructor.name` is 'Dense').

@@ -52,7 +52,7 @@ impl CellType {
 }
 
 /// tfjs clamps the dropout rates to [0, 1].
-fn rate(c: Cfg, key: &str) -> Result<f64> {
+pub(super) fn rate(c: Cfg, key: &str) -> Result<f64> {
     Ok(c.f64_or(key, 0.0)?.clamp(0.0, 1.0))
 }
 
@@ -67,21 +67,21 @@ pub struct CellCfg {
     /// The cell's own name and `trainable` (written in an RNN's `cell` config).
     name: String,
     trainable: bool,
-    units: usize,
-    activation: Activation,
-    recurrent_activation: Activation,
-    use_bias: bool,
-    kernel_init: Initializer,
-    recurrent_init: Initializer,
-    bias_init: Initializer,
+    pub(super) units: usize,
+    pub(super) activation: Activation,
+    pub(super) recurrent_activation: Activation,
+    pub(super) use_bias: bool,
+    pub(super) kernel_init: Initializer,
+    pub(super) recurrent_init: Initializer,
+    pub(super) bias_init: Initializer,
     /// LSTM: `None` when not given (tfjs writes `null`; it reads back as false).
-    unit_forget_bias: Option<bool>,
+    pub(super) unit_forget_bias: Option<bool>,
     /// LSTM and GRU: kept for the config only (tfjs always runs its implementation 2).
     implementation: Option<Value>,
-    regs: [Option<Regularizer>; 3],
-    cons: [Option<Constraint>; 3],
-    dropout: f64,
-    recurrent_dropout: f64,
+    pub(super) regs: [Option<Regularizer>; 3],
+    pub(super) cons: [Option<Constraint>; 3],
+    pub(super) dropout: f64,
+    pub(super) recurrent_dropout: f64,
 }
 
 impl CellCfg {
@@ -185,7 +185,7 @@ impl CellCfg {
     }
 
     /// The cell's own config keys (tfjs's cell `getConfig`, less name and trainable).
-    fn own_config(&self) -> Map<String, Value> {
+    pub(super) fn own_config(&self) -> Map<String, Value> {
         let mut m = Map::new();
         let opt = |v: Option<Value>| v.unwrap_or(Value::Null);
         m.insert("units".into(), json!(self.units));
@@ -227,7 +227,7 @@ impl CellCfg {
 
     /// tfjs's `generateDropoutMask`: `ones * floor(uniform + keep) / keep`, drawn once per call
     /// and only while training.
-    fn mask(e: &mut Engine, shape: &[usize], rate: f64, training: bool) -> Result<Option<TensorId>> {
+    pub(super) fn mask(e: &mut Engine, shape: &[usize], rate: f64, training: bool) -> Result<Option<TensorId>> {
         if !training || !active(rate) {
             return Ok(None);
         }
