@@ -932,7 +932,7 @@ const CLASSES = {
   randomWidth: 'RandomWidth',
   rnn: 'RNN', simpleRNNCell: 'SimpleRNNCell', lstmCell: 'LSTMCell', gruCell: 'GRUCell',
   stackedRNNCells: 'StackedRNNCells', bidirectional: 'Bidirectional', timeDistributed: 'TimeDistributed',
-  convLstm2d: 'ConvLSTM2D',
+  convLstm2d: 'ConvLSTM2D', convLstm2dCell: 'ConvLSTM2DCell',
 };
 
 // One subclass per layer class, named as tfjs's (`layer.constructor.name` is 'Dense').

@@ -11,6 +11,8 @@ use tidytensor_core::ops::{ConvKind, Padding, Window};
 use tidytensor_core::{bail, DType, Engine, Result, TensorId};
 
 pub struct ConvLstm2D {
+    /// ConvLSTM2DCell: one step as a layer, `apply([x, h, c])` giving `[h, h, c]`.
+    cell_only: bool,
     /// The LSTM cell's options (`units` is `filters`).
     cell: CellCfg,
     filters: usize,
@@ -61,6 +63,7 @@ impl ConvLstm2D {
             bail!("The support for CAUSAL padding mode in conv1dWithBias is not implemented yet.");
         }
         Ok(ConvLstm2D {
+            cell_only: false,
             cell,
             filters,
             kernel_size: list("kernelSize", &[])?,
@@ -72,6 +75,93 @@ impl ConvLstm2D {
             return_state: c.bool_or("returnState", false)?,
             go_backwards: c.bool_or("goBackwards", false)?,
         })
+    }
+
+    /// tfjs's ConvLSTM2DCell: the same options, one step.
+    pub fn cell(c: Cfg) -> Result<ConvLstm2D> {
+        Ok(ConvLstm2D { cell_only: true, ..ConvLstm2D::new(c)? })
+    }
+
+    /// The input convolutions (bias included) of `xs`: one input for the whole kernel, or one
+    /// per gate (each masked by its own dropout mask).
+    fn input_conv(&self, e: &mut Engine, w: &[TensorId], xs: &[TensorId]) -> Result<TensorId> {
+        let f = self.filters;
+        let xp = if xs.len() == 1 {
+            self.conv(e, xs[0], w[0], false)?
+        } else {
+            let mut parts = Vec::with_capacity(GATES);
+            for (g, &x) in xs.iter().enumerate() {
+                let k = e.slice_axis(w[0], 3, g * f, f)?;
+                parts.push(self.conv(e, x, k, false)?);
+            }
+            e.concat(&parts, 3)?
+        };
+        if self.cell.use_bias {
+            e.add(xp, w[2])
+        } else {
+            Ok(xp)
+        }
+    }
+
+    /// One LSTM step from the input convolutions `xp` (`[batch, rows, cols, 4 * filters]`):
+    /// the new `[h, c]`.
+    fn step(&self, e: &mut Engine, w: &[TensorId], xp: TensorId, h: TensorId, c: TensorId, rmasks: &Option<Vec<TensorId>>) -> Result<[TensorId; 2]> {
+        let f = self.filters;
+        let (act, rec) = (self.cell.activation, self.cell.recurrent_activation);
+        let hp = self.gates_conv(e, h, w[1], rmasks, true)?;
+        let z = e.add(xp, hp)?;
+        let part = |e: &mut Engine, g: usize| e.slice_axis(z, 3, g * f, f);
+        let (z0, z1, z2, z3) = (part(e, 0)?, part(e, 1)?, part(e, 2)?, part(e, 3)?);
+        let i = rec.apply(e, z0)?;
+        let fg = rec.apply(e, z1)?;
+        let g = act.apply(e, z2)?;
+        let fc = e.mul(fg, c)?;
+        let ig = e.mul(i, g)?;
+        let c = e.add(fc, ig)?;
+        let o = rec.apply(e, z3)?;
+        let ac = act.apply(e, c)?;
+        Ok([e.mul(o, ac)?, c])
+    }
+
+    /// ConvLSTM2DCell's call: `[x, h, c]` (4-D, the layer's data format) to `[h, h, c]`.
+    fn call_cell(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        if inputs.len() != 3 {
+            bail!("ConvLSTM2DCell expects 3 input Tensors (inputs, h, c), got {}.", inputs.len());
+        }
+        let mut t: Vec<TensorId> = inputs.to_vec();
+        if self.channels_first {
+            for x in &mut t {
+                *x = e.transpose(*x, Some(&[0, 2, 3, 1]))?;
+            }
+        }
+        let s = e.shape(t[0])?.to_vec();
+        if s.len() != 4 {
+            bail!("ConvLSTM2DCell takes inputs of rank 4, got rank {}", s.len());
+        }
+        let [Some(or), Some(oc)] = self.out_dims(Some(s[1]), Some(s[2])) else {
+            bail!("The kernel of ConvLSTM2DCell does not fit its input of {}x{}", s[1], s[2]);
+        };
+        let state_shape = [s[0], or, oc, self.filters];
+        for &st in &t[1..] {
+            if e.shape(st)? != state_shape {
+                bail!("The states of ConvLSTM2DCell must have the shape [{}]", tidytensor_core::shape::fmt(&state_shape));
+            }
+        }
+        let masks = ConvLstm2D::masks(e, &s, self.cell.dropout, training)?;
+        let xs = match masks {
+            None => vec![t[0]],
+            Some(ms) => ms.iter().map(|&m| e.mul(t[0], m)).collect::<Result<_>>()?,
+        };
+        let xp = self.input_conv(e, w, &xs)?;
+        let rmasks = ConvLstm2D::masks(e, &state_shape, self.cell.recurrent_dropout, training)?;
+        let [h, c] = self.step(e, w, xp, t[1], t[2], &rmasks)?;
+        let mut out = vec![e.clone_tensor(h)?, h, c];
+        if self.channels_first {
+            for y in &mut out {
+                *y = e.transpose(*y, Some(&[0, 3, 1, 2]))?;
+            }
+        }
+        Ok(out)
     }
 
     /// `[rows, cols, channels]` of one step's input, channels-last.
@@ -144,17 +234,24 @@ impl ConvLstm2D {
 
 impl Kind for ConvLstm2D {
     fn class_name(&self) -> &'static str {
-        "ConvLSTM2D"
+        if self.cell_only {
+            "ConvLSTM2DCell"
+        } else {
+            "ConvLSTM2D"
+        }
     }
     fn takes_list(&self) -> bool {
         true
     }
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         let s = &inputs[0];
-        if s.len() != 5 {
-            bail!("Input 0 is incompatible with layer {}: expected ndim=5, found ndim={}", b.layer, s.len());
+        let rank = if self.cell_only { 4 } else { 5 };
+        if s.len() != rank {
+            bail!("Input 0 is incompatible with layer {}: expected ndim={rank}, found ndim={}", b.layer, s.len());
         }
-        let (_, _, channels) = self.step_dims(s);
+        // A cell's input is one step: the time axis of the layer's is absent.
+        let step: Shape = if self.cell_only { std::iter::once(s[0]).chain(s.iter().copied()).collect() } else { s.clone() };
+        let (_, _, channels) = self.step_dims(&step);
         let Some(channels) = channels else {
             bail!("The channel dimension of the input should be defined. Found null")
         };
@@ -180,12 +277,29 @@ impl Kind for ConvLstm2D {
                 b.add("bias", &[width], &cell.bias_init, cell.regs[2].as_ref(), cell.cons[2].as_ref(), true)?;
             }
         }
-        let axis = if self.channels_first { 2 } else { -1 };
-        b.spec = Some(InputSpec { ndim: Some(5), axes: vec![(axis, channels)], first_only: true, ..Default::default() });
+        let axis = match (self.channels_first, self.cell_only) {
+            (false, _) => -1,
+            (true, false) => 2,
+            (true, true) => 1,
+        };
+        b.spec = Some(InputSpec { ndim: Some(rank), axes: vec![(axis, channels)], first_only: true, ..Default::default() });
         Ok(())
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         let s = &inputs[0];
+        if self.cell_only {
+            if s.len() != 4 {
+                bail!("Input 0 is incompatible with layer ConvLSTM2DCell: expected ndim=4, found ndim={}", s.len());
+            }
+            // One shape builds the cell (tfjs's `cell.build(xShape)`).
+            if inputs.len() != 3 && inputs.len() != 1 {
+                bail!("ConvLSTM2DCell expects 3 input Tensors (inputs, h, c), got {}.", inputs.len());
+            }
+            let step: Shape = std::iter::once(s[0]).chain(s.iter().copied()).collect();
+            let (rows, cols, _) = self.step_dims(&step);
+            let [r, c] = self.out_dims(rows, cols);
+            return Ok(vec![self.format(s[0], None, r, c); 3]);
+        }
         if s.len() != 5 {
             bail!("Input 0 is incompatible with layer ConvLSTM2D: expected ndim=5, found ndim={}", s.len());
         }
@@ -203,6 +317,9 @@ impl Kind for ConvLstm2D {
         Ok(outs)
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        if self.cell_only {
+            return self.call_cell(e, w, inputs, training);
+        }
         if inputs.len() != 1 && inputs.len() != 3 {
             bail!("ConvLSTM2D takes 2 initial states (h, c), got {}", inputs.len() - 1);
         }
@@ -250,44 +367,26 @@ impl Kind for ConvLstm2D {
         // every step.
         let masks = ConvLstm2D::masks(e, &[batch, 1, rows, cols, channels], self.cell.dropout, training)?;
         let folded = |e: &mut Engine, t: TensorId| e.reshape(t, &[(batch * steps) as i64, rows as i64, cols as i64, channels as i64]);
-        let xp = match &masks {
-            None => {
-                let xf = folded(e, x)?;
-                self.conv(e, xf, w[0], false)?
-            }
+        let xs = match &masks {
+            None => vec![folded(e, x)?],
             Some(ms) => {
-                let mut parts = Vec::with_capacity(GATES);
-                for (g, &m) in ms.iter().enumerate() {
+                let mut v = Vec::with_capacity(GATES);
+                for &m in ms {
                     let xm = e.mul(x, m)?;
-                    let xf = folded(e, xm)?;
-                    let k = e.slice_axis(w[0], 3, g * f, f)?;
-                    parts.push(self.conv(e, xf, k, false)?);
+                    v.push(folded(e, xm)?);
                 }
-                e.concat(&parts, 3)?
+                v
             }
         };
-        let xp = if self.cell.use_bias { e.add(xp, w[2])? } else { xp };
+        let xp = self.input_conv(e, w, &xs)?;
         let xp = e.reshape(xp, &[batch as i64, steps as i64, or as i64, oc as i64, (GATES * f) as i64])?;
         let rmasks = ConvLstm2D::masks(e, &state_shape, self.cell.recurrent_dropout, training)?;
         let mut outputs = Vec::with_capacity(steps);
-        let (act, rec) = (self.cell.activation, self.cell.recurrent_activation);
         for k in 0..steps {
             let t = if self.go_backwards { steps - 1 - k } else { k };
             let xt = e.slice_axis(xp, 1, t, 1)?;
             let xt = e.reshape(xt, &[batch as i64, or as i64, oc as i64, (GATES * f) as i64])?;
-            let hp = self.gates_conv(e, states[0], w[1], &rmasks, true)?;
-            let z = e.add(xt, hp)?;
-            let part = |e: &mut Engine, g: usize| e.slice_axis(z, 3, g * f, f);
-            let (z0, z1, z2, z3) = (part(e, 0)?, part(e, 1)?, part(e, 2)?, part(e, 3)?);
-            let i = rec.apply(e, z0)?;
-            let fg = rec.apply(e, z1)?;
-            let g = act.apply(e, z2)?;
-            let fc = e.mul(fg, states[1])?;
-            let ig = e.mul(i, g)?;
-            let c = e.add(fc, ig)?;
-            let o = rec.apply(e, z3)?;
-            let ac = act.apply(e, c)?;
-            let h = e.mul(o, ac)?;
+            let [h, c] = self.step(e, w, xt, states[0], states[1], &rmasks)?;
             states = vec![h, c];
             outputs.push(h);
         }
@@ -319,6 +418,9 @@ impl Kind for ConvLstm2D {
         m.insert("dataFormat".into(), json!(super::format_name(self.channels_first)));
         m.insert("dilationRate".into(), json!(self.dilation));
         m.insert("strides".into(), json!(self.strides));
+        if self.cell_only {
+            return m;
+        }
         m.insert("returnSequences".into(), json!(self.return_sequences));
         m.insert("returnState".into(), json!(self.return_state));
         m.insert("goBackwards".into(), json!(self.go_backwards));

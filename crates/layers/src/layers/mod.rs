@@ -92,6 +92,7 @@ pub(crate) fn kind(class: &str, c: Cfg) -> Result<Box<dyn Kind>> {
         "Bidirectional" | "bidirectional" => Box::new(recurrent::Bidirectional::new(c)?),
         "TimeDistributed" | "timeDistributed" => Box::new(recurrent::TimeDistributed::new(c)?),
         "ConvLSTM2D" | "convLstm2d" => Box::new(conv_recurrent::ConvLstm2D::new(c)?),
+        "ConvLSTM2DCell" | "convLstm2dCell" => Box::new(conv_recurrent::ConvLstm2D::cell(c)?),
         _ => bail!("Unknown layer: {class}. This may be due to one of the following reasons:\n1. The layer is defined in Python, in which case it needs to be ported to TensorFlow.js or your JavaScript code.\n2. The custom layer is defined in JavaScript, but is not registered properly with tf.serialization.registerClass()."),
     })
 }

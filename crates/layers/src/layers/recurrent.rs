@@ -858,7 +858,10 @@ impl Kind for CellLayer {
         self.stack.build(b, *features)
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
-        self.check_count(inputs.len())?;
+        // One shape builds the cell (tfjs's `cell.build(xShape)`).
+        if inputs.len() != 1 {
+            self.check_count(inputs.len())?;
+        }
         let batch = inputs[0].first().copied().flatten();
         // tfjs's cells return the output, then the new states (a simple cell's output twice).
         let mut outs = vec![vec![batch, Some(self.stack.output_dim())]];
