@@ -41,7 +41,8 @@ impl ConvLstm2D {
             None => bail!("filters is required but was not provided"),
             Some(v) => match v.as_f64() {
                 Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= crate::config::MAX_INT as f64 => n as usize,
-                _ => bail!("Expected filters to be a positive integer, but got {}.", super::json_text(Some(v))),
+                // tfjs's LSTM cell checks `units` (its filters) first.
+                _ => bail!("Expected units to be a positive integer, but got {}.", super::json_text(Some(v))),
             },
         };
         // The cell reads tfjs's LSTM options, with `units` standing for `filters`.
