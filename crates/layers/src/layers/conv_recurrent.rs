@@ -3,7 +3,7 @@
 //! is one call on the steps folded into the batch; the recurrent one runs per step.
 
 use super::conv::conv_output_length;
-use super::recurrent::{CellCfg, CellType};
+use super::recurrent::{need_input, CellCfg, CellType};
 use crate::config::Cfg;
 use crate::layer::{ActivityRegularizer, Builder, InputSpec, Kind, Shape};
 use serde_json::{json, Map, Value};
@@ -287,6 +287,7 @@ impl Kind for ConvLstm2D {
         Ok(())
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        need_input(inputs, self.class_name())?;
         let s = &inputs[0];
         if self.cell_only {
             if s.len() != 4 {
@@ -318,6 +319,7 @@ impl Kind for ConvLstm2D {
         Ok(outs)
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        need_input(inputs, self.class_name())?;
         if self.cell_only {
             return self.call_cell(e, w, inputs, training);
         }

@@ -51,6 +51,14 @@ impl CellType {
     }
 }
 
+/// A layer of these kinds needs its input first (an empty list is refused, not indexed).
+pub(super) fn need_input<T>(inputs: &[T], class: &str) -> Result<()> {
+    if inputs.is_empty() {
+        bail!("Layer {class} expects an input tensor, but it received none.");
+    }
+    Ok(())
+}
+
 /// tfjs clamps the dropout rates to [0, 1].
 pub(super) fn rate(c: Cfg, key: &str) -> Result<f64> {
     Ok(c.f64_or(key, 0.0)?.clamp(0.0, 1.0))
@@ -722,6 +730,7 @@ impl Kind for Rnn {
         Ok(())
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        need_input(inputs, self.class_name())?;
         self.check_rank(&inputs[0])?;
         if inputs.len() > 1 {
             self.check_states(&inputs[1..])?;
@@ -732,6 +741,7 @@ impl Kind for Rnn {
         true
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        need_input(inputs, self.class_name())?;
         let (outs, states) = self.run(e, w, inputs[0], &inputs[1..], training)?;
         let out = if self.return_sequences {
             e.stack(&outs, 1)?
@@ -858,6 +868,7 @@ impl Kind for CellLayer {
         self.stack.build(b, *features)
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        need_input(inputs, self.class_name())?;
         // One shape builds the cell (tfjs's `cell.build(xShape)`).
         if inputs.len() != 1 {
             self.check_count(inputs.len())?;
@@ -869,6 +880,7 @@ impl Kind for CellLayer {
         Ok(outs)
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        need_input(inputs, self.class_name())?;
         self.check_count(inputs.len())?;
         let x = inputs[0];
         let s = e.shape(x)?.to_vec();
@@ -1035,6 +1047,7 @@ impl Kind for Bidirectional {
         true
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        need_input(inputs, self.class_name())?;
         Bidirectional::check_even(inputs.len() - 1)?;
         let given = &inputs[1..];
         if !given.is_empty() {
@@ -1061,6 +1074,7 @@ impl Kind for Bidirectional {
         Ok(outs)
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        need_input(inputs, self.class_name())?;
         let x = inputs[0];
         let (wf, wb) = w.split_at(self.n_forward);
         let given = &inputs[1..];
@@ -1155,12 +1169,14 @@ impl Kind for TimeDistributed {
         Ok(())
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
+        need_input(inputs, self.class_name())?;
         let child = TimeDistributed::child_shape(&inputs[0])?;
         let out = self.inner.output_shapes(&[child])?;
         let o = &out[0];
         Ok(vec![std::iter::once(o[0]).chain(std::iter::once(inputs[0][1])).chain(o[1..].iter().copied()).collect()])
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        need_input(inputs, self.class_name())?;
         let x = inputs[0];
         let s = e.shape(x)?.to_vec();
         if s.len() < 3 {
