@@ -175,8 +175,14 @@ impl Builder<'_> {
     /// the caller disposes them).
     pub fn scoped<R>(&mut self, scope: &str, f: impl FnOnce(&mut Builder) -> Result<R>) -> Result<R> {
         let name = format!("{}/{scope}", self.layer);
-        let mut sub =
-            Builder { e: &mut *self.e, layer: &name, dtype: self.dtype, weights: Vec::new(), spec: None, fast_init: self.fast_init };
+        let mut sub = Builder {
+            e: &mut *self.e,
+            layer: &name,
+            dtype: self.dtype,
+            weights: Vec::new(),
+            spec: None,
+            fast_init: self.fast_init,
+        };
         let r = f(&mut sub);
         let weights = std::mem::take(&mut sub.weights);
         self.weights.extend(weights);

@@ -106,7 +106,15 @@ impl ConvLstm2D {
 
     /// One LSTM step from the input convolutions `xp` (`[batch, rows, cols, 4 * filters]`):
     /// the new `[h, c]`.
-    fn step(&self, e: &mut Engine, w: &[TensorId], xp: TensorId, h: TensorId, c: TensorId, rmasks: &Option<Vec<TensorId>>) -> Result<[TensorId; 2]> {
+    fn step(
+        &self,
+        e: &mut Engine,
+        w: &[TensorId],
+        xp: TensorId,
+        h: TensorId,
+        c: TensorId,
+        rmasks: &Option<Vec<TensorId>>,
+    ) -> Result<[TensorId; 2]> {
         let f = self.filters;
         let (act, rec) = (self.cell.activation, self.cell.recurrent_activation);
         let hp = self.gates_conv(e, h, w[1], rmasks, true)?;
@@ -145,7 +153,10 @@ impl ConvLstm2D {
         let state_shape = [s[0], or, oc, self.filters];
         for &st in &t[1..] {
             if e.shape(st)? != state_shape {
-                bail!("The states of ConvLSTM2DCell must have the shape [{}]", tidytensor_core::shape::fmt(&state_shape));
+                bail!(
+                    "The states of ConvLSTM2DCell must have the shape [{}]",
+                    tidytensor_core::shape::fmt(&state_shape)
+                );
             }
         }
         let masks = ConvLstm2D::masks(e, &s, self.cell.dropout, training)?;
@@ -176,7 +187,9 @@ impl ConvLstm2D {
 
     /// The output shape of one step, channels-last: `[rows, cols, filters]`.
     fn out_dims(&self, rows: Option<usize>, cols: Option<usize>) -> [Option<usize>; 2] {
-        let o = |len, i: usize| conv_output_length(len, self.kernel_size[i], &self.padding, self.strides[i], self.dilation[i]);
+        let o = |len, i: usize| {
+            conv_output_length(len, self.kernel_size[i], &self.padding, self.strides[i], self.dilation[i])
+        };
         [o(rows, 0), o(cols, 1)]
     }
 
@@ -208,7 +221,14 @@ impl ConvLstm2D {
 
     /// The four gates' convolutions of `x`, each of its own masked input when masks are given
     /// (tfjs draws one mask per gate), else one convolution with the whole kernel.
-    fn gates_conv(&self, e: &mut Engine, x: TensorId, kernel: TensorId, masks: &Option<Vec<TensorId>>, recurrent: bool) -> Result<TensorId> {
+    fn gates_conv(
+        &self,
+        e: &mut Engine,
+        x: TensorId,
+        kernel: TensorId,
+        masks: &Option<Vec<TensorId>>,
+        recurrent: bool,
+    ) -> Result<TensorId> {
         let Some(masks) = masks else { return self.conv(e, x, kernel, recurrent) };
         let f = self.filters;
         let mut parts = Vec::with_capacity(GATES);
@@ -251,14 +271,22 @@ impl Kind for ConvLstm2D {
             bail!("Input 0 is incompatible with layer {}: expected ndim={rank}, found ndim={}", b.layer, s.len());
         }
         // A cell's input is one step: the time axis of the layer's is absent.
-        let step: Shape = if self.cell_only { std::iter::once(s[0]).chain(s.iter().copied()).collect() } else { s.clone() };
+        let step: Shape =
+            if self.cell_only { std::iter::once(s[0]).chain(s.iter().copied()).collect() } else { s.clone() };
         let (_, _, channels) = self.step_dims(&step);
         let Some(channels) = channels else {
             bail!("The channel dimension of the input should be defined. Found null")
         };
         let (k, f, cell) = (&self.kernel_size, self.filters, &self.cell);
         let width = GATES * f;
-        b.add("kernel", &[k[0], k[1], channels, width], &cell.kernel_init, cell.regs[0].as_ref(), cell.cons[0].as_ref(), true)?;
+        b.add(
+            "kernel",
+            &[k[0], k[1], channels, width],
+            &cell.kernel_init,
+            cell.regs[0].as_ref(),
+            cell.cons[0].as_ref(),
+            true,
+        )?;
         b.add(
             "recurrent_kernel",
             &[k[0], k[1], f, width],
@@ -283,7 +311,8 @@ impl Kind for ConvLstm2D {
             (true, false) => 2,
             (true, true) => 1,
         };
-        b.spec = Some(InputSpec { ndim: Some(rank), axes: vec![(axis, channels)], first_only: true, ..Default::default() });
+        b.spec =
+            Some(InputSpec { ndim: Some(rank), axes: vec![(axis, channels)], first_only: true, ..Default::default() });
         Ok(())
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
@@ -358,7 +387,10 @@ impl Kind for ConvLstm2D {
             for &st in &inputs[1..] {
                 let st = if self.channels_first { perm_last(e, st, 4)? } else { st };
                 if e.shape(st)? != state_shape {
-                    bail!("The initial states of ConvLSTM2D must have the shape of its state, [{}]", tidytensor_core::shape::fmt(&state_shape));
+                    bail!(
+                        "The initial states of ConvLSTM2D must have the shape of its state, [{}]",
+                        tidytensor_core::shape::fmt(&state_shape)
+                    );
                 }
                 v.push(st);
             }
@@ -369,7 +401,9 @@ impl Kind for ConvLstm2D {
         // The input convolutions of every step at once, each gate's input masked alike at
         // every step.
         let masks = ConvLstm2D::masks(e, &[batch, 1, rows, cols, channels], self.cell.dropout, training)?;
-        let folded = |e: &mut Engine, t: TensorId| e.reshape(t, &[(batch * steps) as i64, rows as i64, cols as i64, channels as i64]);
+        let folded = |e: &mut Engine, t: TensorId| {
+            e.reshape(t, &[(batch * steps) as i64, rows as i64, cols as i64, channels as i64])
+        };
         let xs = match &masks {
             None => vec![folded(e, x)?],
             Some(ms) => {

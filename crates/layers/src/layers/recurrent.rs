@@ -258,7 +258,14 @@ impl CellCfg {
 
     /// One step: the new states (the output is the first) from the input projection `xp`
     /// (`[batch, width]`, bias included), the previous states and the recurrent dropout mask.
-    fn step(&self, e: &mut Engine, w: &[TensorId], xp: TensorId, states: &[TensorId], rmask: Option<TensorId>) -> Result<Vec<TensorId>> {
+    fn step(
+        &self,
+        e: &mut Engine,
+        w: &[TensorId],
+        xp: TensorId,
+        states: &[TensorId],
+        rmask: Option<TensorId>,
+    ) -> Result<Vec<TensorId>> {
         let u = self.units;
         let rk = w[1];
         // tfjs multiplies the previous output by the recurrent mask before it is used.
@@ -344,7 +351,9 @@ impl Stack {
         let (class, config) = class_and_config(v)?;
         match CellType::of_cell_class(&class) {
             Some(ty) => CellCfg::new(Cfg::of(&config)?, ty),
-            None => bail!("tidytensor: an RNN cell must be a simpleRNNCell, lstmCell, gruCell or stackedRNNCells, got {class}"),
+            None => bail!(
+                "tidytensor: an RNN cell must be a simpleRNNCell, lstmCell, gruCell or stackedRNNCells, got {class}"
+            ),
         }
     }
 
@@ -442,7 +451,13 @@ impl Stack {
     }
 
     /// The masks of one call: per cell, the input and recurrent dropout masks.
-    fn masks(&self, e: &mut Engine, batch: usize, input_dim: usize, training: bool) -> Result<Vec<(Option<TensorId>, Option<TensorId>)>> {
+    fn masks(
+        &self,
+        e: &mut Engine,
+        batch: usize,
+        input_dim: usize,
+        training: bool,
+    ) -> Result<Vec<(Option<TensorId>, Option<TensorId>)>> {
         let mut dim = input_dim;
         let mut out = Vec::new();
         for c in &self.cells {
@@ -955,7 +970,9 @@ impl Bidirectional {
                 "LSTM" | "lstm" => Rnn::new(cc, CellType::Lstm),
                 "GRU" | "gru" => Rnn::new(cc, CellType::Gru),
                 "RNN" | "rnn" => Rnn::generic(cc),
-                _ => bail!("tidytensor: Bidirectional wraps a recurrent layer (simpleRNN, lstm, gru, rnn), got {class}"),
+                _ => {
+                    bail!("tidytensor: Bidirectional wraps a recurrent layer (simpleRNN, lstm, gru, rnn), got {class}")
+                }
             }
         };
         let forward = make(&config)?;
@@ -1151,7 +1168,10 @@ impl TimeDistributed {
 
     fn child_shape(s: &Shape) -> Result<Shape> {
         if s.len() < 3 {
-            bail!("TimeDistributed layer expects an input shape >= 3D, but received input shape {}", super::json_text(Some(&crate::layer::shape_json(s))));
+            bail!(
+                "TimeDistributed layer expects an input shape >= 3D, but received input shape {}",
+                super::json_text(Some(&crate::layer::shape_json(s)))
+            );
         }
         Ok(std::iter::once(s[0]).chain(s[2..].iter().copied()).collect())
     }
@@ -1180,7 +1200,10 @@ impl Kind for TimeDistributed {
         let x = inputs[0];
         let s = e.shape(x)?.to_vec();
         if s.len() < 3 {
-            bail!("TimeDistributed layer expects an input shape >= 3D, but received input shape [{}]", tidytensor_core::shape::fmt(&s));
+            bail!(
+                "TimeDistributed layer expects an input shape >= 3D, but received input shape [{}]",
+                tidytensor_core::shape::fmt(&s)
+            );
         }
         let mut folded = vec![(s[0] * s[1]) as i64];
         folded.extend(s[2..].iter().map(|&d| d as i64));
