@@ -2,8 +2,8 @@
 // Differential tests of the recurrent family and the wrappers: simpleRNN, lstm and gru with
 // their options (returnSequences, returnState, goBackwards, stateful, dropout and
 // recurrentDropout, initial states), the cells as layers (simpleRNNCell, lstmCell, gruCell,
-// stackedRNNCells), tf.layers.rnn over a cell or a list of cells, bidirectional and
-// timeDistributed. Each layer is built with the same config on tidytensor and on
+// stackedRNNCells), tf.layers.rnn over a cell or a list of cells, bidirectional,
+// timeDistributed, convLstm2d and convLstm2dCell. Each layer is built with the same config on tidytensor and on
 // @tensorflow/tfjs 4.22, tfjs's weights (set to deterministic random values) are copied into
 // ours, and both are applied to the same input: outputs (1e-4), output shapes, weight names,
 // getConfig and memory must agree. Models holding the layers go through toJSON and back, both
@@ -198,6 +198,11 @@ describe('simpleRNN, lstm and gru', () => {
 });
 
 describe('dropout and recurrentDropout while training', () => {
+  // Masks are drawn once per call of the layer, only while training. Where tfjs differs we
+  // choose this behaviour: tfjs's generic RNN (tf.layers.rnn) never clears its cell's masks,
+  // so the first call's masks (all ones when it was not training) stay for good, and a bare
+  // cell keeps its first masks forever; ours draw fresh masks at each call. `dropoutFunc`
+  // (tfjs's hook for its own tests) is accepted and not called: the masks are drawn natively.
   // Input masks are drawn once per call: every step of a sample drops the same features.
   it('the input mask is the same at every step, 0 or 1 / (1 - rate)', () => {
     const before = tt.memory().numTensors;
