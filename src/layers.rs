@@ -190,6 +190,19 @@ impl NativeLayer {
         .map(Some)
     }
 
+    /// Whether it keeps states between calls (a stateful recurrent layer).
+    #[napi(getter)]
+    pub fn stateful(&self) -> bool {
+        self.inner.borrow().kind.stateful()
+    }
+
+    /// tfjs's `resetStates(states?)`: the kept states set to zeros, or to copies of `states`.
+    #[napi]
+    pub fn reset_states(&self, states: Option<Vec<f64>>) -> Result<()> {
+        let states = states.map(|s| ids(&s));
+        engine(|e| self.inner.borrow_mut().reset_states(e, states.as_deref()))
+    }
+
     /// Disposes the weights; returns how many variables went.
     #[napi]
     pub fn dispose(&self) -> Result<f64> {

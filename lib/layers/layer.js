@@ -201,6 +201,9 @@ function configJSON(config) {
     if (v != null && typeof v === 'object' && typeof v.getClassName === 'function' && typeof v.getConfig === 'function') {
       return { className: v.getClassName(), config: v.getConfig() };
     }
+    // tfjs's recurrent layers take `dropoutFunc` only to make their tests deterministic;
+    // the native layers draw their own masks, so the function is dropped.
+    if (key === 'dropoutFunc' && typeof v === 'function') return undefined;
     if (typeof v === 'function') {
       throw new Error(`tidytensor: the layer option '${key}' must be a name or a tf.* config object; ` +
         'custom JavaScript functions are not supported in layers');
@@ -893,6 +896,15 @@ class NativeBackedLayer extends Layer {
   // On tensors: the outputs. On symbolic tensors (from tf.input): symbolic outputs that
   // tf.model wires into a graph; the weights are made now, as in tfjs.
   apply(inputs, kwargs = {}) {
+    // tfjs's recurrent layers take initial states as kwargs.initialState: they follow the
+    // input, as in tfjs's symbolic calls.
+    if (kwargs != null && kwargs.initialState != null) {
+      if (Array.isArray(inputs)) {
+        throw new Error('When inputs is an array, neither initialState or constants should be provided');
+      }
+      const { initialState, ...rest } = kwargs;
+      return this.apply([inputs, ...toList(initialState)], rest);
+    }
     const list = toList(inputs);
     const symbolic = list.filter((x) => x instanceof SymbolicTensor).length;
     if (symbolic > 0) {
@@ -919,6 +931,24 @@ class NativeBackedLayer extends Layer {
 
   getConfig() {
     return JSON.parse(this.native.config());
+  }
+
+  get stateful() {
+    return this.native.stateful;
+  }
+
+  // tfjs's resetStates(states?): a stateful recurrent layer's states set to zeros, or to
+  // copies of `states` (a tensor or a list).
+  resetStates(states) {
+    if (states != null) {
+      const list = toList(states);
+      for (const s of list) {
+        if (!(s instanceof Tensor)) throw new Error(`resetStates() of layer ${this.name} expects Tensors, got ${typeof s}`);
+      }
+      this.native.resetStates(list.map((t) => t.id));
+    } else {
+      this.native.resetStates(null);
+    }
   }
 
   dispose() {
@@ -960,6 +990,9 @@ const CLASSES = {
   alphaDropout: 'AlphaDropout', spatialDropout1d: 'SpatialDropout1D', dot: 'Dot', masking: 'Masking',
   rescaling: 'Rescaling', centerCrop: 'CenterCrop', resizing: 'Resizing', categoryEncoding: 'CategoryEncoding',
   randomWidth: 'RandomWidth',
+  rnn: 'RNN', simpleRNNCell: 'SimpleRNNCell', lstmCell: 'LSTMCell', gruCell: 'GRUCell',
+  stackedRNNCells: 'StackedRNNCells', bidirectional: 'Bidirectional', timeDistributed: 'TimeDistributed',
+  convLstm2d: 'ConvLSTM2D', convLstm2dCell: 'ConvLSTM2DCell',
 };
 
 // One subclass per layer class, named as tfjs's (`layer.constructor.name` is 'Dense').

@@ -228,6 +228,15 @@ class LayersModel extends Layer {
     else this.model.setWeights(weights.map((w) => w.id));
   }
 
+  // tfjs's Container: stateful when a layer is; resetStates resets each stateful layer.
+  get stateful() {
+    return this.layers.some((l) => l.stateful);
+  }
+
+  resetStates() {
+    for (const l of this.layers) if (l.stateful) l.resetStates();
+  }
+
   countParams() {
     return this.graph ? this.layers.reduce((n, l) => n + l.countParams(), 0) : this.model.countParams();
   }

@@ -137,6 +137,8 @@ pub struct InputSpec {
     pub min_ndim: Option<usize>,
     /// `(axis, size)`, the axis negative from the end.
     pub axes: Vec<(i64, usize)>,
+    /// Checks the first input only (a recurrent layer's initial states follow it).
+    pub first_only: bool,
 }
 
 /// Creates a layer's weights during `build`.
@@ -166,6 +168,25 @@ impl Builder<'_> {
         let init = if self.fast_init { &Initializer::Zeros } else { init };
         let value = init.make(self.e, shape, self.dtype)?;
         self.add_value(name, value, regularizer, constraint, trainable)
+    }
+
+    /// Runs `f` with the weights named `layer/scope/name` (tfjs's `nameScope`: a wrapper's inner
+    /// layers, stacked cells); the weights join this builder's, also when `f` fails (so that
+    /// the caller disposes them).
+    pub fn scoped<R>(&mut self, scope: &str, f: impl FnOnce(&mut Builder) -> Result<R>) -> Result<R> {
+        let name = format!("{}/{scope}", self.layer);
+        let mut sub = Builder {
+            e: &mut *self.e,
+            layer: &name,
+            dtype: self.dtype,
+            weights: Vec::new(),
+            spec: None,
+            fast_init: self.fast_init,
+        };
+        let r = f(&mut sub);
+        let weights = std::mem::take(&mut sub.weights);
+        self.weights.extend(weights);
+        r
     }
 
     /// [`Builder::add`] with an initial value made by the caller (disposed here).
@@ -219,6 +240,17 @@ pub trait Kind {
     fn keeps_dtype(&self) -> bool {
         false
     }
+    /// Whether it keeps state between calls (stateful recurrent layers): it is then built for
+    /// the batch size of its first call, as tfjs builds it.
+    fn stateful(&self) -> bool {
+        false
+    }
+    /// tfjs's `resetStates(states?)`: zeros, or copies of `states`.
+    fn reset_states(&self, _e: &mut Engine, _layer: &str, _states: Option<&[TensorId]>) -> Result<()> {
+        bail!("Cannot call the resetStates() method of a non-stateful Layer object.")
+    }
+    /// Disposes the state it keeps between calls (with the layer's weights).
+    fn dispose_state(&self, _e: &mut Engine) {}
 }
 
 /// `activityRegularizer` in tfjs's configs: absent (most layers), always `null` (the recurrent
@@ -385,7 +417,8 @@ impl Layer {
     /// Checks `inputs` against the layer's input spec (tfjs's texts).
     fn check(&self, shapes: &[Vec<usize>]) -> Result<()> {
         let Some(spec) = &self.spec else { return Ok(()) };
-        for (i, s) in shapes.iter().enumerate() {
+        let n = if spec.first_only { 1 } else { shapes.len() };
+        for (i, s) in shapes.iter().enumerate().take(n) {
             if let Some(n) = spec.ndim {
                 if s.len() != n {
                     bail!(
@@ -426,9 +459,12 @@ impl Layer {
             inputs.iter().map(|&x| e.shape(x).map(<[usize]>::to_vec)).collect::<Result<_>>()?;
         if !self.built {
             let mut s: Vec<Shape> = shapes.iter().map(|s| known(s)).collect();
-            for s in &mut s {
-                if let Some(b) = s.first_mut() {
-                    *b = None;
+            // A stateful layer's states have the batch size of the call that builds it.
+            if !self.kind.stateful() {
+                for s in &mut s {
+                    if let Some(b) = s.first_mut() {
+                        *b = None;
+                    }
                 }
             }
             self.build(e, &s)?;
@@ -523,8 +559,17 @@ impl Layer {
         self.weights.iter().find(|w| w.var == var).map(|w| w.constraint.clone())
     }
 
+    /// tfjs's `resetStates(states?)` (stateful recurrent layers).
+    pub fn reset_states(&mut self, e: &mut Engine, states: Option<&[TensorId]>) -> Result<()> {
+        if self.disposed {
+            bail!("Layer '{}' is already disposed.", self.name);
+        }
+        self.kind.reset_states(e, &self.name, states)
+    }
+
     /// Disposes the weights that are still alive; returns how many.
     pub fn dispose_weights(&mut self, e: &mut Engine) -> usize {
+        self.kind.dispose_state(e);
         let mut n = 0;
         for w in &self.weights {
             if !e.is_disposed(w.var) {

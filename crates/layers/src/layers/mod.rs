@@ -1,6 +1,7 @@
 //! Every kind of layer, by family, and [`layer`]: a layer from its tfjs class name and config.
 
 mod conv;
+mod conv_recurrent;
 mod core;
 mod merge;
 mod noise;
@@ -20,7 +21,12 @@ use tidytensor_core::{bail, Engine, Result, TensorId};
 /// works too) with `config`.
 pub fn layer(class: &str, config: &Value) -> Result<LayerRef> {
     let c = Cfg::of(config)?;
-    let kind: Box<dyn Kind> = match class {
+    Ok(Layer::new(kind(class, c)?, c)?.into_ref())
+}
+
+/// The kind of layer of tfjs class `class` with config `c` (wrappers build their inner layer's).
+pub(crate) fn kind(class: &str, c: Cfg) -> Result<Box<dyn Kind>> {
+    Ok(match class {
         "Dense" | "dense" => Box::new(core::Dense::new(c)?),
         "Activation" | "activation" => Box::new(core::ActivationLayer::new(c)?),
         "Dropout" | "dropout" => Box::new(core::Dropout::new(c)?),
@@ -75,12 +81,20 @@ pub fn layer(class: &str, config: &Value) -> Result<LayerRef> {
         "Maximum" | "maximum" => Box::new(merge::Merge::new(merge::MergeOp::Maximum)),
         "Minimum" | "minimum" => Box::new(merge::Merge::new(merge::MergeOp::Minimum)),
         "Dot" | "dot" => Box::new(merge::Dot::new(c)?),
-        "SimpleRNN" | "simpleRNN" => Box::new(recurrent::Rnn::new(c, recurrent::Cell::Simple)?),
-        "LSTM" | "lstm" => Box::new(recurrent::Rnn::new(c, recurrent::Cell::Lstm)?),
-        "GRU" | "gru" => Box::new(recurrent::Rnn::new(c, recurrent::Cell::Gru)?),
+        "SimpleRNN" | "simpleRNN" => Box::new(recurrent::Rnn::new(c, recurrent::CellType::Simple)?),
+        "LSTM" | "lstm" => Box::new(recurrent::Rnn::new(c, recurrent::CellType::Lstm)?),
+        "GRU" | "gru" => Box::new(recurrent::Rnn::new(c, recurrent::CellType::Gru)?),
+        "RNN" | "rnn" => Box::new(recurrent::Rnn::generic(c)?),
+        "SimpleRNNCell" | "simpleRNNCell" => Box::new(recurrent::CellLayer::new(c, recurrent::CellType::Simple)?),
+        "LSTMCell" | "lstmCell" => Box::new(recurrent::CellLayer::new(c, recurrent::CellType::Lstm)?),
+        "GRUCell" | "gruCell" => Box::new(recurrent::CellLayer::new(c, recurrent::CellType::Gru)?),
+        "StackedRNNCells" | "stackedRNNCells" => Box::new(recurrent::CellLayer::stacked(c)?),
+        "Bidirectional" | "bidirectional" => Box::new(recurrent::Bidirectional::new(c)?),
+        "TimeDistributed" | "timeDistributed" => Box::new(recurrent::TimeDistributed::new(c)?),
+        "ConvLSTM2D" | "convLstm2d" => Box::new(conv_recurrent::ConvLstm2D::new(c)?),
+        "ConvLSTM2DCell" | "convLstm2dCell" => Box::new(conv_recurrent::ConvLstm2D::cell(c)?),
         _ => bail!("Unknown layer: {class}. This may be due to one of the following reasons:\n1. The layer is defined in Python, in which case it needs to be ported to TensorFlow.js or your JavaScript code.\n2. The custom layer is defined in JavaScript, but is not registered properly with tf.serialization.registerClass()."),
-    };
-    Ok(Layer::new(kind, c)?.into_ref())
+    })
 }
 
 /// tfjs's `dataFormat` (or a Keras file's `channels_first`): whether the channels axis comes
