@@ -89,9 +89,13 @@ Object.assign(tf, trainm);
   const L = require('./lib/layers/layer');
   const M = require('./lib/layers/models');
   const C = require('./lib/layers/callbacks');
+  const R = require('./lib/layers/recurrent');
+  Object.assign(L.layers, {
+    RNNCell: R.RNNCell, rnn: R.rnnFactory(L.layers.rnn), timeDistributed: R.timeDistributedFactory(L.layers.timeDistributed),
+  });
   Object.assign(tf, {
     layers: L.layers, initializers: L.initializers, regularizers: L.regularizers, constraints: L.constraints,
-    input: L.input, SymbolicTensor: L.SymbolicTensor, LayerVariable: L.LayerVariable, InputSpec: L.InputSpec, sequential: M.sequential, model: M.model,
+    input: L.input, SymbolicTensor: L.SymbolicTensor, LayerVariable: L.LayerVariable, InputSpec: L.InputSpec, RNN: R.RNN, sequential: M.sequential, model: M.model,
     LayersModel: M.LayersModel, Sequential: M.Sequential, callbacks: C.callbacks, Callback: C.Callback,
     CallbackList: C.CallbackList, registerCallbackConstructor: C.registerCallbackConstructor, CustomCallback: C.CustomCallback, History: C.History, EarlyStopping: C.EarlyStopping,
   });

@@ -359,3 +359,105 @@ describe('memory', () => {
     tt.dispose([xs, ys]);
   });
 });
+
+describe('recurrent layers and wrappers over layers written in JavaScript', () => {
+  // A cell of one's own (tfjs's documented way: an RNNCell with stateSize and a call from
+  // [x, h] to [output, h']) and a weighted layer for timeDistributed.
+  function defs(tf) {
+    class MinimalRNNCell extends tf.layers.RNNCell {
+      constructor(config) {
+        super(config);
+        this.units = config.units;
+        this.stateSize = config.units;
+      }
+
+      build(inputShape) {
+        this.kernel = this.addWeight('kernel', [inputShape[inputShape.length - 1], this.units], 'float32', tf.initializers.ones());
+        this.recurrentKernel = this.addWeight('recurrent_kernel', [this.units, this.units], 'float32', tf.initializers.constant({ value: 0.1 }));
+        this.built = true;
+      }
+
+      call([x, h]) {
+        return tf.tidy(() => {
+          const out = tf.tanh(tf.add(tf.matMul(x, this.kernel.read()), tf.matMul(h, this.recurrentKernel.read())));
+          return [out, out];
+        });
+      }
+
+      getConfig() {
+        return { ...super.getConfig(), units: this.units };
+      }
+    }
+    MinimalRNNCell.className = 'MinimalRNNCell';
+    tf.serialization.registerClass(MinimalRNNCell);
+    class Halve extends tf.layers.Layer {
+      build(s) {
+        this.w = this.addWeight('w', [s[s.length - 1]], 'float32', tf.initializers.constant({ value: 0.5 }));
+      }
+
+      call(x) {
+        return tf.tidy(() => tf.mul(Array.isArray(x) ? x[0] : x, this.w.read()));
+      }
+    }
+    Halve.className = 'Halve';
+    tf.serialization.registerClass(Halve);
+    return { MinimalRNNCell, Halve };
+  }
+  const ttD = defs(tt);
+  const tfD = defs(tfo);
+
+  // Predictions, a fit's history and a model file round trip of the model `build` makes.
+  async function program(tf, D, build, shape) {
+    const model = build(tf, D);
+    const n = shape.reduce((a, b) => a * b, 1);
+    const x = tf.tensor(Array.from({ length: n }, (_, i) => Math.sin(i)), shape);
+    const y = tf.ones([shape[0], 1]);
+    const before = tf.tidy(() => Array.from(model.predict(x).dataSync()));
+    model.compile({ optimizer: tf.train.sgd(0.1), loss: 'meanSquaredError' });
+    const h = await model.fit(x, y, { epochs: 3, shuffle: false, verbose: 0 });
+    let artifacts;
+    await model.save(tf.io.withSaveHandler(async (a) => {
+      artifacts = a;
+      return { modelArtifactsInfo: { dateSaved: new Date(), modelTopologyType: 'JSON' } };
+    }));
+    const loaded = await tf.loadLayersModel(tf.io.fromMemory(artifacts));
+    const after = tf.tidy(() => Array.from(loaded.predict(x).dataSync()));
+    const classes = model.layers.map((l) => l.getClassName());
+    tf.dispose([x, y]);
+    model.optimizer.dispose();
+    model.dispose();
+    loaded.dispose();
+    return { before, loss: h.history.loss, after, classes };
+  }
+
+  async function compare(build, shape) {
+    const start = tt.memory().numTensors;
+    const ours = await program(tt, ttD, build, shape);
+    assert.equal(tt.memory().numTensors, start, 'nothing left behind');
+    const theirs = await program(tfo, tfD, build, shape);
+    assert.deepEqual(ours.classes, theirs.classes);
+    close(ours.before, theirs.before, 1e-5, 'predict');
+    close(ours.loss, theirs.loss, 1e-5, 'loss');
+    close(ours.after, theirs.after, 1e-5, 'reloaded predict');
+  }
+
+  it('tf.layers.rnn over a JavaScript cell runs the cell per step, as tfjs does', async () => {
+    await compare((tf, D) => tf.sequential({
+      layers: [
+        tf.layers.rnn({ cell: new D.MinimalRNNCell({ units: 3 }), returnSequences: true, inputShape: [4, 2] }),
+        tf.layers.flatten(), tf.layers.dense({ units: 1, kernelInitializer: 'ones' }),
+      ],
+    }), [2, 4, 2]);
+    assert.ok(tt.layers.rnn({ cell: new ttD.MinimalRNNCell({ units: 2 }) }) instanceof tt.RNN);
+    assert.ok(tt.layers.lstm({ units: 2 }) instanceof tt.RNN, 'the built-in recurrent layers are RNNs too');
+  });
+
+  it('tf.layers.timeDistributed over a JavaScript layer', async () => {
+    await compare((tf, D) => tf.sequential({
+      layers: [
+        tf.layers.timeDistributed({ layer: new D.Halve({}), inputShape: [3, 2] }),
+        tf.layers.flatten(), tf.layers.dense({ units: 1, kernelInitializer: 'ones' }),
+      ],
+    }), [2, 3, 2]);
+  });
+});

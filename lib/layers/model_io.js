@@ -116,6 +116,16 @@ function deserializeLayer(conf, fastWeightInit = false) {
     throw new Error(`layer: Improper config format: ${JSON.stringify(conf)}.\n'className' and 'config' must set.`);
   }
   const { className } = conf;
+  // An RNN or a TimeDistributed over a layer written in JavaScript (registered) runs in
+  // JavaScript.
+  if (className === 'RNN' && !require('./recurrent').nativeCells(conf.config.cell)) {
+    const { RNN } = require('./recurrent');
+    return RNN.fromConfig(RNN, conf.config);
+  }
+  if (className === 'TimeDistributed' && !require('./recurrent').nativeCells(conf.config.layer)) {
+    const { TimeDistributed } = require('./recurrent');
+    return TimeDistributed.fromConfig(TimeDistributed, conf.config);
+  }
   if (LAYER_CLASSES.has(className)) {
     const cls = classOf(className);
     const layer = new cls(conf.config);

@@ -5,7 +5,7 @@
 // instead (crates/layers); tf.layers.rnn picks this class only when a cell is a JavaScript one.
 const { tidy, keep, dispose } = require('../engine');
 const { serialization } = require('../internals');
-const { Layer, InputSpec, SymbolicTensor, toList } = require('./layer');
+const { Layer, NativeBackedLayer, InputSpec, SymbolicTensor, toList, LAYER_CLASSES } = require('./layer');
 
 // The ops this file composes (the families index.js puts on tf).
 const ops = Object.assign({}, require('../ops/creation'), require('../ops/elementwise'), require('../ops/layout'));
@@ -230,14 +230,7 @@ class RNN extends Layer {
 
   // A cell given as {className, config} (a model file) is made from its registered class.
   static fromConfig(cls, config) {
-    const cell = config.cell;
-    const made = cell instanceof Layer ? cell : (() => {
-      const entry = serialization.SerializationMap.getMap().classNameMap[cell.className];
-      if (entry == null) throw new Error(`Unknown layer: ${cell.className}`);
-      const [cellCls, fromConfig] = entry;
-      return fromConfig != null ? fromConfig(cellCls, cell.config) : new cellCls(cell.config);
-    })();
-    return new cls({ ...config, cell: made });
+    return new cls({ ...config, cell: layerFrom(config.cell) });
   }
 
   dispose() {
@@ -253,4 +246,108 @@ class RNN extends Layer {
 }
 RNN.className = 'RNN';
 
-module.exports = { RNN, RNNCell, rnnLoop };
+// The built-in recurrent layers are RNNs too (`lstm instanceof tf.RNN`, as in tfjs).
+const NATIVE_RNNS = new Set(['RNN', 'SimpleRNN', 'LSTM', 'GRU', 'ConvLSTM2D']);
+Object.defineProperty(RNN, Symbol.hasInstance, {
+  value(x) {
+    return Function.prototype[Symbol.hasInstance].call(this, x)
+      || (this === RNN && x instanceof NativeBackedLayer && NATIVE_RNNS.has(x.getClassName()));
+  },
+});
+
+// Whether an RNN's cell (a layer, a list of them, or {className, config} from a file) is
+// all built-in: then the layer is one native loop.
+function nativeCells(cell) {
+  return toList(cell).every((c) => c == null || c instanceof NativeBackedLayer
+    || (typeof c === 'object' && !(c instanceof Layer) && LAYER_CLASSES.has(c.className)));
+}
+
+// tf.layers.rnn: the native RNN over built-in cells, this file's RNN over a JavaScript one.
+function rnnFactory(nativeRnn) {
+  return (config) => (config != null && !nativeCells(config.cell) ? new RNN(config) : nativeRnn(config));
+}
+
+// tfjs's TimeDistributed over a layer written in JavaScript: the layer's `call` on each time
+// step (as tfjs runs it, through rnn()). Over a built-in layer it is one native call instead.
+class TimeDistributed extends Layer {
+  constructor(args) {
+    super(args);
+    this.layer = args.layer;
+    this.supportsMasking = true;
+  }
+
+  build(inputShape) {
+    if (inputShape.length < 3) {
+      throw new Error(`TimeDistributed layer expects an input shape >= 3D, but received input shape ${JSON.stringify(inputShape)}`);
+    }
+    this.inputSpec = [new InputSpec({ shape: inputShape })];
+    if (!this.layer.built) {
+      this.layer.build([inputShape[0], ...inputShape.slice(2)]);
+      this.layer.built = true;
+    }
+    this.built = true;
+  }
+
+  computeOutputShape(inputShape) {
+    const child = this.layer.computeOutputShape([inputShape[0], ...inputShape.slice(2)]);
+    return [child[0], inputShape[1], ...child.slice(1)];
+  }
+
+  call(inputs, kwargs) {
+    return tidy(() => {
+      const x = toList(inputs)[0];
+      const step = (input) => [toList(this.layer.call(input, kwargs))[0], []];
+      return rnnLoop(step, x, [], false, null, true)[1];
+    });
+  }
+
+  get trainable() {
+    return this.layer != null ? this.layer.trainable : this.trainable_;
+  }
+
+  set trainable(v) {
+    if (this.layer != null) this.layer.trainable = v;
+    this.trainable_ = v;
+  }
+
+  get trainableWeights() {
+    return this.layer.trainableWeights;
+  }
+
+  get nonTrainableWeights() {
+    return this.layer.nonTrainableWeights;
+  }
+
+  get losses() {
+    return this.layer.losses;
+  }
+
+  calculateLosses() {
+    return this.layer.calculateLosses ? this.layer.calculateLosses() : [];
+  }
+
+  getConfig() {
+    return { layer: { className: this.layer.getClassName(), config: this.layer.getConfig() }, ...super.getConfig() };
+  }
+
+  static fromConfig(cls, config) {
+    return new cls({ ...config, layer: layerFrom(config.layer) });
+  }
+}
+TimeDistributed.className = 'TimeDistributed';
+
+// A layer given as {className, config} (a model file), made from its registered class.
+function layerFrom(spec) {
+  if (spec instanceof Layer) return spec;
+  const entry = serialization.SerializationMap.getMap().classNameMap[spec.className];
+  if (entry == null) throw new Error(`Unknown layer: ${spec.className}`);
+  const [cls, fromConfig] = entry;
+  return fromConfig != null ? fromConfig(cls, spec.config) : new cls(spec.config);
+}
+
+// tf.layers.timeDistributed: native over a built-in layer, this file's over a JavaScript one.
+function timeDistributedFactory(nativeTimeDistributed) {
+  return (config) => (config != null && !nativeCells(config.layer) ? new TimeDistributed(config) : nativeTimeDistributed(config));
+}
+
+module.exports = { RNN, RNNCell, TimeDistributed, rnnLoop, nativeCells, rnnFactory, timeDistributedFactory };
