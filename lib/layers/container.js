@@ -9,7 +9,7 @@
 const native = require('../native');
 const { Tensor, wrapId } = require('../tensor');
 const { tidy, keep, dispose } = require('../engine');
-const { toList, singletonOrArray } = require('./layer');
+const { toList } = require('./layer');
 
 // ---- the graph -----------------------------------------------------------------------------
 
@@ -39,16 +39,27 @@ class Graph {
     this.inputNodes = inputNodes;
   }
 
-  // The outputs for input tensors `xs` (temporaries stay in the caller's scope).
+  // The outputs for input tensors `xs` (temporaries stay in the caller's scope). As tfjs's
+  // executor: each layer gets its inputs as a list, and the first input's mask as
+  // `kwargs.mask` when any input has one; a layer that supports masking gives its outputs'.
   run(xs, training) {
     const values = new Map();
+    const masks = new Map();
     this.inputNodes.forEach((node, i) => values.set(node, [xs[i]]));
     const valueOf = (s) => values.get(s.node)[s.tensorIndex || 0];
+    const maskOf = (s) => (masks.has(s.node) ? masks.get(s.node)[s.tensorIndex || 0] : null);
     for (const node of this.nodes) {
       if (values.has(node)) continue;
       const ins = node.inputs.map(valueOf);
+      const inMasks = node.inputs.map(maskOf);
       const kwargs = { ...(node.callArgs || {}), training };
-      values.set(node, toList(node.layer.apply(singletonOrArray(ins), kwargs)));
+      if (inMasks.some((m) => m != null)) kwargs.mask = inMasks[0];
+      const outs = toList(node.layer.apply(ins, kwargs));
+      values.set(node, outs);
+      if (node.layer.supportsMasking) {
+        const outMask = node.layer.computeMask(ins, inMasks);
+        if (outMask != null) masks.set(node, outs.map(() => (Array.isArray(outMask) ? outMask[0] : outMask)));
+      }
     }
     return this.outputs.map(valueOf);
   }

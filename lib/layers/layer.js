@@ -788,6 +788,14 @@ function initNative(layer, { className, config }) {
   Object.defineProperty(layer, 'native', { value: new native.NativeLayer(className, configJSON(config)) });
   Object.defineProperty(layer, 'layerClassName', { value: layer.native.className });
   layer.name = layer.native.name;
+  // tfjs's layers keep their options as fields (`dense.units`, `lstm.returnSequences`,
+  // `bidirectional.mergeMode`): the plain ones read from the config.
+  const plainValue = (v) => v == null || typeof v !== 'object' || (Array.isArray(v) && v.every((x) => x == null || typeof x !== 'object'));
+  for (const [key, value] of Object.entries(JSON.parse(layer.native.config()))) {
+    if (!(key in layer) && plainValue(value)) {
+      Object.defineProperty(layer, key, { get: () => JSON.parse(layer.native.config())[key], configurable: true });
+    }
+  }
 }
 
 class NativeBackedLayer extends Layer {
