@@ -28,6 +28,13 @@ module.exports = [
     tidytensor: /^returns/,
   },
   {
+    reason: 'a tf.layers.Layer subclass given null options uses the defaults, as the factories do (tfjs ' +
+      'throws a TypeError reading them)',
+    name: /^new Layer\(null\)$/,
+    tfjs: /^throws TypeError: Cannot read properties of null/,
+    tidytensor: /^returns/,
+  },
+  {
     reason: 'layer factories refuse an argument that is not an object of options (a string, number, ' +
       'list, typed array or Tensor); tfjs reads options off it, making a layer or throwing a TypeError',
     name: /^layers\./,

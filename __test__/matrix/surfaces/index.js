@@ -5,7 +5,7 @@
 // initializers, regularizers and constraints (configs.js). Each module
 // exports `cases()`: [{ name, fn, compare, build(tf, foreign, ctx) -> () => result }], built the
 // same way (same order) in every child process; `fn` names the function the case exercises.
-const MODULES = ['io', 'graph', 'images', 'data', 'configs'];
+const MODULES = ['io', 'graph', 'images', 'data', 'configs', 'layer_api'];
 
 function surfaceCases() {
   return MODULES.flatMap((m) => require(`./${m}`).cases());
