@@ -1123,8 +1123,23 @@ export type LayerFactoryName = 'activation' | 'alphaDropout' | 'averagePooling1d
   'maxPooling3d' | 'permute' | 'prelu' | 'randomWidth' | 'reLU' | 'repeatVector' | 'rescaling' | 'reshape' |
   'resizing' | 'rnn' | 'separableConv2d' | 'simpleRNN' | 'simpleRNNCell' | 'softmax' | 'spatialDropout1d' |
   'stackedRNNCells' | 'thresholdedReLU' | 'timeDistributed' | 'upSampling2d' | 'zeroPadding2d';
+/** The base of recurrent cells written in JavaScript: `stateSize`, and `call([x, ...states])` giving `[output, ...newStates]`. */
+export declare class RNNCell extends Layer {
+  stateSize: number | number[];
+}
+/** A recurrent layer over a cell (tf.layers.rnn makes one); the built-in recurrent layers are RNNs too. */
+export declare class RNN extends Layer {
+  constructor(args: LayerArgs & { cell: RNNCell | Layer; returnSequences?: boolean; returnState?: boolean; goBackwards?: boolean; stateful?: boolean });
+  readonly cell: RNNCell | Layer;
+  readonly returnSequences: boolean;
+  readonly returnState: boolean;
+  readonly goBackwards: boolean;
+  states: Tensor[];
+}
 export declare const layers: {
   Layer: typeof Layer;
+  RNN: typeof RNN;
+  RNNCell: typeof RNNCell;
   input: typeof input;
   add: MergeFactory; average: MergeFactory; concatenate: MergeFactory; maximum: MergeFactory; minimum: MergeFactory;
   multiply: MergeFactory;

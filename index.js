@@ -91,7 +91,7 @@ Object.assign(tf, trainm);
   const C = require('./lib/layers/callbacks');
   const R = require('./lib/layers/recurrent');
   Object.assign(L.layers, {
-    RNNCell: R.RNNCell, rnn: R.rnnFactory(L.layers.rnn), timeDistributed: R.timeDistributedFactory(L.layers.timeDistributed),
+    RNN: R.RNN, RNNCell: R.RNNCell, rnn: R.rnnFactory(L.layers.rnn), timeDistributed: R.timeDistributedFactory(L.layers.timeDistributed),
   });
   Object.assign(tf, {
     layers: L.layers, initializers: L.initializers, regularizers: L.regularizers, constraints: L.constraints,
