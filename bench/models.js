@@ -157,6 +157,25 @@ function modelWorkloads({ randomFloats, median, measureAsync }) {
       seed: 96,
     }),
     fitWorkload({
+      id: 'bilstmfit',
+      label: 'bidirectional(lstm(64)) fit over 50 steps of 8 features, 256 samples, batch 32',
+      build: (tf) => {
+        const model = tf.sequential({
+          layers: [
+            tf.layers.bidirectional({ layer: tf.layers.lstm({ units: 64 }), inputShape: [50, 8] }),
+            tf.layers.dense({ units: 4, activation: 'softmax' }),
+          ],
+        });
+        model.compile({ optimizer: 'adam', loss: 'categoricalCrossentropy' });
+        return model;
+      },
+      shape: [50, 8],
+      classes: 4,
+      samples: 256,
+      batchSize: 32,
+      seed: 97,
+    }),
+    fitWorkload({
       id: 'lstmfit',
       label: 'lstm(64) fit over 50 steps of 8 features, 256 samples, batch 32',
       build: (tf) => {

@@ -149,6 +149,7 @@ const TARGETS = {
   customfit: { speedup: 1.5 },
   transferfit: { speedup: 1.5 },
   lstmfit: { speedup: 1.5 },
+  bilstmfit: { speedup: 1.5 },
   graphmobilenet: { speedup: 1.5 },
   graphload: { speedup: 1 },
   graphsmall: { speedup: 5, fastestPeer: true },
