@@ -518,6 +518,40 @@ describe('kernel and gradient registries', () => {
     }
   });
 
+  it('getKernel and engine().runKernel answer for the native kernels with tfjs\'s kernel arguments', () => {
+    const t = (tf, v, shape, dtype) => tf.tensor(v, shape, dtype);
+    const programs = [
+      ['Add', (tf) => ({ a: t(tf, [1, 2, 3], [3]), b: tf.scalar(2) }), {}],
+      ['RealDiv', (tf) => ({ a: t(tf, [1, 2, 3], [3]), b: t(tf, [2, 4, 8], [3]) }), {}],
+      ['Relu', (tf) => ({ x: t(tf, [-1, 2, -3], [3]) }), {}],
+      ['Sum', (tf) => ({ x: t(tf, [1, 2, 3, 4, 5, 6], [2, 3]) }), { axis: [1], keepDims: true }],
+      ['ArgMax', (tf) => ({ x: t(tf, [1, 9, 3, 4, 5, 6], [2, 3]) }), { axis: 1 }],
+      ['Cast', (tf) => ({ x: t(tf, [1.5, -2.5], [2]) }), { dtype: 'int32' }],
+      ['Transpose', (tf) => ({ x: t(tf, [1, 2, 3, 4, 5, 6], [2, 3]) }), { perm: [1, 0] }],
+      ['Concat', (tf) => [t(tf, [1, 2], [1, 2]), t(tf, [3, 4], [1, 2])], { axis: 0 }],
+      ['BatchMatMul', (tf) => ({ a: t(tf, [1, 2, 3, 4], [1, 2, 2]), b: t(tf, [5, 6, 7, 8], [1, 2, 2]) }),
+        { transposeA: false, transposeB: true }],
+      ['Conv2D', (tf) => ({ x: t(tf, [1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 3, 3, 1]), filter: t(tf, [1, 0, 0, -1], [2, 2, 1, 1]) }),
+        { strides: 1, pad: 'valid', dataFormat: 'NHWC', dilations: 1 }],
+      ['MaxPool', (tf) => ({ x: t(tf, [1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 3, 3, 1]) }), { filterSize: 2, strides: 1, pad: 'valid' }],
+      ['Softmax', (tf) => ({ logits: t(tf, [1, 2, 3], [1, 3]) }), { dim: -1 }],
+      ['GatherV2', (tf) => ({ x: t(tf, [1, 2, 3], [3]), indices: t(tf, [2, 0], [2], 'int32') }), { axis: 0, batchDims: 0 }],
+      ['Select', (tf) => ({ condition: t(tf, [true, false], [2], 'bool'), t: t(tf, [1, 2], [2]), e: t(tf, [3, 4], [2]) }), {}],
+      ['TopK', (tf) => ({ x: t(tf, [3, 1, 2], [3]) }), { k: 2, sorted: true }],
+      ['PadV2', (tf) => ({ x: t(tf, [1, 2], [2]) }), { paddings: [[1, 2]], constantValue: 9 }],
+    ];
+    for (const [name, inputs, attrs] of programs) {
+      same((tf) => tf.engine().runKernel(name, inputs(tf), attrs));
+      same((tf) => {
+        const k = tf.getKernel(name, tf.getBackend());
+        return { kernelName: k.kernelName, backend: k.backendName === tf.getBackend(), func: typeof k.kernelFunc };
+      });
+    }
+    assert.equal(tt.getKernel('Add', 'no-such-backend'), undefined);
+    assert.equal(tt.getKernel('NoSuchKernel', tt.getBackend()), undefined);
+    assert.ok(tt.getKernelsForBackend(tt.getBackend()).length > 100);
+  });
+
   it('engine().runKernel runs a registered kernel for the active backend, as tfjs', () => {
     for (const lib of [tt, tfo]) {
       lib.registerKernel({

@@ -11,6 +11,7 @@ const native = require('./native');
 const { Tensor } = require('./tensor');
 const { env } = require('./env');
 const { warn } = require('./internals');
+const { nativeKernel, NATIVE_KERNEL_NAMES } = require('./native_kernels');
 
 // ---------------------------------------------------------------------------------------------
 // Kernels and gradients
@@ -21,18 +22,29 @@ const kernelRegistry = new Map();
 const gradRegistry = new Map();
 const keyOf = (kernelName, backendName) => `${backendName}_${kernelName}`;
 
+// A registered kernel, else (on a native backend) the native one's config.
 function getKernel(kernelName, backendName) {
-  return kernelRegistry.get(keyOf(kernelName, backendName));
+  const registered = kernelRegistry.get(keyOf(kernelName, backendName));
+  if (registered != null || !isNative(backendName)) return registered;
+  return nativeKernel(kernelName, backendName);
 }
+
+const isNative = (backendName) => typeof backendName === 'string' && native.backendNames().includes(backendName);
 
 function getGradient(kernelName) {
   return gradRegistry.get(kernelName);
 }
 
+// The kernels registered for a backend, then (a native backend) the native kernels not
+// overridden by one.
 function getKernelsForBackend(backendName) {
   const out = [];
   for (const [key, config] of kernelRegistry) {
     if (key.split('_')[0] === backendName) out.push(config);
+  }
+  if (isNative(backendName)) {
+    const taken = new Set(out.map((k) => k.kernelName));
+    for (const name of NATIVE_KERNEL_NAMES) if (!taken.has(name)) out.push(nativeKernel(name, backendName));
   }
   return out;
 }
@@ -71,9 +83,10 @@ function unregisterGradient(kernelName) {
   gradRegistry.delete(kernelName);
 }
 
-// Registers each kernel of one backend for another too (a copy of the config, renamed).
+// Registers each kernel registered for one backend for another too (a copy of the config,
+// renamed; the native kernels answer for every native backend already).
 function copyRegisteredKernels(registeredBackendName, newBackendName) {
-  for (const config of getKernelsForBackend(registeredBackendName)) {
+  for (const config of getKernelsForBackend(registeredBackendName).filter((k) => kernelRegistry.has(keyOf(k.kernelName, registeredBackendName)))) {
     registerKernel(Object.assign({}, config, { backendName: newBackendName }));
   }
 }
