@@ -52,7 +52,8 @@ class Graph {
       if (values.has(node)) continue;
       const ins = node.inputs.map(valueOf);
       const inMasks = node.inputs.map(maskOf);
-      const kwargs = { ...(node.callArgs || {}), training };
+      // (predict passes no `training`, as tfjs's.)
+      const kwargs = training === undefined ? { ...(node.callArgs || {}) } : { ...(node.callArgs || {}), training };
       if (inMasks.some((m) => m != null)) kwargs.mask = inMasks[0];
       const outs = toList(node.layer.apply(ins, kwargs));
       values.set(node, outs);
@@ -204,11 +205,11 @@ const sliceRows = (x, start, end) => (start === 0 && end === x.shape[0] ? x
 function predictJS(model, xs, batchSize) {
   return tidy(() => {
     const n = xs[0].shape[0];
-    if (n <= batchSize) return model.forward(xs, false);
+    if (n <= batchSize) return model.forward(xs, undefined);
     const parts = model.outputs.map(() => []);
     for (let start = 0; start < n; start += batchSize) {
       const end = Math.min(n, start + batchSize);
-      model.forward(xs.map((x) => sliceRows(x, start, end)), false).forEach((y, i) => parts[i].push(y));
+      model.forward(xs.map((x) => sliceRows(x, start, end)), undefined).forEach((y, i) => parts[i].push(y));
     }
     const { concat } = require('../ops/layout');
     return parts.map((p) => concat(p, 0));

@@ -517,6 +517,20 @@ class Layer extends serialization.Serializable {
     return this.losses.map((lossFn) => lossFn());
   }
 
+  // tfjs's call hook: called with each call's inputs and kwargs (a model holding a hooked
+  // layer runs its graph from JavaScript, so that the hook sees every call).
+  setCallHook(callHook) {
+    this._callHook = callHook;
+  }
+
+  clearCallHook() {
+    this._callHook = null;
+  }
+
+  invokeCallHook(inputs, kwargs) {
+    if (this._callHook != null) this._callHook(inputs, kwargs);
+  }
+
   addLoss(losses) {
     if (losses == null || (Array.isArray(losses) && losses.length === 0)) return;
     this._losses.push(...toList(losses));
@@ -634,6 +648,7 @@ class Layer extends serialization.Serializable {
       }
       this.assertInputCompatibility(inputs);
       if (symbolic === 0) {
+        this.invokeCallHook(inputs, kwargs);
         const outs = toList(this.call(inputs, kwargs)).map((x) => (list.indexOf(x) !== -1 ? x.clone() : x));
         return singletonOrArray(outs);
       }
@@ -928,6 +943,7 @@ class NativeBackedLayer extends Layer {
         throw new Error(`Layer ${this.name} expects Tensors or SymbolicTensors, got ${typeof x}`);
       }
     }
+    this.invokeCallHook(inputs, kwargs);
     const ids = this.native.apply(list.map((t) => t.id), !!(kwargs && kwargs.training));
     const outs = ids.map(wrapId);
     return outs.length === 1 ? outs[0] : outs;

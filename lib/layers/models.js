@@ -261,8 +261,20 @@ class LayersModel extends Layer {
     if (optimizer == null || optimizer.native == null) {
       throw new Error('compile() needs an optimizer: a name (\'adam\', \'sgd\' ...) or a tf.train optimizer');
     }
-    const losses = (Array.isArray(args.loss) ? args.loss : typeof args.loss === 'object' && typeof args.loss !== 'function'
-      ? this.outputNames.map((n) => args.loss[n]) : [args.loss]).map((l) => lossOrMetric(l, 'loss'));
+    const outputNames = this.outputNames;
+    if (Array.isArray(args.loss) && args.loss.length > 0 && args.loss.length !== outputNames.length) {
+      throw new Error(`When passing an Array as loss, it should have one entry per model output. The model has ${outputNames.length} output(s), but you passed loss=${args.loss}.`);
+    }
+    const byOutput = !Array.isArray(args.loss) && typeof args.loss === 'object' && typeof args.loss !== 'function';
+    if (byOutput) {
+      for (const name of Object.keys(args.loss)) {
+        if (outputNames.indexOf(name) === -1) {
+          throw new Error(`Unknown entry in loss dictionary: "${name}". Only expected the following keys: ${outputNames}`);
+        }
+      }
+    }
+    const losses = (Array.isArray(args.loss) ? args.loss : byOutput ? outputNames.map((n) => args.loss[n]) : [args.loss])
+      .map((l) => lossOrMetric(l, 'loss'));
     let metrics = args.metrics == null ? [] : args.metrics;
     if (!Array.isArray(metrics)) {
       metrics = typeof metrics === 'object' && typeof metrics !== 'function'
@@ -276,6 +288,8 @@ class LayersModel extends Layer {
     if (this.isOptimizerOwned && this.optimizer_ && this.optimizer_ !== optimizer) this.optimizer_.dispose();
     if (jsCompiled == null) this.model.compile(optimizer.native, typeof args.optimizer === 'string', losses, metrics);
     this.jsCompiled = jsCompiled;
+    this.compiledLosses = losses;
+    this.fallbackCompiled = null;
     this.optimizer_ = optimizer;
     this.isOptimizerOwned = typeof args.optimizer === 'string';
     this.loss = args.loss;
@@ -286,19 +300,35 @@ class LayersModel extends Layer {
   // Whether a training step is one native call: a native model compiled with names, not
   // frozen as a whole.
   get trainsNatively() {
-    return this.model != null && this.jsCompiled == null && this.trainable_;
+    return this.model != null && this.jsCompiled == null && this.trainable_ && this.jsGraph == null;
+  }
+
+  // The graph run from JavaScript: a model holding a JavaScript layer or a model, or a native
+  // one while one of its layers has a call hook (tfjs's setCallHook; native calls have none).
+  get jsGraph() {
+    if (this.graph) return this.graph;
+    return this.layers.some((l) => l._callHook != null) ? new C.Graph(this.inputs, this.outputs) : null;
+  }
+
+  // compile's losses and metrics for the JavaScript step (made once, for a native model that
+  // trains in JavaScript for a while: frozen, or with a call hook).
+  get stepCompiled() {
+    if (this.jsCompiled) return this.jsCompiled;
+    if (this.fallbackCompiled == null) this.fallbackCompiled = C.compileJS(this, this.compiledLosses, this.metrics);
+    return this.fallbackCompiled;
   }
 
   // The outputs for inputs `xs` (a list; temporaries stay in the caller's scope).
   forward(xs, training) {
     if (this.disposed) throw new Error(`Container '${this.name}' is already disposed.`);
-    if (this.graph) {
+    const graph = this.jsGraph;
+    if (graph) {
       if (xs.length !== this.inputs.length) {
         throw new Error(`Error when checking model : the Array of Tensors that you are passing to your model is not the size the the model expected. Expected to see ${this.inputs.length} Tensor(s), but instead got ${xs.length} Tensors(s).`);
       }
-      return this.graph.run(xs, training);
+      return graph.run(xs, training);
     }
-    return this.model.apply(xs.map((t) => t.id), training).map(wrapId);
+    return this.model.apply(xs.map((t) => t.id), !!training).map(wrapId);
   }
 
   // One training step on rows start..end (or `indices`) of `xs`/`ys`: the loss and metrics.
@@ -309,7 +339,7 @@ class LayersModel extends Layer {
         classWeight == null ? null : classWeight[0]);
     }
     this.checkCompiled();
-    const c = this.jsCompiled || C.compileJS(this, toList(this.loss), this.metrics);
+    const c = this.stepCompiled;
     const batch = (list) => (indices == null ? list.map((t) => C.sliceRows(t, start, end)) : (() => {
       const idx = tensor1d(indices, 'int32');
       const out = list.map((t) => t.gather(idx));
@@ -327,7 +357,7 @@ class LayersModel extends Layer {
   }
 
   evaluateLists(xs, ys, batchSize) {
-    if (this.jsCompiled == null && this.model != null) {
+    if (this.jsCompiled == null && this.model != null && this.jsGraph == null) {
       return this.model.evaluate(xs.map((t) => t.id), ys.map((t) => t.id), batchSize);
     }
     this.checkCompiled();
@@ -337,7 +367,7 @@ class LayersModel extends Layer {
     if (rowsOf(xs) !== rowsOf(ys)) {
       throw new Error(`Input Tensors should have the same number of samples as target Tensors. Found ${rowsOf(xs)} input sample(s) and ${rowsOf(ys)} target sample(s).`);
     }
-    return C.evaluateJS(this, this.jsCompiled, xs, ys, batchSize);
+    return C.evaluateJS(this, this.stepCompiled, xs, ys, batchSize);
   }
 
   checkCompiled() {
@@ -351,7 +381,7 @@ class LayersModel extends Layer {
     checkTensors(x, 'predict()\'s x');
     const batchSize = args.batchSize == null ? 32 : args.batchSize;
     checkBatchSize(batchSize);
-    const outs = this.graph ? C.predictJS(this, toList(x), batchSize)
+    const outs = this.jsGraph ? C.predictJS(this, toList(x), batchSize)
       : this.model.predict(toList(x).map((t) => t.id), batchSize).map(wrapId);
     return outs.length === 1 ? outs[0] : outs;
   }
@@ -424,11 +454,12 @@ class LayersModel extends Layer {
   }
 
   evaluate(x, y, args = {}) {
+    // tfjs checks the batch size first.
+    const batchSize = args.batchSize == null ? 32 : args.batchSize;
+    checkBatchSize(batchSize);
     this.checkCompiled();
     checkTensors(x, 'evaluate()\'s x');
     checkTensors(y, 'evaluate()\'s y');
-    const batchSize = args.batchSize == null ? 32 : args.batchSize;
-    checkBatchSize(batchSize);
     const values = this.evaluateLists(toList(x), toList(y), batchSize);
     const out = values.map((v) => scalar(v));
     return out.length === 1 ? out[0] : out;
@@ -449,11 +480,11 @@ class LayersModel extends Layer {
     this.isTraining = true;
     const made = [];
     try {
+      const batchSize = args.batchSize == null ? 32 : args.batchSize;
+      checkBatchSize(batchSize);
       this.checkCompiled();
       checkTensors(x, 'fit()\'s x');
       checkTensors(y, 'fit()\'s y');
-      const batchSize = args.batchSize == null ? 32 : args.batchSize;
-      checkBatchSize(batchSize);
       const epochs = args.epochs == null ? 1 : args.epochs;
       const initialEpoch = args.initialEpoch == null ? 0 : args.initialEpoch;
       const verbose = args.verbose == null ? 1 : args.verbose;
