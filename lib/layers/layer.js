@@ -920,8 +920,10 @@ class NativeBackedLayer extends Layer {
         throw new Error(`Layer ${this.name} expects Tensors or SymbolicTensors, got ${typeof x}`);
       }
     }
-    // tfjs's kwargs.mask: one Tensor (the first input's mask), read by the recurrent layers.
-    const mask = kwargs != null ? kwargs.mask : null;
+    // tfjs's kwargs.mask: one Tensor (the first input's mask), read by the recurrent layers; a
+    // list (tfjs's nested-model runs give one to layers of several inputs) stands for its first.
+    let mask = kwargs != null ? kwargs.mask : null;
+    if (Array.isArray(mask)) mask = mask[0];
     if (mask != null && !(mask instanceof Tensor)) {
       throw new Error(`Layer ${this.name} expects its mask to be a Tensor, got ${typeof mask}`);
     }
