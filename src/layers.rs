@@ -8,7 +8,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use tidytensor_core::TensorId;
 use tidytensor_layers::initializers::Initializer;
-use tidytensor_layers::layer::{shape_json, Shape};
+use tidytensor_layers::layer::{shape_json, MaskOut, Shape};
 use tidytensor_layers::losses::Loss;
 use tidytensor_layers::metrics::Metric;
 use tidytensor_layers::regularizers::{Constraint, Regularizer};
@@ -127,11 +127,44 @@ impl NativeLayer {
         Ok(shapes_json(&out))
     }
 
-    /// `layer.apply(tensors)` on concrete tensors: the outputs, nothing else left behind.
+    /// `layer.apply(tensors, {training, mask})` on concrete tensors: the outputs, nothing else
+    /// left behind. `mask` is tfjs's `kwargs.mask` (read by the recurrent layers).
     #[napi]
-    pub fn apply(&self, inputs: Vec<f64>, training: bool) -> Result<Vec<f64>> {
+    pub fn apply(&self, inputs: Vec<f64>, training: bool, mask: Option<f64>) -> Result<Vec<f64>> {
         let inputs = ids(&inputs);
-        engine(|e| e.tidy(|e| self.inner.borrow_mut().call(e, &inputs, training))).map(out_ids)
+        let mask = mask.map(id);
+        engine(|e| e.tidy(|e| self.inner.borrow_mut().call_masked(e, &inputs, mask, training))).map(out_ids)
+    }
+
+    /// tfjs's `supportsMasking`.
+    #[napi(getter)]
+    pub fn supports_masking(&self) -> bool {
+        self.inner.borrow().kind.supports_masking()
+    }
+
+    /// tfjs's `computeMask(inputs, masks)`: one mask id (or null), or one per output; an empty
+    /// list means "the masks as given" (the base Layer's pass-through). Masks returned that
+    /// are not among those given are new tensors; nothing else is left behind.
+    #[napi]
+    pub fn compute_mask(&self, input_ids: Vec<f64>, mask_ids: Vec<Option<f64>>) -> Result<Vec<Option<f64>>> {
+        let inputs = ids(&input_ids);
+        let masks: Vec<Option<TensorId>> = mask_ids.iter().map(|m| m.map(id)).collect();
+        engine(|e| {
+            for &t in inputs.iter().chain(masks.iter().flatten()) {
+                e.shape(t)?;
+            }
+            e.start_scope();
+            let r = self.inner.borrow().compute_mask(e, &inputs, &masks);
+            let list: Vec<Option<TensorId>> = match &r {
+                Ok(MaskOut::Same) | Err(_) => Vec::new(),
+                Ok(MaskOut::One(m)) => vec![*m],
+                Ok(MaskOut::List(l)) => l.clone(),
+            };
+            let keep: Vec<TensorId> = list.iter().flatten().copied().collect();
+            e.end_scope(&keep);
+            r?;
+            Ok(list.into_iter().map(|m| m.map(|t| t as f64)).collect())
+        })
     }
 
     /// The weights' variable ids: trainable first (tfjs's `weights`).

@@ -944,9 +944,50 @@ class NativeBackedLayer extends Layer {
       }
     }
     this.invokeCallHook(inputs, kwargs);
-    const ids = this.native.apply(list.map((t) => t.id), !!(kwargs && kwargs.training));
+    // tfjs's kwargs.mask: one Tensor (the first input's mask), read by the recurrent layers; a
+    // list (tfjs's nested-model runs give one to layers of several inputs) stands for its first.
+    let mask = kwargs != null ? kwargs.mask : null;
+    if (Array.isArray(mask)) mask = mask[0];
+    if (mask != null && !(mask instanceof Tensor)) {
+      throw new Error(`Layer ${this.name} expects its mask to be a Tensor, got ${typeof mask}`);
+    }
+    const ids = this.native.apply(list.map((t) => t.id), !!(kwargs && kwargs.training), mask != null ? mask.id : null);
     const outs = ids.map(wrapId);
     return outs.length === 1 ? outs[0] : outs;
+  }
+
+  // tfjs's supportsMasking: the native layer's (Layer's constructor assigns false, ignored).
+  get supportsMasking() {
+    return this.native != null && this.native.supportsMasking;
+  }
+
+  set supportsMasking(v) {}
+
+  // tfjs's computeMask(inputs, mask): tensors in, a mask (or null) or one per output out. A mask
+  // given back is the same Tensor object; new masks are new tensors.
+  computeMask(inputs, mask) {
+    const list = toList(inputs);
+    const merge = MERGE_CLASSES[this.getClassName()];
+    if (merge != null && mask != null) {
+      if (!Array.isArray(mask)) throw new Error(merge.mask);
+      if (!Array.isArray(inputs)) throw new Error(merge.inputs);
+    }
+    const masks = mask == null ? [] : toList(mask);
+    for (const x of list.concat(masks.filter((m) => m != null))) {
+      if (!(x instanceof Tensor)) throw new Error(`computeMask() of layer ${this.name} expects Tensors, got ${typeof x}`);
+    }
+    let ids;
+    try {
+      ids = this.native.computeMask(list.map((t) => t.id), masks.map((m) => (m == null ? null : m.id)));
+    } catch (e) {
+      // tfjs throws a TypeError when a layer that does not support masking is given a mask.
+      if (/does not support masking/.test(e.message)) throw new TypeError(e.message);
+      throw e;
+    }
+    if (ids.length === 0) return mask;
+    const given = new Map(masks.filter((m) => m != null).map((m) => [m.id, m]));
+    const out = ids.map((id) => (id == null ? null : given.has(id) ? given.get(id) : wrapId(id)));
+    return out.length === 1 ? out[0] : out;
   }
 
   call(inputs, kwargs) {
@@ -980,6 +1021,13 @@ class NativeBackedLayer extends Layer {
     return { refCountAfterDispose: 0, numDisposedVariables };
   }
 }
+
+// tfjs's merge layers check that computeMask gets lists (their texts).
+const MERGE_TEXTS = { mask: '`mask` should be an Array', inputs: '`inputs` should be an Array' };
+const MERGE_CLASSES = {
+  Add: MERGE_TEXTS, Multiply: MERGE_TEXTS, Average: MERGE_TEXTS, Maximum: MERGE_TEXTS, Minimum: MERGE_TEXTS,
+  Concatenate: { mask: '`mask` should be an array for Concatenate', inputs: '`inputs` should be an array for Concatenate' },
+};
 
 // tf.input({shape, batchShape, name, dtype}): the symbolic input of a functional model.
 function input(config = {}) {

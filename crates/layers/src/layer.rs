@@ -251,6 +251,49 @@ pub trait Kind {
     }
     /// Disposes the state it keeps between calls (with the layer's weights).
     fn dispose_state(&self, _e: &mut Engine) {}
+    /// tfjs's `supportsMasking`: whether a model records masks for this layer's outputs.
+    fn supports_masking(&self) -> bool {
+        false
+    }
+    /// tfjs's `computeMask(inputs, masks)` for the kinds that override it (`masks` empty when
+    /// none is given); `None` keeps the base Layer's (pass the masks on, or refuse them).
+    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], _masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+        Ok(None)
+    }
+    /// `call` with tfjs's `kwargs.mask` (`[batch, steps]`, or wider): only the kinds that read
+    /// it (the recurrent layers and their wrappers) override this.
+    fn call_masked(
+        &self,
+        e: &mut Engine,
+        w: &[TensorId],
+        inputs: &[TensorId],
+        _mask: Option<TensorId>,
+        training: bool,
+    ) -> Result<Vec<TensorId>> {
+        self.call(e, w, inputs, training)
+    }
+}
+
+/// What tfjs's `computeMask` returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MaskOut {
+    /// The masks as they were given (the base Layer's, when the layer supports masking).
+    Same,
+    /// One mask (or null).
+    One(Option<TensorId>),
+    /// One per output (recurrent layers returning their states, Bidirectional without merge).
+    List(Vec<Option<TensorId>>),
+}
+
+impl MaskOut {
+    /// The mask tfjs's executor records for every output of the call: the first of a list.
+    pub fn for_outputs(&self, given: &[Option<TensorId>]) -> Option<TensorId> {
+        match self {
+            MaskOut::Same => given.first().copied().flatten(),
+            MaskOut::One(m) => *m,
+            MaskOut::List(l) => l.first().copied().flatten(),
+        }
+    }
 }
 
 /// `activityRegularizer` in tfjs's configs: absent (most layers), always `null` (the recurrent
@@ -454,6 +497,17 @@ impl Layer {
     /// Calls the layer on concrete tensors (building it first if needed). Temporaries stay in
     /// the caller's scope.
     pub fn call(&mut self, e: &mut Engine, inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        self.call_masked(e, inputs, None, training)
+    }
+
+    /// [`Layer::call`] with tfjs's `kwargs.mask` (the layers that do not read it ignore it).
+    pub fn call_masked(
+        &mut self,
+        e: &mut Engine,
+        inputs: &[TensorId],
+        mask: Option<TensorId>,
+        training: bool,
+    ) -> Result<Vec<TensorId>> {
         self.check_count(inputs.len())?;
         let shapes: Vec<Vec<usize>> =
             inputs.iter().map(|&x| e.shape(x).map(<[usize]>::to_vec)).collect::<Result<_>>()?;
@@ -490,7 +544,25 @@ impl Layer {
         } else {
             inputs.to_vec()
         };
-        self.kind.call(e, &w, &inputs, training)
+        if let Some(m) = mask {
+            e.shape(m)?;
+        }
+        self.kind.call_masked(e, &w, &inputs, mask, training)
+    }
+
+    /// tfjs's `computeMask(inputs, masks)`: the kind's, else the base Layer's (the masks as
+    /// given when it supports masking; otherwise none, and a mask given is refused).
+    pub fn compute_mask(&self, e: &mut Engine, inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<MaskOut> {
+        if let Some(m) = self.kind.compute_mask(e, inputs, masks)? {
+            return Ok(m);
+        }
+        if self.kind.supports_masking() {
+            return Ok(MaskOut::Same);
+        }
+        if masks.iter().any(Option::is_some) {
+            bail!("Layer {} does not support masking, but was passed an inputMask.", self.name);
+        }
+        Ok(MaskOut::One(None))
     }
 
     /// tfjs's `getConfig()`: the base keys and the kind's.

@@ -282,14 +282,38 @@ impl Model {
         }
         let inputs = &cast[..];
         let mut values: Vec<Vec<TensorId>> = Vec::with_capacity(self.nodes.len());
+        // The mask recorded for each node's outputs (one for all of them, as tfjs's executor).
+        let mut masks: Vec<Option<TensorId>> = Vec::with_capacity(self.nodes.len());
         let get = |values: &Vec<Vec<TensorId>>, s: Src| match s {
             Src::Input(i) => inputs[i],
             Src::Node(n, o) => values[n][o],
         };
+        // tfjs's executor sets `kwargs.mask` to the first input's mask whenever an input has
+        // one, and its kwargs object lives through the whole execution: a later layer whose
+        // inputs have no mask still gets the last one set.
+        let mut kwargs_mask: Option<TensorId> = None;
         for node in &self.nodes {
             let ins: Vec<TensorId> = node.inputs.iter().map(|&s| get(&values, s)).collect();
-            let outs = node.layer.borrow_mut().call(e, &ins, training)?;
+            let in_masks: Vec<Option<TensorId>> = node
+                .inputs
+                .iter()
+                .map(|&s| match s {
+                    Src::Input(_) => None,
+                    Src::Node(n, _) => masks[n],
+                })
+                .collect();
+            if in_masks.iter().any(Option::is_some) {
+                kwargs_mask = in_masks[0];
+            }
+            let mut layer = node.layer.borrow_mut();
+            let outs = layer.call_masked(e, &ins, kwargs_mask, training)?;
+            let mask = if layer.kind.supports_masking() {
+                layer.compute_mask(e, &ins, &in_masks)?.for_outputs(&in_masks)
+            } else {
+                None
+            };
             values.push(outs);
+            masks.push(mask);
         }
         Ok(self.outputs.iter().map(|&s| get(&values, s)).collect())
     }

@@ -3,9 +3,9 @@
 //! is one call on the steps folded into the batch; the recurrent one runs per step.
 
 use super::conv::conv_output_length;
-use super::recurrent::{need_input, CellCfg, CellType};
+use super::recurrent::{need_input, rnn_mask, CellCfg, CellType, StepMask};
 use crate::config::Cfg;
-use crate::layer::{ActivityRegularizer, Builder, InputSpec, Kind, Shape};
+use crate::layer::{ActivityRegularizer, Builder, InputSpec, Kind, MaskOut, Shape};
 use serde_json::{json, Map, Value};
 use tidytensor_core::ops::{ConvKind, Padding, Window};
 use tidytensor_core::{bail, DType, Engine, Result, TensorId};
@@ -348,6 +348,26 @@ impl Kind for ConvLstm2D {
         Ok(outs)
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        self.call_masked(e, w, inputs, None, training)
+    }
+    /// The layer is an RNN (tfjs's ConvRNN2D) and supports masking; the cell does not.
+    fn supports_masking(&self) -> bool {
+        !self.cell_only
+    }
+    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+        if self.cell_only {
+            return Ok(None);
+        }
+        Ok(Some(rnn_mask(masks, self.return_sequences, self.return_state, 2)))
+    }
+    fn call_masked(
+        &self,
+        e: &mut Engine,
+        w: &[TensorId],
+        inputs: &[TensorId],
+        mask: Option<TensorId>,
+        training: bool,
+    ) -> Result<Vec<TensorId>> {
         need_input(inputs, self.class_name())?;
         if self.cell_only {
             return self.call_cell(e, w, inputs, training);
@@ -418,14 +438,25 @@ impl Kind for ConvLstm2D {
         let xp = self.input_conv(e, w, &xs)?;
         let xp = e.reshape(xp, &[batch as i64, steps as i64, or as i64, oc as i64, (GATES * f) as i64])?;
         let rmasks = ConvLstm2D::masks(e, &state_shape, self.cell.recurrent_dropout, training)?;
+        // tfjs's rnn() mask ([batch, steps, ...] in the layer's data format).
+        let step_mask = StepMask::new(e, mask, 5, steps)?;
         let mut outputs = Vec::with_capacity(steps);
         for k in 0..steps {
             let t = if self.go_backwards { steps - 1 - k } else { k };
             let xt = e.slice_axis(xp, 1, t, 1)?;
             let xt = e.reshape(xt, &[batch as i64, or as i64, oc as i64, (GATES * f) as i64])?;
             let [h, c] = self.step(e, w, xt, states[0], states[1], &rmasks)?;
-            states = vec![h, c];
-            outputs.push(h);
+            states = match &step_mask {
+                None => vec![h, c],
+                Some(m) => {
+                    let mut mt = m.at(e, t)?;
+                    if self.channels_first {
+                        mt = perm_last(e, mt, 4)?;
+                    }
+                    m.blend(e, mt, &states, &[h, c])?
+                }
+            };
+            outputs.push(states[0]);
         }
         let mut out = if self.return_sequences { e.stack(&outputs, 1)? } else { e.clone_tensor(states[0])? };
         if self.channels_first {

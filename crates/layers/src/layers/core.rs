@@ -6,7 +6,7 @@ use super::{one_output, Common};
 use crate::activations::Activation;
 use crate::config::Cfg;
 use crate::initializers::Initializer;
-use crate::layer::{dims, shape_text, ActivityRegularizer, Builder, InputSpec, Kind, Shape};
+use crate::layer::{dims, shape_text, ActivityRegularizer, Builder, InputSpec, Kind, MaskOut, Shape};
 use crate::regularizers::{Constraint, Regularizer};
 use crate::ops::Ops;
 use serde_json::{json, Map, Value};
@@ -33,6 +33,10 @@ impl Dense {
 impl Kind for Dense {
     fn class_name(&self) -> &'static str {
         "Dense"
+    }
+    /// tfjs marks it `supportsMasking`: a mask passes through it.
+    fn supports_masking(&self) -> bool {
+        true
     }
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         if inputs[0].len() < 2 {
@@ -100,6 +104,10 @@ impl Kind for ActivationLayer {
     fn class_name(&self) -> &'static str {
         "Activation"
     }
+    /// tfjs marks it `supportsMasking`: a mask passes through it.
+    fn supports_masking(&self) -> bool {
+        true
+    }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         Ok(vec![inputs[0].clone()])
     }
@@ -150,6 +158,10 @@ impl Kind for Dropout {
         } else {
             "Dropout"
         }
+    }
+    /// tfjs marks it `supportsMasking`: a mask passes through it.
+    fn supports_masking(&self) -> bool {
+        true
     }
     fn build(&mut self, b: &mut Builder, _inputs: &[Shape]) -> Result<()> {
         if self.spatial {
@@ -414,7 +426,7 @@ pub struct Embedding {
     init: Initializer,
     regularizer: Option<crate::regularizers::Regularizer>,
     constraint: Option<crate::regularizers::Constraint>,
-    /// As given (tfjs writes `null` when not): masks are not made here either way.
+    /// As given (tfjs writes `null` when not); `true` makes the mask `x != 0`.
     mask_zero: Option<bool>,
     input_length: Option<Value>,
 }
@@ -436,6 +448,19 @@ impl Embedding {
 impl Kind for Embedding {
     fn class_name(&self) -> &'static str {
         "Embedding"
+    }
+    /// tfjs: `supportsMasking = maskZero`.
+    fn supports_masking(&self) -> bool {
+        self.mask_zero == Some(true)
+    }
+    /// tfjs: `notEqual(x, zerosLike(x))` with `maskZero`, else no mask (never an error).
+    fn compute_mask(&self, e: &mut Engine, inputs: &[TensorId], _masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+        if self.mask_zero != Some(true) {
+            return Ok(Some(MaskOut::One(None)));
+        }
+        let x = exactly_one(inputs)?;
+        let zeros = e.fill_like(x, 0.0)?;
+        Ok(Some(MaskOut::One(Some(e.binary(BinaryOp::NotEqual, x, zeros)?))))
     }
     fn build(&mut self, b: &mut Builder, _inputs: &[Shape]) -> Result<()> {
         b.add(
@@ -555,6 +580,10 @@ impl Kind for Advanced {
             Advanced::ThresholdedReLU { .. } => "ThresholdedReLU",
         }
     }
+    /// Of tfjs's advanced activations only ReLU (and PReLU) support masking.
+    fn supports_masking(&self) -> bool {
+        matches!(self, Advanced::ReLU { .. })
+    }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         Ok(vec![inputs[0].clone()])
     }
@@ -634,6 +663,10 @@ impl Kind for PReLU {
     fn class_name(&self) -> &'static str {
         "PReLU"
     }
+    /// tfjs marks it `supportsMasking`: a mask passes through it.
+    fn supports_masking(&self) -> bool {
+        true
+    }
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         let s = &inputs[0];
         let mut param: Vec<Option<usize>> = s.iter().skip(1).copied().collect();
@@ -671,8 +704,8 @@ impl Kind for PReLU {
     }
 }
 
-/// Zeroes the positions (last axis) whose every value is `maskValue`. (The mask itself, for
-/// the layers after it, is not made here.)
+/// Zeroes the positions (last axis) whose every value is `maskValue`; its mask tells the
+/// layers after it (recurrent ones) which steps to skip.
 pub struct Masking {
     mask_value: f64,
 }
@@ -686,6 +719,17 @@ impl Masking {
 impl Kind for Masking {
     fn class_name(&self) -> &'static str {
         "Masking"
+    }
+    fn supports_masking(&self) -> bool {
+        true
+    }
+    /// tfjs: `any(notEqual(x, maskValue), -1)`: a step is kept when any feature differs.
+    fn compute_mask(&self, e: &mut Engine, inputs: &[TensorId], _masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+        let x = exactly_one(inputs)?;
+        let v = e.scalar(self.mask_value)?;
+        let differs = e.binary(BinaryOp::NotEqual, x, v)?;
+        let m = e.reduce(tidytensor_core::ReduceOp::Any, differs, Some(&[-1]), false)?;
+        Ok(Some(MaskOut::One(Some(m))))
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         Ok(vec![inputs[0].clone()])
@@ -707,5 +751,13 @@ impl Kind for Masking {
     }
     fn keeps_dtype(&self) -> bool {
         true
+    }
+}
+
+/// tfjs's `getExactlyOneTensor`: computeMask of a one-input layer takes one tensor.
+pub(super) fn exactly_one(inputs: &[TensorId]) -> Result<TensorId> {
+    match inputs {
+        [x] => Ok(*x),
+        _ => bail!("Expected Tensor length to be 1; got {}", inputs.len()),
     }
 }

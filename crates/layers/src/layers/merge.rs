@@ -3,10 +3,10 @@
 
 use super::one_output;
 use crate::config::Cfg;
-use crate::layer::{shape_text, Kind, Shape};
+use crate::layer::{shape_text, Kind, MaskOut, Shape};
 use crate::ops::Ops;
 use serde_json::{json, Map, Value};
-use tidytensor_core::{bail, BinaryOp, Engine, Result, TensorId};
+use tidytensor_core::{bail, BinaryOp, DType, Engine, ReduceOp, Result, TensorId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MergeOp {
@@ -30,6 +30,30 @@ impl Merge {
     pub fn concatenate(c: Cfg) -> Result<Merge> {
         Ok(Merge { op: MergeOp::Concatenate, axis: c.f64_or("axis", -1.0)? as i64 })
     }
+
+    /// tfjs's Concatenate.computeMask: each input's mask (all true when it has none, widened
+    /// to the input's rank), concatenated on the layer's axis, then `all` over the last axis.
+    fn concat_mask(&self, e: &mut Engine, inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<Option<TensorId>> {
+        if masks.len() != inputs.len() {
+            bail!("Mismatch in the length of mask ({}) and the legnth of inputs ({})", masks.len(), inputs.len());
+        }
+        if masks.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let mut parts = Vec::with_capacity(masks.len());
+        for (&x, m) in inputs.iter().zip(masks) {
+            parts.push(match m {
+                None => {
+                    let ones = e.fill_like(x, 1.0)?;
+                    e.cast(ones, DType::Bool)?
+                }
+                Some(m) if e.shape(*m)?.len() < e.shape(x)?.len() => e.expand_dims(*m, -1)?,
+                Some(m) => *m,
+            });
+        }
+        let all = e.concat(&parts, self.axis)?;
+        Ok(Some(e.reduce(ReduceOp::All, all, Some(&[-1]), false)?))
+    }
 }
 
 impl Kind for Merge {
@@ -45,6 +69,45 @@ impl Kind for Merge {
     }
     fn takes_list(&self) -> bool {
         true
+    }
+    fn supports_masking(&self) -> bool {
+        true
+    }
+    fn compute_mask(&self, e: &mut Engine, inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+        if masks.is_empty() {
+            return Ok(Some(MaskOut::One(None)));
+        }
+        if self.op == MergeOp::Concatenate {
+            return self.concat_mask(e, inputs, masks).map(|m| Some(MaskOut::One(m)));
+        }
+        if masks.len() != inputs.len() {
+            bail!(
+                "The Array 'inputs' and 'mask' are expected to have the same length, but have different lengths ({} vs {})",
+                inputs.len(),
+                masks.len()
+            );
+        }
+        if masks.iter().all(Option::is_none) {
+            return Ok(Some(MaskOut::One(None)));
+        }
+        // tfjs's Merge.computeMask as it is: each mask gains a leading axis, and the loop stops
+        // before the last mask (two inputs give the first mask).
+        let mut expanded = Vec::with_capacity(masks.len());
+        for m in masks {
+            expanded.push(match m {
+                Some(m) => Some(e.expand_dims(*m, 0)?),
+                None => None,
+            });
+        }
+        let mut out = expanded[0];
+        for m in expanded.iter().take(masks.len() - 1).skip(1) {
+            out = match (out, m) {
+                (Some(a), Some(b)) => Some(e.binary(BinaryOp::LogicalAnd, a, *b)?),
+                (None, _) => bail!("Argument 'a' passed to 'logicalAnd' must be a Tensor or TensorLike, but got 'null'"),
+                (_, None) => bail!("Argument 'b' passed to 'logicalAnd' must be a Tensor or TensorLike, but got 'null'"),
+            };
+        }
+        Ok(Some(MaskOut::One(out)))
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         if inputs.len() < 2 {
@@ -235,6 +298,13 @@ impl Dot {
 impl Kind for Dot {
     fn class_name(&self) -> &'static str {
         "Dot"
+    }
+    fn supports_masking(&self) -> bool {
+        true
+    }
+    /// tfjs's Dot makes no mask.
+    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], _masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+        Ok(Some(MaskOut::One(None)))
     }
     fn takes_list(&self) -> bool {
         true

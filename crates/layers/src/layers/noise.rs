@@ -50,6 +50,10 @@ impl Kind for Noise {
             NoiseKind::AlphaDropout => "AlphaDropout",
         }
     }
+    /// tfjs marks it `supportsMasking`: a mask passes through it.
+    fn supports_masking(&self) -> bool {
+        true
+    }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         Ok(vec![inputs[0].clone()])
     }

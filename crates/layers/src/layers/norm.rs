@@ -104,6 +104,10 @@ impl Kind for BatchNormalization {
     fn class_name(&self) -> &'static str {
         "BatchNormalization"
     }
+    /// tfjs marks it `supportsMasking`: a mask passes through it.
+    fn supports_masking(&self) -> bool {
+        true
+    }
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         let s = &inputs[0];
         let axis = self.axis_of(s.len())?;
@@ -230,6 +234,10 @@ impl LayerNormalization {
 impl Kind for LayerNormalization {
     fn class_name(&self) -> &'static str {
         "LayerNormalization"
+    }
+    /// tfjs marks it `supportsMasking`: a mask passes through it.
+    fn supports_masking(&self) -> bool {
+        true
     }
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         let s = &inputs[0];

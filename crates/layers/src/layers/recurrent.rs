@@ -8,7 +8,7 @@
 use crate::activations::Activation;
 use crate::config::{class_and_config, Cfg};
 use crate::initializers::Initializer;
-use crate::layer::{ActivityRegularizer, Builder, InputSpec, Kind, Layer, Shape};
+use crate::layer::{ActivityRegularizer, Builder, InputSpec, Kind, Layer, MaskOut, Shape};
 use crate::ops::Ops;
 use crate::regularizers::{Constraint, Regularizer};
 use serde_json::{json, Map, Value};
@@ -502,13 +502,16 @@ impl Stack {
     }
 
     /// Runs the stack over `x` (`[batch, steps, features]`) from the flat `initial` states:
-    /// the per-step outputs (in the order they were computed) and the final flat states.
+    /// the per-step outputs (in the order they were computed) and the final flat states. A
+    /// masked step (`mask` 0 there) keeps the previous output and states, as tfjs's rnn().
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         e: &mut Engine,
         w: &[TensorId],
         x: TensorId,
         initial: &[TensorId],
+        mask: Option<TensorId>,
         go_backwards: bool,
         training: bool,
     ) -> Result<(Vec<TensorId>, Vec<TensorId>)> {
@@ -534,6 +537,7 @@ impl Stack {
         let proj = first.project(e, ws[0], flat)?;
         let width = first.width();
         let proj = e.reshape(proj, &[batch as i64, steps as i64, width as i64])?;
+        let step_mask = StepMask::new(e, mask, 3, steps)?;
         let mut states = self.nest(initial);
         let mut outputs = Vec::with_capacity(steps);
         for k in 0..steps {
@@ -541,10 +545,92 @@ impl Stack {
             let pt = e.slice_axis(proj, 1, t, 1)?;
             let pt = e.reshape(pt, &[batch as i64, width as i64])?;
             let (out, next) = self.step(e, &ws, None, Some(pt), &states, &masks)?;
-            states = next;
-            outputs.push(out);
+            match &step_mask {
+                None => {
+                    states = next;
+                    outputs.push(out);
+                }
+                Some(m) => {
+                    // The output is the last cell's first state: flat state 0.
+                    let kept = m.apply(e, t, &Stack::flatten(&states), &Stack::flatten(&next))?;
+                    outputs.push(kept[0]);
+                    states = self.nest(&kept);
+                }
+            }
         }
         Ok((outputs, Stack::flatten(&states)))
+    }
+}
+
+/// tfjs's rnn() mask: cast to bool, then to 0/1 floats, `[batch, steps]` widened to
+/// `[batch, steps, 1]`; step `t`'s part blends new and previous values.
+pub(super) struct StepMask {
+    /// `[batch, steps, ...]` of 0/1 floats.
+    m: TensorId,
+    /// The shape of one step's part (the steps axis dropped).
+    step_shape: Vec<i64>,
+}
+
+impl StepMask {
+    /// The mask of an input of rank `ndim` with `steps` steps (none without a mask).
+    pub(super) fn new(e: &mut Engine, mask: Option<TensorId>, ndim: usize, steps: usize) -> Result<Option<StepMask>> {
+        let Some(mask) = mask else { return Ok(None) };
+        let b = e.cast(mask, DType::Bool)?;
+        let mut m = e.cast(b, DType::Float32)?;
+        let mut shape = e.shape(m)?.to_vec();
+        if shape.len() + 1 == ndim {
+            m = e.expand_dims(m, -1)?;
+            shape.push(1);
+        }
+        if shape.len() != ndim {
+            let perm: Vec<String> =
+                [1usize, 0].into_iter().chain(2..ndim).map(|d| d.to_string()).collect();
+            bail!("Error in transpose: rank of input {} must match length of perm {}.", shape.len(), perm.join(","));
+        }
+        if shape[1] != steps {
+            bail!(
+                "The mask of a recurrent layer must have one value per step: {steps} steps, but the mask has shape [{}]",
+                tidytensor_core::shape::fmt(&shape)
+            );
+        }
+        let step_shape = shape.iter().enumerate().filter(|&(i, _)| i != 1).map(|(_, &d)| d as i64).collect();
+        Ok(Some(StepMask { m, step_shape }))
+    }
+
+    /// Step `t`'s mask (the steps axis dropped).
+    pub(super) fn at(&self, e: &mut Engine, t: usize) -> Result<TensorId> {
+        let mt = e.slice_axis(self.m, 1, t, 1)?;
+        e.reshape(mt, &self.step_shape)
+    }
+
+    /// `next * m + prev * (1 - m)` for each pair of previous and new values at step `t`.
+    pub(super) fn apply(&self, e: &mut Engine, t: usize, prev: &[TensorId], next: &[TensorId]) -> Result<Vec<TensorId>> {
+        let mt = self.at(e, t)?;
+        self.blend(e, mt, prev, next)
+    }
+
+    /// [`StepMask::apply`] with a step mask already taken (and laid out) by the caller.
+    pub(super) fn blend(&self, e: &mut Engine, mt: TensorId, prev: &[TensorId], next: &[TensorId]) -> Result<Vec<TensorId>> {
+        let keep = e.rsub_s(1.0, mt)?;
+        let mut out = Vec::with_capacity(next.len());
+        for (&p, &n) in prev.iter().zip(next) {
+            let a = e.mul(n, mt)?;
+            let b = e.mul(p, keep)?;
+            out.push(e.add(a, b)?);
+        }
+        Ok(out)
+    }
+}
+
+/// tfjs's RNN.computeMask: the (first) mask for a sequence output, none for a last output,
+/// and none for each returned state.
+pub(super) fn rnn_mask(masks: &[Option<TensorId>], sequences: bool, state: bool, n_states: usize) -> MaskOut {
+    let mask = masks.first().copied().flatten();
+    let out = if sequences { mask } else { None };
+    if state {
+        MaskOut::List(std::iter::once(out).chain(std::iter::repeat(None).take(n_states)).collect())
+    } else {
+        MaskOut::One(out)
     }
 }
 
@@ -652,6 +738,7 @@ impl Rnn {
         w: &[TensorId],
         x: TensorId,
         given: &[TensorId],
+        mask: Option<TensorId>,
         training: bool,
     ) -> Result<(Vec<TensorId>, Vec<TensorId>)> {
         let batch = *e.shape(x)?.first().unwrap_or(&0);
@@ -689,7 +776,7 @@ impl Rnn {
         } else {
             self.zeros(e, batch)?
         };
-        let (outs, states) = self.stack.run(e, w, x, &initial, self.go_backwards, training)?;
+        let (outs, states) = self.stack.run(e, w, x, &initial, mask, self.go_backwards, training)?;
         if self.stateful {
             self.keep_states(e, &states, training)?;
         }
@@ -756,8 +843,24 @@ impl Kind for Rnn {
         true
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        self.call_masked(e, w, inputs, None, training)
+    }
+    fn supports_masking(&self) -> bool {
+        true
+    }
+    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+        Ok(Some(rnn_mask(masks, self.return_sequences, self.return_state, self.stack.state_sizes().len())))
+    }
+    fn call_masked(
+        &self,
+        e: &mut Engine,
+        w: &[TensorId],
+        inputs: &[TensorId],
+        mask: Option<TensorId>,
+        training: bool,
+    ) -> Result<Vec<TensorId>> {
         need_input(inputs, self.class_name())?;
-        let (outs, states) = self.run(e, w, inputs[0], &inputs[1..], training)?;
+        let (outs, states) = self.run(e, w, inputs[0], &inputs[1..], mask, training)?;
         let out = if self.return_sequences {
             e.stack(&outs, 1)?
         } else {
@@ -1091,14 +1194,40 @@ impl Kind for Bidirectional {
         Ok(outs)
     }
     fn call(&self, e: &mut Engine, w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
+        self.call_masked(e, w, inputs, None, training)
+    }
+    fn supports_masking(&self) -> bool {
+        true
+    }
+    /// tfjs's Bidirectional.computeMask: the mask for sequences (once per output without a
+    /// merge), none for last outputs and for the states of both layers.
+    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+        let mask = masks.first().copied().flatten();
+        let out = if self.forward.return_sequences { mask } else { None };
+        let mut list = if self.merge == Merge::Both { vec![out, out] } else { vec![out] };
+        if self.forward.return_state {
+            let n = self.forward.stack.state_sizes().len();
+            list.extend(std::iter::repeat(None).take(2 * n));
+        }
+        Ok(Some(if list.len() == 1 { MaskOut::One(out) } else { MaskOut::List(list) }))
+    }
+    /// Both layers read the mask (the backward one from the last step, as its input).
+    fn call_masked(
+        &self,
+        e: &mut Engine,
+        w: &[TensorId],
+        inputs: &[TensorId],
+        mask: Option<TensorId>,
+        training: bool,
+    ) -> Result<Vec<TensorId>> {
         need_input(inputs, self.class_name())?;
         let x = inputs[0];
         let (wf, wb) = w.split_at(self.n_forward);
         let given = &inputs[1..];
         Bidirectional::check_even(given.len())?;
         let (gf, gb) = given.split_at(given.len() / 2);
-        let (fo, fs) = self.forward.run(e, wf, x, gf, training)?;
-        let (bo, bs) = self.backward.run(e, wb, x, gb, training)?;
+        let (fo, fs) = self.forward.run(e, wf, x, gf, mask, training)?;
+        let (bo, bs) = self.backward.run(e, wb, x, gb, mask, training)?;
         let (y, y_rev) = if self.forward.return_sequences {
             // The backward layer's outputs, computed last step first, in time order.
             let rev: Vec<TensorId> = bo.iter().rev().copied().collect();
@@ -1180,6 +1309,10 @@ impl TimeDistributed {
 impl Kind for TimeDistributed {
     fn class_name(&self) -> &'static str {
         "TimeDistributed"
+    }
+    /// tfjs: the mask passes through (the layers it wraps here take no mask).
+    fn supports_masking(&self) -> bool {
+        true
     }
     fn build(&mut self, b: &mut Builder, inputs: &[Shape]) -> Result<()> {
         let child = TimeDistributed::child_shape(&inputs[0])?;
