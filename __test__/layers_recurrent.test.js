@@ -374,7 +374,10 @@ describe('cells', () => {
     assert.deepEqual(symbolic.map((s) => s.shape), want.map((w) => [null, ...w.shape.slice(1)]), 'symbolic shapes');
     tt.dispose([...ao, ...got]);
     tfo.dispose([...at, ...want]);
-    ours.dispose();
+    // Counted once for the call on tensors and once for the symbolic call, as in tfjs.
+    assert.deepEqual(ours.dispose(), { refCountAfterDispose: 1, numDisposedVariables: 0 });
+    assert.equal(ours.dispose().refCountAfterDispose, 0);
+    assert.throws(() => ours.dispose(), /is already disposed/);
     theirs.weights.forEach((w) => w.dispose());
     assert.equal(tt.memory().numTensors, before, 'tensors left behind');
   }

@@ -934,8 +934,10 @@ class NativeBackedLayer extends Layer {
       if (symbolic !== list.length) {
         throw new Error('Arguments to apply() must be all SymbolicTensors or all Tensors');
       }
+      this.assertNotDisposed();
       const out = JSON.parse(this.native.build(JSON.stringify(list.map((s) => s.shape))));
       const made = symbolicOutputs(this, list, kwargs, out, this.dtype);
+      this._refCount = (this._refCount == null ? 0 : this._refCount) + 1;
       return made.length === 1 ? made[0] : made;
     }
     for (const x of list) {
@@ -943,6 +945,8 @@ class NativeBackedLayer extends Layer {
         throw new Error(`Layer ${this.name} expects Tensors or SymbolicTensors, got ${typeof x}`);
       }
     }
+    this.assertNotDisposed();
+    if (this._refCount == null) this._refCount = 1;
     this.invokeCallHook(inputs, kwargs);
     // tfjs's kwargs.mask: one Tensor (the first input's mask), read by the recurrent layers; a
     // list (tfjs's nested-model runs give one to layers of several inputs) stands for its first.
@@ -1016,9 +1020,16 @@ class NativeBackedLayer extends Layer {
     }
   }
 
+  // tfjs's Layer.dispose: counted once per symbolic call (and once for the first call on
+  // tensors); the weights go when the count reaches 0, and a second dispose is an error. A
+  // layer never built or never called frees what it has (tfjs throws, leaving the weights of
+  // a layer built by build() allocated).
   dispose() {
-    const numDisposedVariables = this.native.dispose();
-    return { refCountAfterDispose: 0, numDisposedVariables };
+    this.assertNotDisposed();
+    if (this._refCount == null) this._refCount = 1;
+    let numDisposedVariables = 0;
+    if (--this._refCount === 0) numDisposedVariables = this.native.dispose();
+    return { refCountAfterDispose: this._refCount, numDisposedVariables };
   }
 }
 
@@ -1122,7 +1133,8 @@ classes.InputLayer = InputLayer;
 const layers = { Layer, input };
 for (const [name, className] of Object.entries(CLASSES)) {
   const cls = classOf(className);
-  layers[name] = (config) => new cls(config);
+  // Named as tfjs's factories are (libraries read `tf.layers.lstm.name`).
+  layers[name] = { [name]: (config) => new cls(config) }[name];
 }
 
 const LAYER_CLASSES = new Set(Object.values(CLASSES));

@@ -264,7 +264,9 @@ function nativeCells(cell) {
 
 // tf.layers.rnn: the native RNN over built-in cells, this file's RNN over a JavaScript one.
 function rnnFactory(nativeRnn) {
-  return (config) => (config != null && !nativeCells(config.cell) ? new RNN(config) : nativeRnn(config));
+  return function rnn(config) {
+    return config != null && !nativeCells(config.cell) ? new RNN(config) : nativeRnn(config);
+  };
 }
 
 // tfjs's TimeDistributed over a layer written in JavaScript: the layer's `call` on each time
@@ -347,7 +349,9 @@ function layerFrom(spec) {
 
 // tf.layers.timeDistributed: native over a built-in layer, this file's over a JavaScript one.
 function timeDistributedFactory(nativeTimeDistributed) {
-  return (config) => (config != null && !nativeCells(config.layer) ? new TimeDistributed(config) : nativeTimeDistributed(config));
+  return function timeDistributed(config) {
+    return config != null && !nativeCells(config.layer) ? new TimeDistributed(config) : nativeTimeDistributed(config);
+  };
 }
 
 module.exports = { RNN, RNNCell, TimeDistributed, rnnLoop, nativeCells, rnnFactory, timeDistributedFactory };
