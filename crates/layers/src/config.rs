@@ -91,7 +91,9 @@ impl<'a> Cfg<'a> {
         match self.get(key) {
             Some(v) => match v.as_f64() {
                 Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= MAX_INT as f64 => Ok(n as usize),
-                _ => Err(bad(key, "a positive integer (at most 2147483647)", v)),
+                Some(n) if n >= 1.0 && n.fract() == 0.0 => Err(bad(key, "a positive integer (at most 2147483647)", v)),
+                // tfjs's assertPositiveInteger text.
+                _ => bail!("Expected {key} to be a positive integer, but got {}.", friendly(v)),
             },
             None => bail!("{key} is required but was not provided"),
         }
@@ -160,6 +162,15 @@ impl<'a> Cfg<'a> {
     /// A nested config (`{className, config}` objects and names are read by their modules).
     pub fn value(&self, key: &str) -> Option<&'a Value> {
         self.get(key)
+    }
+}
+
+/// A value as tfjs's formatAsFriendlyString writes it: strings quoted, lists bracketed.
+fn friendly(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("\"{s}\""),
+        Value::Array(a) => format!("[{}]", a.iter().map(friendly).collect::<Vec<_>>().join(",")),
+        other => other.to_string(),
     }
 }
 

@@ -349,8 +349,18 @@ pub struct Permute {
 
 impl Permute {
     pub fn new(c: Cfg) -> Result<Permute> {
-        let d =
-            c.ints("dims")?.ok_or_else(|| tidytensor_core::Error("dims is required but was not provided".into()))?;
+        // tfjs's texts for a missing or non-list `dims`.
+        let d = match c.get("dims") {
+            None => bail!("Required configuration field `dims` is missing during Permute constructor call."),
+            Some(v) if !v.is_array() => {
+                let shown = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                bail!("Permute constructor requires `dims` to be an Array, but received {shown} instead.")
+            }
+            Some(_) => c.ints("dims")?.unwrap_or_default(),
+        };
         let mut sorted = d.clone();
         sorted.sort();
         if sorted != (1..=d.len() as i64).collect::<Vec<_>>() {

@@ -79,7 +79,11 @@ pub struct BatchNormalization {
 impl BatchNormalization {
     pub fn new(c: Cfg) -> Result<BatchNormalization> {
         Ok(BatchNormalization {
-            axis: c.f64_or("axis", -1.0)? as i64,
+            // Keras files write the axis as a list of one (tfjs reads `[1]` as 1).
+            axis: match c.get("axis") {
+                Some(Value::Array(a)) if a.len() == 1 && a[0].is_i64() => a[0].as_i64().unwrap_or(-1),
+                _ => c.f64_or("axis", -1.0)? as i64,
+            },
             momentum: c.f64_or("momentum", 0.99)?,
             epsilon: c.f64_or("epsilon", 1e-3)?,
             center: c.bool_or("center", true)?,
@@ -196,13 +200,21 @@ pub struct LayerNormalization {
 
 impl LayerNormalization {
     pub fn new(c: Cfg) -> Result<LayerNormalization> {
+        // tfjs's texts: an integer, or a list of integers.
         let (axes, list) = match c.get("axis") {
             None => (vec![-1], false),
-            Some(Value::Array(a)) => (a.iter().filter_map(Value::as_i64).collect(), true),
-            Some(v) => (
-                vec![v.as_i64().ok_or_else(|| tidytensor_core::Error(format!("axis must be an integer, got {v}")))?],
-                false,
-            ),
+            Some(Value::Array(a)) => {
+                let ints: Option<Vec<i64>> = a.iter().map(Value::as_i64).collect();
+                match ints {
+                    Some(v) => (v, true),
+                    None => bail!("Expected axis to be an array of integers, but received {}", Value::Array(a.clone())),
+                }
+            }
+            Some(v @ Value::Number(_)) => match v.as_i64() {
+                Some(a) => (vec![a], false),
+                None => bail!("Expected axis to be an integer, but received {v}"),
+            },
+            Some(v) => bail!("Expected axis to be an integer or an array of integers, but received {v}"),
         };
         Ok(LayerNormalization {
             axes,
@@ -226,7 +238,10 @@ impl LayerNormalization {
             out.push(r as usize);
         }
         out.sort();
-        out.dedup();
+        if out.windows(2).any(|w| w[0] == w[1]) {
+            let list: Vec<String> = self.axes.iter().map(i64::to_string).collect();
+            bail!("Found duplicate axes in: {}", list.join(","));
+        }
         Ok(out)
     }
 }
