@@ -228,8 +228,12 @@ class SymbolicTensor {
     this.callArgs = callArgs;
     this.outputTensorIndex = outputTensorIndex;
     this.id = nextSymbolicId++;
-    this.name = name;
-    this.originalName = name;
+    // tfjs's names: checked (a layer named 'a b' makes none), then made unique ('x', 'x_1').
+    if (name != null) {
+      if (!/^[A-Za-z0-9][-A-Za-z0-9._/]*$/.test(name)) throw new Error(`Not a valid tensor name: '${name}'`);
+      this.originalName = name;
+      this.name = native.uniqueTensorName(name);
+    }
     this.rank = shape.length;
     this.nodeIndex = 0;
     this.tensorIndex = outputTensorIndex || 0;

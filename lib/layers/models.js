@@ -677,9 +677,18 @@ class LayersModel extends Layer {
     modelIO.loadWeights(this, weights, strict);
   }
 
+  // tfjs's checkUserDefinedMetadata: a plain JSON object (no tensors, class instances ...);
+  // a warning past 1 MB serialized.
   setUserDefinedMetadata(userDefinedMetadata) {
-    if (userDefinedMetadata == null || typeof userDefinedMetadata !== 'object' || Array.isArray(userDefinedMetadata)) {
+    if (userDefinedMetadata == null || typeof userDefinedMetadata !== 'object'
+      || Object.getPrototypeOf(userDefinedMetadata) !== Object.prototype || !isPlainJSON(userDefinedMetadata)) {
       throw new Error(`User-defined metadata is expected to be a JSON object, but is not. Model: ${this.name}`);
+    }
+    const length = JSON.stringify(userDefinedMetadata).length;
+    if (length > 1048576) {
+      console.warn(`User-defined metadata of model "${this.name}" is too large in size (length=${length} when serialized). ` +
+        'It is not recommended to store such large objects in user-defined metadata. Please make sure its serialized ' +
+        'length is <= 1048576.');
     }
     this.userDefinedMetadata = userDefinedMetadata;
   }
@@ -852,6 +861,17 @@ class Sequential extends LayersModel {
 }
 Sequential.className = 'Sequential';
 serialization.registerClass(Sequential);
+
+// tfjs's plainObjectCheck: JSON's values only (plain objects, arrays, strings, numbers, booleans,
+// null).
+function isPlainJSON(x) {
+  if (x === null) return true;
+  if (typeof x === 'object') {
+    if (Array.isArray(x)) return x.every(isPlainJSON);
+    return Object.getPrototypeOf(x) === Object.prototype && Object.keys(x).every((k) => isPlainJSON(x[k]));
+  }
+  return typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean';
+}
 
 // The weights once each (a layer used twice, or shared by nested models, holds them once).
 function uniqueWeights(list) {
