@@ -758,12 +758,15 @@ class Node {
     return this.outputs.map(() => null);
   }
 
+  // (An input layer's node lists its one shape, as tfjs's InputLayer makes it.)
   get inputShapes() {
-    return singletonOrArray(this.inputTensors.map((s) => s.shape));
+    const shapes = this.inputTensors.map((s) => s.shape);
+    return this.inputs.length === 0 ? shapes : singletonOrArray(shapes);
   }
 
   get outputShapes() {
-    return singletonOrArray(this.outputs.map((s) => s.shape));
+    const shapes = this.outputs.map((s) => s.shape);
+    return this.inputs.length === 0 ? shapes : singletonOrArray(shapes);
   }
 }
 

@@ -381,9 +381,15 @@ class LayersModel extends Layer {
     checkTensors(x, 'predict()\'s x');
     const batchSize = args.batchSize == null ? 32 : args.batchSize;
     checkBatchSize(batchSize);
-    const outs = this.jsGraph ? C.predictJS(this, toList(x), batchSize)
-      : this.model.predict(toList(x).map((t) => t.id), batchSize).map(wrapId);
-    return outs.length === 1 ? outs[0] : outs;
+    const made = [];
+    try {
+      const xs = rank2OrHigher(toList(x), made);
+      const outs = this.jsGraph ? C.predictJS(this, xs, batchSize)
+        : this.model.predict(xs.map((t) => t.id), batchSize).map(wrapId);
+      return outs.length === 1 ? outs[0] : outs;
+    } finally {
+      for (const t of made) t.dispose();
+    }
   }
 
   predictOnBatch(x) {
@@ -460,7 +466,13 @@ class LayersModel extends Layer {
     this.checkCompiled();
     checkTensors(x, 'evaluate()\'s x');
     checkTensors(y, 'evaluate()\'s y');
-    const values = this.evaluateLists(toList(x), toList(y), batchSize);
+    const made = [];
+    let values;
+    try {
+      values = this.evaluateLists(rank2OrHigher(toList(x), made), rank2OrHigher(toList(y), made), batchSize);
+    } finally {
+      for (const t of made) t.dispose();
+    }
     const out = values.map((v) => scalar(v));
     return out.length === 1 ? out[0] : out;
   }
@@ -489,8 +501,8 @@ class LayersModel extends Layer {
       const initialEpoch = args.initialEpoch == null ? 0 : args.initialEpoch;
       const verbose = args.verbose == null ? 1 : args.verbose;
       const shuffle = args.shuffle == null ? true : args.shuffle;
-      let xs = toList(x);
-      let ys = toList(y);
+      let xs = rank2OrHigher(toList(x), made);
+      let ys = rank2OrHigher(toList(y), made);
       if (rowsOf(xs) !== rowsOf(ys)) {
         throw new Error(`Input Tensors should have the same number of samples as target Tensors. Found ${rowsOf(xs)} input sample(s) and ${rowsOf(ys)} target sample(s).`);
       }
@@ -861,6 +873,17 @@ class Sequential extends LayersModel {
 }
 Sequential.className = 'Sequential';
 serialization.registerClass(Sequential);
+
+// tfjs's ensureTensorsRank2OrHigher: a 1-D tensor is a batch of one-value rows (the copies made
+// are pushed to `made`, for the caller to dispose).
+function rank2OrHigher(list, made) {
+  return list.map((t) => {
+    if (t.rank !== 1) return t;
+    const r = t.reshape([t.shape[0], 1]);
+    made.push(r);
+    return r;
+  });
+}
 
 // tfjs's plainObjectCheck: JSON's values only (plain objects, arrays, strings, numbers, booleans,
 // null).
