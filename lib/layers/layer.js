@@ -852,13 +852,14 @@ class NativeBackedLayer extends Layer {
     return s == null ? undefined : s;
   }
 
-  // The input and output shapes of the first call (one shape, or a list for several).
+  // The input and output shapes of the layer's symbolic calls (tfjs's: an error when they
+  // differ), else of its first call.
   get inputShape() {
-    return this.nativeShapes(0, 'input');
+    return this.inboundNodes.length > 0 ? this.shapeOf('inputs', 'input') : this.nativeShapes(0, 'input');
   }
 
   get outputShape() {
-    return this.nativeShapes(1, 'output');
+    return this.inboundNodes.length > 0 ? this.shapeOf('outputs', 'output') : this.nativeShapes(1, 'output');
   }
 
   nativeShapes(which, what) {
