@@ -188,7 +188,8 @@ function evaluateJS(model, c, xs, ys, batchSize) {
     const values = tidy(() => {
       const bx = xs.map((x) => sliceRows(x, start, end));
       const by = ys.map((y) => sliceRows(y, start, end));
-      const outs = model.forward(bx, false);
+      // (evaluate passes no `training`, as tfjs's.)
+      const outs = model.forward(bx, undefined);
       const { total, perOutput, metrics } = lossesAndMetrics(c, outs, by, null);
       return [total, ...(c.lossFns.length > 1 ? perOutput : []), ...metrics].map((t) => t.dataSync()[0]);
     });

@@ -1014,6 +1014,15 @@ class NativeBackedLayer extends Layer {
     return this.native.stateful;
   }
 
+  // tfjs's RNN.getInitialState(inputs): zeros of [batch, units] for each of a built-in
+  // recurrent layer's states.
+  getInitialState(inputs) {
+    const states = { SimpleRNN: 1, GRU: 1, LSTM: 2 }[this.getClassName()];
+    if (states == null) throw new Error(`getInitialState is not a method of layer ${this.name} (${this.getClassName()})`);
+    const { zeros } = require('../ops/creation');
+    return Array.from({ length: states }, () => zeros([inputs.shape[0], this.getConfig().units]));
+  }
+
   // tfjs's resetStates(states?): a stateful recurrent layer's states set to zeros, or to
   // copies of `states` (a tensor or a list).
   resetStates(states) {
@@ -1126,6 +1135,13 @@ class InputLayer extends NativeBackedLayer {
   get sparse() {
     return !!this.getConfig().sparse;
   }
+
+  // tfjs's InputLayer checks its inputs against its shape.
+  get inputSpec() {
+    return [new InputSpec({ shape: this.batchInputShape })];
+  }
+
+  set inputSpec(v) {}
 
   apply() {
     throw new Error(`Cannot pass any input to an InputLayer's apply() method. InputLayer name: ${this.name}`);

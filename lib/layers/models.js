@@ -816,6 +816,14 @@ class Sequential extends LayersModel {
   // called on the symbolic output so far (tfjs's layer.output, model.execute).
   add(layer) {
     if (!(layer instanceof Layer)) throw new Error(`The added layer must be an instance of class Layer. Found: ${layer}`);
+    if (layer instanceof LayersModel) {
+      if (layer.outputs.length !== 1) {
+        throw new Error('All layers in a Sequential model should have a single output tensor. For multi-output layers, use the functional API.');
+      }
+      if (layer.inputs.length !== 1) {
+        throw new Error('All layers in a Sequential model should have a single input tensor. For multi-input layers, use the functional API.');
+      }
+    }
     if (this.graph == null && layer instanceof NativeBackedLayer) {
       this.model.add(layer.native);
       this.chain(layer);
