@@ -179,7 +179,7 @@ class RNN extends Layer {
       const x = list[0];
       let initialState = kwargs.initialState != null ? toList(kwargs.initialState)
         : list.length > 1 ? list.slice(1) : null;
-      if (initialState == null) initialState = this.stateful ? this.states_ : this.initialState(x);
+      if (initialState == null) initialState = this.stateful ? this.states_ : this.getInitialState(x);
       const count = sizes(this.cell).length;
       if (initialState.length !== count) {
         throw new Error(`RNN Layer has ${count} state(s) but was passed ${initialState.length} initial state(s).`);
@@ -198,7 +198,7 @@ class RNN extends Layer {
   }
 
   // Zeros of [batch, size] for each state.
-  initialState(x) {
+  getInitialState(x) {
     return sizes(this.cell).map((d) => ops.zeros([x.shape[0], d]));
   }
 
