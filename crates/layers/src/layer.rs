@@ -245,6 +245,11 @@ pub trait Kind {
     fn stateful(&self) -> bool {
         false
     }
+    /// Whether its weights are sized by the batch axis (a batch normalization over axis 0): a
+    /// call on tensors then builds it with the call's batch size, as tfjs builds it.
+    fn sized_by_batch(&self) -> bool {
+        false
+    }
     /// tfjs's `resetStates(states?)`: zeros, or copies of `states`.
     fn reset_states(&self, _e: &mut Engine, _layer: &str, _states: Option<&[TensorId]>) -> Result<()> {
         bail!("Cannot call the resetStates() method of a non-stateful Layer object.")
@@ -513,8 +518,9 @@ impl Layer {
             inputs.iter().map(|&x| e.shape(x).map(<[usize]>::to_vec)).collect::<Result<_>>()?;
         if !self.built {
             let mut s: Vec<Shape> = shapes.iter().map(|s| known(s)).collect();
-            // A stateful layer's states have the batch size of the call that builds it.
-            if !self.kind.stateful() {
+            // A stateful layer's states (a batch normalization over axis 0's weights) have
+            // the batch size of the call that builds it.
+            if !self.kind.stateful() && !self.kind.sized_by_batch() {
                 for s in &mut s {
                     if let Some(b) = s.first_mut() {
                         *b = None;

@@ -4,7 +4,7 @@
 use crate::config::{class_and_config, Cfg};
 use crate::ops::Ops;
 use serde_json::{json, Value};
-use tidytensor_core::{bail, BinaryOp, Engine, ReduceOp, Result, TensorId, UnaryOp};
+use tidytensor_core::{bail, Engine, ReduceOp, Result, TensorId, UnaryOp};
 
 /// `l1 * sum(|x|) + l2 * sum(x²)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,13 +103,8 @@ impl Constraint {
             e.unary(UnaryOp::Sqrt, s)
         };
         match *self {
-            Constraint::NonNeg => {
-                let z = e.scalar(0.0)?;
-                let ge = e.binary(BinaryOp::GreaterEqual, w, z)?;
-                // tfjs's `w * cast(w >= 0, w.dtype)`.
-                let m = e.cast(ge, e.dtype(w)?)?;
-                e.mul(w, m)
-            }
+            // tfjs's relu(w) (a negative value becomes 0, not -0).
+            Constraint::NonNeg => e.unary(UnaryOp::Relu, w),
             Constraint::MaxNorm { max, axis } => {
                 let n = norms(e, axis)?;
                 let desired = e.clip(n, 0.0, max)?;

@@ -108,6 +108,9 @@ impl Kind for BatchNormalization {
     fn class_name(&self) -> &'static str {
         "BatchNormalization"
     }
+    fn sized_by_batch(&self) -> bool {
+        self.axis == 0
+    }
     /// tfjs marks it `supportsMasking`: a mask passes through it.
     fn supports_masking(&self) -> bool {
         true
