@@ -461,3 +461,23 @@ describe('recurrent layers and wrappers over layers written in JavaScript', () =
     }), [2, 3, 2]);
   });
 });
+
+describe('trainable bits', () => {
+  it('layer.trainable and model.trainable set their weights\' variables\' trainable bits, as in tfjs', () => {
+    for (const tf of [tt, tfo]) {
+      const model = tf.sequential({ layers: [tf.layers.dense({ units: 3, inputShape: [4] }), tf.layers.dense({ units: 1 })] });
+      const bits = () => model.layers.map((l) => l.weights.map((w) => w.trainable));
+      assert.deepEqual(bits(), [[true, true], [true, true]]);
+      model.layers[0].trainable = false;
+      assert.deepEqual(bits(), [[false, false], [true, true]]);
+      assert.equal(model.trainableWeights.length, 2);
+      // The variables themselves: tf.variableGrads without a list takes only trainable ones.
+      assert.deepEqual(model.layers[0].getWeights().map((v) => v.trainable), [false, false]);
+      model.trainable = false;
+      assert.deepEqual(bits(), [[false, false], [false, false]]);
+      model.trainable = true;
+      assert.deepEqual(bits(), [[true, true], [true, true]]);
+      model.dispose();
+    }
+  });
+});

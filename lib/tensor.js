@@ -61,10 +61,19 @@ class Tensor {
 }
 
 class Variable extends Tensor {
+  // (`trainable` is the native variable's bit: read and set there, so every wrapper of the
+  // variable and the native training step agree.)
   constructor(id, shape, dtype, size, trainable, name) {
     super(id, shape, dtype, size);
-    this.trainable = trainable;
     this.name = name;
+  }
+
+  get trainable() {
+    return native.isTrainable(this.id);
+  }
+
+  set trainable(v) {
+    native.setTrainable(this.id, !!v);
   }
 
   assign(newValue) {

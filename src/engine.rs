@@ -101,6 +101,12 @@ pub fn is_trainable(x: f64) -> Result<bool> {
     engine(|e| e.is_trainable(id(x)))
 }
 
+/// `variable.trainable = v`.
+#[napi]
+pub fn set_trainable(x: f64, v: bool) -> Result<()> {
+    engine(|e| e.set_trainable(id(x), v))
+}
+
 /// The native variable registry (the only one): `[name, id]` of every live variable, in
 /// creation order.
 #[napi]

@@ -76,9 +76,25 @@ impl NativeLayer {
         self.inner.borrow().trainable
     }
 
+    /// tfjs's `layer.trainable = v`: the layer's flag, and the trainable bit of each weight
+    /// made trainable.
     #[napi(setter)]
-    pub fn set_trainable(&self, v: bool) {
+    pub fn set_trainable(&self, v: bool) -> Result<()> {
         self.inner.borrow_mut().trainable = v;
+        self.set_weights_trainable(v)
+    }
+
+    /// The trainable bit of each weight made trainable (tfjs's model.trainable sets them
+    /// without the layers' flags).
+    #[napi]
+    pub fn set_weights_trainable(&self, v: bool) -> Result<()> {
+        let l = self.inner.borrow();
+        engine(|e| {
+            for w in l.weights.iter().filter(|w| w.trainable) {
+                e.set_trainable(w.var, v)?;
+            }
+            Ok(())
+        })
     }
 
     /// Build with zero weights (the weights will be loaded from a file).

@@ -183,8 +183,13 @@ class LayersModel extends Layer {
     return this.trainable_;
   }
 
+  // (As tfjs's Container: the trainable bit of each layer's trainable weights follows.)
   set trainable(v) {
     this.trainable_ = !!v;
+    for (const layer of this.layers) {
+      if (layer.native != null) layer.native.setWeightsTrainable(!!v);
+      else if (Array.isArray(layer._trainableWeights)) layer._trainableWeights.forEach((w) => { w.trainable = !!v; });
+    }
   }
 
   get weights() {

@@ -659,6 +659,18 @@ impl Engine {
         Ok(self.info(id)?.variable.as_ref().is_some_and(|v| v.trainable))
     }
 
+    /// `variable.trainable = trainable` (tfjs's layers set it when a layer is frozen).
+    pub fn set_trainable(&mut self, id: TensorId, trainable: bool) -> Result<()> {
+        let missing = self.missing(id);
+        match self.tensors.get_mut(&id).ok_or(missing)?.variable.as_mut() {
+            Some(v) => {
+                v.trainable = trainable;
+                Ok(())
+            }
+            None => bail!("Tensor {id} is not a variable"),
+        }
+    }
+
     /// `variable.assign(value)`: the variable now shares `value`'s buffer.
     pub fn assign(&mut self, var: TensorId, value: TensorId) -> Result<()> {
         let (vshape, vdtype) = {
