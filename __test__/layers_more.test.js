@@ -698,3 +698,23 @@ describe('models holding the small layers round-trip', () => {
     }
   });
 });
+
+describe('merge layers over inputs of different ranks', () => {
+  it('add/multiply/maximum expand the lower-rank input at axis 1, as tfjs', () => {
+    for (const f of ['add', 'multiply', 'maximum', 'average']) {
+      const run = (tf) => tf.tidy(() => {
+        const layer = tf.layers[f]({});
+        const y = layer.apply([tf.tensor3d([10, 20, 30, 40, 50, 60, 70, 80], [2, 2, 2]), tf.tensor2d([-2, -4], [2, 1])]);
+        const shape = tf.layers[f]({}).computeOutputShape([[null, 2, 2], [null, 1]]);
+        return { values: Array.from(y.dataSync()), shape: y.shape, symbolic: shape };
+      });
+      const before = tt.memory().numTensors;
+      assert.deepEqual(run(tt), run(tfo), f);
+      assert.equal(tt.memory().numTensors, before);
+    }
+    for (const tf of [tt, tfo]) {
+      assert.throws(() => tf.layers.add({}).apply([tf.input({ batchShape: [2, 3] }), tf.input({ batchShape: [4, 3] })]),
+        /Can not merge tensors with different batch sizes/);
+    }
+  });
+});

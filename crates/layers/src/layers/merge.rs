@@ -141,23 +141,20 @@ impl Kind for Merge {
             }
             return Ok(vec![out]);
         }
-        for s in &inputs[1..] {
-            if s.len() != first.len()
-                || s.iter()
-                    .zip(first)
-                    .any(|(a, b)| a.is_some() && b.is_some() && a != b && *a != Some(1) && *b != Some(1))
-            {
-                bail!("Operands could not be broadcast together with shapes {} {}", shape_text(first), shape_text(s));
-            }
+        // tfjs's Merge: one batch size, and the other axes broadcast as its
+        // computeElementwiseOpOutputShape does (aligned at the end; inputs of lower rank are
+        // expanded at axis 1 when called).
+        let batches: Vec<usize> = inputs.iter().filter_map(|s| s.first().copied().flatten()).collect();
+        if batches.iter().any(|&b| b != batches[0]) {
+            let all: Vec<String> = inputs.iter().map(|s| shape_text(s)).collect();
+            bail!("Can not merge tensors with different batch sizes. Got tensors with shapes: [{}].", all.join(","));
         }
-        let mut out = first.clone();
+        let rest = |s: &Shape| -> Shape { s.get(1..).map_or_else(Vec::new, <[Option<usize>]>::to_vec) };
+        let mut out = rest(first);
         for s in &inputs[1..] {
-            for (o, d) in out.iter_mut().zip(s) {
-                if *o == Some(1) || o.is_none() {
-                    *o = *d;
-                }
-            }
+            out = elementwise_shape(&out, &rest(s))?;
         }
+        out.insert(0, batches.first().copied());
         Ok(vec![out])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
@@ -170,8 +167,24 @@ impl Kind for Merge {
             MergeOp::Maximum => BinaryOp::Maximum,
             _ => BinaryOp::Minimum,
         };
-        let mut acc = e.clone_tensor(inputs[0])?;
-        for &x in &inputs[1..] {
+        // Inputs of lower rank are expanded at axis 1 until the ranks agree (tfjs's call).
+        let max_rank = inputs.iter().map(|&x| e.shape(x).map(<[usize]>::len)).collect::<Result<Vec<_>>>()?;
+        let max_rank = max_rank.into_iter().max().unwrap_or(0);
+        let mut expanded = Vec::with_capacity(inputs.len());
+        for &x in inputs {
+            let shape = e.shape(x)?.to_vec();
+            if shape.len() < max_rank && !shape.is_empty() {
+                let mut to: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+                for _ in shape.len()..max_rank {
+                    to.insert(1, 1);
+                }
+                expanded.push(e.reshape(x, &to)?);
+            } else {
+                expanded.push(x);
+            }
+        }
+        let mut acc = e.clone_tensor(expanded[0])?;
+        for &x in &expanded[1..] {
             acc = e.binary(op, acc, x)?;
         }
         if self.op == MergeOp::Average {
@@ -349,4 +362,24 @@ impl Kind for Dot {
         m.insert("normalize".into(), json!(self.normalize));
         m
     }
+}
+
+/// tfjs's Merge.computeElementwiseOpOutputShape: two shapes aligned at the end, a 1 broadcast
+/// against the other's dimension, unknown where either is.
+fn elementwise_shape(a: &Shape, b: &Shape) -> Result<Shape> {
+    if a.len() < b.len() {
+        return elementwise_shape(b, a);
+    }
+    let mut out: Shape = a[..a.len() - b.len()].to_vec();
+    for (k, &j) in b.iter().enumerate() {
+        let i = a[a.len() - b.len() + k];
+        out.push(match (i, j) {
+            (None, _) | (_, None) => None,
+            (Some(1), j) => j,
+            (i, Some(1)) => i,
+            (Some(x), Some(y)) if x == y => Some(x),
+            _ => bail!("Operands could not be broadcast together with shapes {} {}", shape_text(a), shape_text(b)),
+        });
+    }
+    Ok(out)
 }
