@@ -31,6 +31,9 @@ function convertPythonicToTs(config, key) {
   if (typeof config === 'string') return toCamelCase(config);
   if (typeof config === 'number' || typeof config === 'boolean' || config === undefined) return config;
   if (Array.isArray(config)) return config.map((x, i) => (isLayerNameItem(key, i, x) ? x : convertPythonicToTs(x, key)));
+  // Some tf.keras versions write a scalar as {type: 'ndarray', value: 6} (tfjs's
+  // convertNDArrayScalarsInConfig).
+  if (config.type === 'ndarray' && typeof config.value === 'number') return config.value;
   const out = {};
   for (const k of Object.keys(config)) {
     const v = config[k];

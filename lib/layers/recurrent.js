@@ -108,6 +108,12 @@ class RNN extends Layer {
     const batchSize = this.stateful ? inputShape[0] : null;
     this.inputSpec[0] = new InputSpec({ shape: [batchSize, null, ...inputShape.slice(2)] });
     const stepShape = [inputShape[0], ...inputShape.slice(2)];
+    if (this.stateSpec != null) {
+      const given = this.stateSpec.map((spec) => spec.shape[spec.shape.length - 1]);
+      if (given.toString() !== sizes(this.cell).toString()) {
+        throw new Error(`An initialState was passed that is not compatible with cell.stateSize. Received stateSpec=${this.stateSpec}; However cell.stateSize is ${this.cell.stateSize}`);
+      }
+    }
     if (!this.cell.built) {
       this.cell.build(stepShape);
       this.cell.built = true;
@@ -158,6 +164,8 @@ class RNN extends Layer {
       kwargs = { ...kwargs, initialState: inputs.slice(1) };
       inputs = inputs[0];
     }
+    // tfjs checks the initial states' sizes against the cell's when it builds.
+    if (kwargs.initialState != null) this.stateSpec = toList(kwargs.initialState).map((s) => new InputSpec({ shape: s.shape }));
     if (kwargs.initialState != null && toList(kwargs.initialState)[0] instanceof SymbolicTensor) {
       const full = [toList(inputs)[0], ...toList(kwargs.initialState)];
       const rest = { ...kwargs };

@@ -92,8 +92,16 @@ impl<'a> Cfg<'a> {
             Some(v) => match v.as_f64() {
                 Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= MAX_INT as f64 => Ok(n as usize),
                 Some(n) if n >= 1.0 && n.fract() == 0.0 => Err(bad(key, "a positive integer (at most 2147483647)", v)),
-                // tfjs's assertPositiveInteger text.
-                _ => bail!("Expected {key} to be a positive integer, but got {}.", friendly(v)),
+                // tfjs's assertPositiveInteger texts (a list is checked element by element).
+                _ => match v {
+                    Value::Array(a) if a.is_empty() => bail!("{key} is unexpectedly an empty array."),
+                    Value::Array(a) => {
+                        let bad = a.iter().position(|x| !x.as_f64().is_some_and(|n| n >= 1.0 && n.fract() == 0.0));
+                        let i = bad.unwrap_or(0);
+                        bail!("Expected element {} of {key} to be a positive integer, but got {}.", i + 1, friendly(&a[i]))
+                    }
+                    _ => bail!("Expected {key} to be a positive integer, but got {}.", friendly(v)),
+                },
             },
             None => bail!("{key} is required but was not provided"),
         }

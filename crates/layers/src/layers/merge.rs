@@ -111,6 +111,9 @@ impl Kind for Merge {
     }
     fn output_shapes(&self, inputs: &[Shape]) -> Result<Vec<Shape>> {
         if inputs.len() < 2 {
+            if self.op == MergeOp::Concatenate {
+                bail!("A `Concatenate` layer should be called on a list of at least 2 inputs");
+            }
             bail!("A merge layer should be called on an Array of at least 2 inputs. Got {} input(s).", inputs.len());
         }
         let first = &inputs[0];
