@@ -441,6 +441,9 @@ impl Layer {
             self.built = true;
             self.input_shapes = inputs.to_vec();
             self.output_shapes = outputs.clone();
+        } else {
+            // A built layer called on other symbolic inputs: tfjs checks them against its spec.
+            self.check(inputs)?;
         }
         self.refuse_activity_regularizer()?;
         Ok(outputs)
@@ -463,7 +466,9 @@ impl Layer {
     }
 
     /// Checks `inputs` against the layer's input spec (tfjs's texts).
-    fn check(&self, shapes: &[Vec<usize>]) -> Result<()> {
+    /// tfjs's assertInputCompatibility against the spec made at build (an unknown dimension
+    /// passes).
+    fn check(&self, shapes: &[Shape]) -> Result<()> {
         let Some(spec) = &self.spec else { return Ok(()) };
         let n = if spec.first_only { 1 } else { shapes.len() };
         for (i, s) in shapes.iter().enumerate().take(n) {
@@ -487,11 +492,12 @@ impl Layer {
             }
             for &(axis, size) in &spec.axes {
                 let a = if axis < 0 { s.len() as i64 + axis } else { axis };
-                if a < 0 || s.get(a as usize) != Some(&size) {
+                let ok = a >= 0 && matches!(s.get(a as usize), Some(None)) || s.get(a as usize) == Some(&Some(size));
+                if a < 0 || !ok {
                     bail!(
-                        "Input {i} is incompatible with layer {}: expected axis {axis} of input shape to have value {size} but got shape [{}].",
+                        "Input {i} is incompatible with layer {}: expected axis {axis} of input shape to have value {size} but got shape {}.",
                         self.name,
-                        tidytensor_core::shape::fmt(s)
+                        shape_text(s)
                     );
                 }
             }
@@ -532,7 +538,7 @@ impl Layer {
         if self.disposed {
             bail!("Layer '{}' is already disposed.", self.name);
         }
-        self.check(&shapes)?;
+        self.check(&shapes.iter().map(|s| known(s)).collect::<Vec<_>>())?;
         self.refuse_activity_regularizer()?;
         let w: Vec<TensorId> = self.weights.iter().map(|w| w.var).collect();
         let inputs: Vec<TensorId> = if self.dtype == DType::Float32 && !self.kind.keeps_dtype() {

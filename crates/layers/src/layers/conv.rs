@@ -204,6 +204,10 @@ impl Conv {
                     bail!("Input should have rank {want}; Received input shape: {got}")
                 }
                 ConvType::Depthwise => bail!("Inputs to DepthwiseConv2D should have rank 4. Received input shape: {got}."),
+                // tfjs refuses only a lower rank; a higher one fails on its channel first.
+                ConvType::Separable if s.len() > want && s.last().is_some_and(Option::is_none) => {
+                    bail!("The channel dimension of the inputs should be defined, but found null")
+                }
                 ConvType::Separable => {
                     bail!("Inputs to SeparableConv2D should have rank 4, but received input shape: {got}")
                 }
