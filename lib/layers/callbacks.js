@@ -2,6 +2,7 @@
 // Training callbacks as tfjs-layers has them (Callback, CustomCallback, CallbackList, History,
 // EarlyStopping, tf.callbacks.earlyStopping), and the progress output of `verbose` that
 // tfjs-node prints (a bar per epoch on a terminal, a line per epoch otherwise).
+const { nextFrame } = require('../internals');
 
 class BaseCallback {
   constructor() {
@@ -30,19 +31,41 @@ class BaseCallback {
 class Callback extends BaseCallback {}
 
 // tf.CustomCallback: a callback from an object of hooks ({onEpochEnd: async (epoch, logs) => ...}).
+// As tfjs's, it yields to the event loop itself (yieldEvery: 'batch', 'epoch', a number of ms,
+// 'auto' = every 125 ms, or 'never'), calling onYield when it does; `nowFunc` and
+// `nextFrameFunc` replace the clock and the yield (tfjs's tests inject them).
 class CustomCallback extends BaseCallback {
   constructor(args = {}, yieldEvery) {
     super();
-    this.yieldEvery = yieldEvery || 'auto';
     this.hooks = args;
+    this.nowFunc = args.nowFunc;
+    this.nextFrameFunc = args.nextFrameFunc || nextFrame;
+    this.yieldEvery = yieldEvery || 'auto';
+    if (this.yieldEvery === 'auto') this.yieldEvery = DEFAULT_YIELD_EVERY_MS;
+    if (this.yieldEvery === 'never' && args.onYield != null) {
+      throw new Error('yieldEvery is `never` but you provided an `onYield` callback. Either change `yieldEvery` or remove the callback');
+    }
+    this.currentEpoch = 0;
+    if (typeof this.yieldEvery === 'number') this.maybeWait = debounce(this.maybeWait.bind(this), this.yieldEvery, this.nowFunc);
+  }
+
+  async maybeWait(epoch, batch, logs) {
+    const ps = [];
+    if (this.hooks.onYield) ps.push(this.hooks.onYield(epoch, batch, logs));
+    ps.push(this.nextFrameFunc());
+    await Promise.all(ps);
   }
 
   async onEpochBegin(epoch, logs) {
+    this.currentEpoch = epoch;
     if (this.hooks.onEpochBegin) await this.hooks.onEpochBegin(epoch, logs);
   }
 
   async onEpochEnd(epoch, logs) {
-    if (this.hooks.onEpochEnd) await this.hooks.onEpochEnd(epoch, logs);
+    const ps = [];
+    if (this.hooks.onEpochEnd) ps.push(this.hooks.onEpochEnd(epoch, logs));
+    if (this.yieldEvery === 'epoch') ps.push(this.nextFrameFunc());
+    await Promise.all(ps);
   }
 
   async onBatchBegin(batch, logs) {
@@ -50,7 +73,11 @@ class CustomCallback extends BaseCallback {
   }
 
   async onBatchEnd(batch, logs) {
-    if (this.hooks.onBatchEnd) await this.hooks.onBatchEnd(batch, logs);
+    const ps = [];
+    if (this.hooks.onBatchEnd) ps.push(this.hooks.onBatchEnd(batch, logs));
+    if (this.yieldEvery === 'batch') ps.push(this.nextFrameFunc());
+    else if (typeof this.yieldEvery === 'number') ps.push(this.maybeWait(this.currentEpoch, batch, logs));
+    await Promise.all(ps);
   }
 
   async onTrainBegin(logs) {
@@ -60,10 +87,22 @@ class CustomCallback extends BaseCallback {
   async onTrainEnd(logs) {
     if (this.hooks.onTrainEnd) await this.hooks.onTrainEnd(logs);
   }
+}
 
-  async onYield(epoch, batch, logs) {
-    if (this.hooks.onYield) await this.hooks.onYield(epoch, batch, logs);
-  }
+const DEFAULT_YIELD_EVERY_MS = 125;
+
+// tfjs's debounce: `f` runs at most once every `waitMs` (the clock from `nowFunc`).
+function debounce(f, waitMs, nowFunc) {
+  const now = () => (nowFunc != null ? nowFunc() : Date.now());
+  let lastTime = now();
+  let lastResult;
+  return (...args) => {
+    const t = now();
+    if (t - lastTime < waitMs) return lastResult;
+    lastTime = t;
+    lastResult = f(...args);
+    return lastResult;
+  };
 }
 
 // Runs every callback's hook in order, awaiting each.
