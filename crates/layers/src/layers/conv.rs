@@ -221,7 +221,20 @@ impl Conv {
     /// transposed convolutions).
     fn out_len(&self, i: usize, len: Option<usize>) -> Result<Option<usize>> {
         if !self.transposed() {
-            return Ok(conv_output_length(len, self.kernel_size[i], &self.padding, self.strides[i], self.dilation[i]));
+            let (k, d) = (self.kernel_size[i], self.dilation[i]);
+            let out = conv_output_length(len, k, &self.padding, self.strides[i], d);
+            // A window larger than a known input: tfjs's shape goes negative (and its
+            // Sequential refuses it); refused here at once.
+            if let (Some(n), None) = (len, out) {
+                let window = (k.saturating_sub(1)).saturating_mul(d).saturating_add(1);
+                bail!(
+                    "Negative dimension size caused by a {} window of {window} over an input dimension of {n} (axis {}, padding '{}')",
+                    self.class_name(),
+                    i + 1,
+                    self.padding
+                );
+            }
+            return Ok(out);
         }
         let Some(d) = len else { return Ok(None) };
         let (k, st) = (self.kernel_size[i], self.strides[i]);
