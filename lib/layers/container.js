@@ -73,11 +73,6 @@ class Graph {
 const lossByName = (name) => (yTrue, yPred) => wrapId(native.lossValues(name, yTrue.id, yPred.id));
 const metricByName = (name) => (yTrue, yPred) => wrapId(native.metricValues(name, yTrue.id, yPred.id));
 
-// tfjs's name for a loss or metric function: a built-in's name, else the function's own.
-function fnName(fn) {
-  return fn.name;
-}
-
 // compile's losses and metrics for the JavaScript training step, resolved as tfjs's
 // handleMetrics does ('accuracy' after the loss and the output's last dimension).
 function compileJS(model, losses, metrics) {
@@ -98,7 +93,7 @@ function compileJS(model, losses, metrics) {
       let name;
       if (typeof m === 'function') {
         fn = m;
-        name = fnName(m);
+        name = m.name;
       } else {
         const last = shape[shape.length - 1];
         const [metricName, logName] = native.metricResolve(m, typeof loss === 'string' ? loss : null, last == null ? null : last);
@@ -171,7 +166,7 @@ function trainStep(model, c, bx, by, weights) {
       let loss = total;
       for (const p of layerLosses(model)) loss = loss.add(p);
       return loss;
-    }, true, vars.length > 0 ? vars : undefined);
+    }, true, vars); // (no trainable weight: variableGrads's error, as in tfjs)
     return [lossValue, ...kept].map((t) => t.dataSync()[0]);
   } finally {
     dispose(kept);
