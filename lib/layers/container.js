@@ -42,9 +42,13 @@ class Graph {
   // The outputs for input tensors `xs` (temporaries stay in the caller's scope). As tfjs's
   // executor: each layer gets its inputs as a list, and the first input's mask as
   // `kwargs.mask` when any input has one; a layer that supports masking gives its outputs'.
-  run(xs, training) {
+  // `untapeFrozen` (the training step, whose gradients are the trainable weights' only): a
+  // call that no trainable weight reaches (a frozen base before the first trainable layer)
+  // runs with the tape paused, since no gradient flows through it.
+  run(xs, training, untapeFrozen = false) {
     const values = new Map();
     const masks = new Map();
+    const reached = new Set();
     this.inputNodes.forEach((node, i) => values.set(node, [xs[i]]));
     const valueOf = (s) => values.get(s.node)[s.tensorIndex || 0];
     const maskOf = (s) => (masks.has(s.node) ? masks.get(s.node)[s.tensorIndex || 0] : null);
@@ -55,7 +59,16 @@ class Graph {
       // (predict passes no `training`, as tfjs's.)
       const kwargs = training === undefined ? { ...(node.callArgs || {}) } : { ...(node.callArgs || {}), training };
       if (inMasks.some((m) => m != null)) kwargs.mask = inMasks[0];
-      const outs = toList(node.layer.apply(ins, kwargs));
+      const trains = node.layer.trainableWeights.length > 0 || node.inputs.some((s) => reached.has(s.node));
+      if (trains) reached.add(node);
+      const untaped = untapeFrozen && !trains;
+      if (untaped) native.pauseTape();
+      let outs;
+      try {
+        outs = toList(node.layer.apply(ins, kwargs));
+      } finally {
+        if (untaped) native.resumeTape(null, [], [], []);
+      }
       values.set(node, outs);
       if (node.layer.supportsMasking) {
         const outMask = node.layer.computeMask(ins, inMasks);
@@ -160,7 +173,7 @@ function trainStep(model, c, bx, by, weights) {
   let lossValue;
   try {
     lossValue = model.optimizer.minimize(() => {
-      const outs = model.forward(bx, true);
+      const outs = model.forward(bx, true, true);
       const { total, perOutput, metrics } = lossesAndMetrics(c, outs, by, weights);
       for (const t of (c.lossFns.length > 1 ? perOutput : []).concat(metrics)) kept.push(keep(t));
       let loss = total;

@@ -323,15 +323,16 @@ class LayersModel extends Layer {
     return this.fallbackCompiled;
   }
 
-  // The outputs for inputs `xs` (a list; temporaries stay in the caller's scope).
-  forward(xs, training) {
+  // The outputs for inputs `xs` (a list; temporaries stay in the caller's scope);
+  // `untapeFrozen`: see Graph.run.
+  forward(xs, training, untapeFrozen = false) {
     if (this.disposed) throw new Error(`Container '${this.name}' is already disposed.`);
     const graph = this.jsGraph;
     if (graph) {
       if (xs.length !== this.inputs.length) {
         throw new Error(`Error when checking model : the Array of Tensors that you are passing to your model is not the size the the model expected. Expected to see ${this.inputs.length} Tensor(s), but instead got ${xs.length} Tensors(s).`);
       }
-      return graph.run(xs, training);
+      return graph.run(xs, training, untapeFrozen);
     }
     return this.model.apply(xs.map((t) => t.id), !!training).map(wrapId);
   }
