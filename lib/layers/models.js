@@ -731,9 +731,11 @@ class LayersModel extends Layer {
         numDisposedVariables += layer.dispose().numDisposedVariables;
       }
     }
+    // An optimizer compile made goes too, its tensors counted (as tfjs's LayersModel.dispose).
     if (this.isOptimizerOwned && this.optimizer_) {
-      numDisposedVariables += this.optimizer_.getWeights ? 0 : 0;
+      const before = native.memory().numTensors;
       this.optimizer_.dispose();
+      numDisposedVariables += before - native.memory().numTensors;
     }
     return { refCountAfterDispose: 0, numDisposedVariables };
   }
