@@ -600,6 +600,9 @@ impl Kind for Advanced {
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
         let x = inputs[0];
         one_output(match *self {
+            // tfjs's clipByValue(relu(x), 0, maxValue); with no gradient recorded, the clip alone
+            // (the same values in one pass; relu's gradient differs from clip's only at 0).
+            Advanced::ReLU { max_value: Some(m) } if !e.taping() && m >= 0.0 => e.clip(x, 0.0, m),
             Advanced::ReLU { max_value } => {
                 let r = e.unary(UnaryOp::Relu, x)?;
                 match max_value {

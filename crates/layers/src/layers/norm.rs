@@ -156,13 +156,21 @@ impl Kind for BatchNormalization {
         let last = axis == shape.len() - 1;
         let bc = |e: &mut Engine, t: TensorId| if last { Ok(t) } else { e.reshape(t, &bshape) };
         let (gamma, beta) = (gamma.map(|g| bc(e, g)).transpose()?, beta.map(|b| bc(e, b)).transpose()?);
+        // tfjs's batchNorm (one fused kernel when no gradient is recorded: inference, or a
+        // frozen base ahead of the trained layers).
         if !training {
             let (m, v) = (bc(e, mm)?, bc(e, mv)?);
-            return one_output(normalize(e, x, m, v, beta, gamma, self.epsilon));
+            return one_output(e.batch_norm(x, m, v, beta, gamma, self.epsilon));
         }
         let axes: Vec<i64> = (0..shape.len() as i64).filter(|&a| a != axis as i64).collect();
         let (mean, var) = moments(e, x, &axes)?;
-        let y = normalize(e, x, mean, var, beta, gamma, self.epsilon)?;
+        // The batch's moments in the parameters' shape ([dim] for the last axis).
+        let (bm, bv) = if last {
+            (e.reshape(mean, &dims(&[shape[axis]]))?, e.reshape(var, &dims(&[shape[axis]]))?)
+        } else {
+            (mean, var)
+        };
+        let y = e.batch_norm(x, bm, bv, beta, gamma, self.epsilon)?;
         // The moving statistics move towards the batch's: v - (v - batch) * (1 - momentum).
         for (moving, batch) in [(mm, mean), (mv, var)] {
             let batch = e.reshape(batch, &dims(&[shape[axis]]))?;
