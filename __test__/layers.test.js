@@ -8,21 +8,11 @@
 // configs and inputs.
 const { it, describe } = require('node:test');
 const { tt, tfo, assert } = require('./helpers/setup');
+const {
+  size, list, data, closeTo, compareTensors, randomizeWeights, copyWeights,
+} = require('./helpers/layers');
 
 // ---- deterministic data ------------------------------------------------------------------
-
-const size = (shape) => shape.reduce((a, b) => a * b, 1);
-
-// n values uniform in [lo, hi) from a small LCG, the same on every run.
-function data(n, seed, lo = -2, hi = 2) {
-  let s = (seed * 1103515245 + 12345) >>> 0;
-  const v = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    v[i] = lo + (hi - lo) * (s / 4294967296);
-  }
-  return v;
-}
 
 // n integers in [0, max).
 function indices(n, seed, max) {
@@ -31,49 +21,9 @@ function indices(n, seed, max) {
 
 // ---- comparison --------------------------------------------------------------------------
 
-function closeTo(got, want, tol, what) {
-  assert.equal(got.length, want.length, `${what}: value count`);
-  let worst = 0;
-  let at = -1;
-  for (let i = 0; i < want.length; i++) {
-    const d = Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i]));
-    if (!(d <= worst)) {
-      worst = d;
-      at = i;
-    }
-  }
-  assert.ok(worst <= tol,
-    `${what}: [${at}] got ${got[at]}, expected ${want[at]} (relative error ${worst}, tolerance ${tol})`);
-}
-
-function compareTensors(got, want, tol, what) {
-  assert.deepEqual(got.shape, want.shape, `${what}: shape`);
-  assert.equal(got.dtype, want.dtype, `${what}: dtype`);
-  closeTo(got.dataSync(), want.dataSync(), tol, what);
-}
-
-const list = (x) => (Array.isArray(x) ? x : [x]);
-
 // `dense_Dense12/kernel` as `kernel`: the weight's own name, after the layer's (whose uid
 // differs between the libraries; the layer names are compared in 'default names').
 const stripUid = (name) => name.slice(name.indexOf('/') + 1).replace(/_\d+$/, '');
-
-// The tfjs layer's weights set to deterministic random values (variances positive).
-function randomizeWeights(layer, seed) {
-  const values = layer.weights.map((w, i) => {
-    const positive = /variance/.test(w.name);
-    return tfo.tensor(data(size(w.shape), seed + i, positive ? 0.5 : -0.8, positive ? 1.5 : 0.8), w.shape, w.dtype);
-  });
-  if (values.length > 0) layer.setWeights(values);
-  tfo.dispose(values);
-}
-
-// Copies the tfjs layer's weights into ours through new tensors, disposed afterwards.
-function copyWeights(ours, theirs) {
-  const temps = theirs.getWeights().map((w) => tt.tensor(w.dataSync(), w.shape, w.dtype));
-  ours.setWeights(temps);
-  tt.dispose(temps);
-}
 
 // Builds `make(tf)` on both libraries for inputs of `shapes` (with the batch), copies tfjs's
 // (randomized) weights into ours, applies both to the same input (with `kwargs`) and compares

@@ -9,21 +9,11 @@
 // memory (no tensor left behind, also when a call fails) must agree.
 const { it, describe } = require('node:test');
 const { tt, tfo, assert } = require('./helpers/setup');
+const {
+  size, list, data, closeTo, compareTensors, copyWeights,
+} = require('./helpers/layers');
 
 // ---- deterministic data ------------------------------------------------------------------
-
-const size = (shape) => shape.reduce((a, b) => a * b, 1);
-
-// n values uniform in [lo, hi) from a small LCG, the same on every run.
-function data(n, seed, lo = -2, hi = 2) {
-  let s = (seed * 1103515245 + 12345) >>> 0;
-  const v = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    v[i] = lo + (hi - lo) * (s / 4294967296);
-  }
-  return v;
-}
 
 // Token ids in [1, vocab) with zeros (padding) at the end of some rows, at the start of others,
 // in the middle of one, and one row all padding: every way a mask can fall.
@@ -52,36 +42,12 @@ function padded(batch, steps, features, value, seed) {
 
 const TOL = 1e-4;
 
-function closeTo(got, want, tol, what) {
-  assert.equal(got.length, want.length, `${what}: value count`);
-  for (let i = 0; i < want.length; i++) {
-    const d = Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i]));
-    if (!(d <= tol) && !(Number.isNaN(got[i]) && Number.isNaN(want[i]))) {
-      assert.fail(`${what}: [${i}] got ${got[i]}, expected ${want[i]} (tolerance ${tol})`);
-    }
-  }
-}
-
-function compareTensors(got, want, tol, what) {
-  assert.deepEqual(got.shape, want.shape, `${what}: shape`);
-  assert.equal(got.dtype, want.dtype, `${what}: dtype`);
-  closeTo(got.dataSync(), want.dataSync(), tol, what);
-}
-
-const list = (x) => (Array.isArray(x) ? x : [x]);
-
 function randomizeWeights(model, seed) {
   const values = model.weights.map((w, i) => (w.dtype === 'int32'
     ? tfo.tensor(Array.from(data(size(w.shape), seed + i, 0, 5), Math.floor), w.shape, w.dtype)
     : tfo.tensor(data(size(w.shape), seed + i, -0.8, 0.8), w.shape, w.dtype)));
   if (values.length > 0) model.setWeights(values);
   tfo.dispose(values);
-}
-
-function copyWeights(ours, theirs) {
-  const temps = theirs.getWeights().map((w) => tt.tensor(w.dataSync(), w.shape, w.dtype));
-  ours.setWeights(temps);
-  tt.dispose(temps);
 }
 
 // ---- models ------------------------------------------------------------------------------

@@ -10,57 +10,18 @@
 // ways between the libraries, and train to the same history.
 const { it, describe } = require('node:test');
 const { tt, tfo, assert } = require('./helpers/setup');
+const {
+  size, list, data, closeTo, compareTensors, randomizeWeights, copyWeights,
+} = require('./helpers/layers');
 
 // ---- deterministic data ------------------------------------------------------------------
-
-const size = (shape) => shape.reduce((a, b) => a * b, 1);
-
-// n values uniform in [lo, hi) from a small LCG, the same on every run.
-function data(n, seed, lo = -2, hi = 2) {
-  let s = (seed * 1103515245 + 12345) >>> 0;
-  const v = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    v[i] = lo + (hi - lo) * (s / 4294967296);
-  }
-  return v;
-}
 
 // ---- comparison --------------------------------------------------------------------------
 
 const TOL = 1e-4;
 
-function closeTo(got, want, tol, what) {
-  assert.equal(got.length, want.length, `${what}: value count`);
-  for (let i = 0; i < want.length; i++) {
-    const d = Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i]));
-    if (!(d <= tol) && !(Number.isNaN(got[i]) && Number.isNaN(want[i]))) {
-      assert.fail(`${what}: [${i}] got ${got[i]}, expected ${want[i]} (tolerance ${tol})`);
-    }
-  }
-}
-
-function compareTensors(got, want, tol, what) {
-  assert.deepEqual(got.shape, want.shape, `${what}: shape`);
-  assert.equal(got.dtype, want.dtype, `${what}: dtype`);
-  closeTo(got.dataSync(), want.dataSync(), tol, what);
-}
-
-const list = (x) => (Array.isArray(x) ? x : [x]);
 // A weight's name without the uid suffixes tfjs and tidytensor draw independently.
 const stripUid = (name) => name.replace(/_[A-Z][A-Za-z0-9]*?\d+(?=\/|$)/g, '').replace(/_\d+$/, '');
-
-function randomizeWeights(layer, seed) {
-  const values = layer.weights.map((w, i) => tfo.tensor(data(size(w.shape), seed + i, -0.8, 0.8), w.shape, w.dtype));
-  if (values.length > 0) layer.setWeights(values);
-  tfo.dispose(values);
-}
-
-function copyWeights(ours, theirs) {
-  const temps = theirs.getWeights().map((w) => tt.tensor(w.dataSync(), w.shape, w.dtype));
-  ours.setWeights(temps);
-  tt.dispose(temps);
-}
 
 // Config values compared with null and undefined alike, names of nested layers and cells
 // left out (their uids differ).
