@@ -2075,6 +2075,16 @@ export declare class GraphModel<ModelURL extends string | io.IOHandler = string 
 }
 
 /** A graph model from a URL (file://, a plain path or directory, http(s)) or an IOHandler. */
+/** What a custom graph op gets: its node's input tensors and its attributes, decoded. */
+export interface GraphNode {
+  inputs: Tensor[];
+  attrs: { [key: string]: unknown };
+}
+/** A custom graph op (tfjs-converter's OpExecutor): its outputs, or a promise of them (executeAsync only). */
+export type OpExecutor = (node: GraphNode) => Tensor | Tensor[] | Promise<Tensor | Tensor[]>;
+/** Runs nodes of op `name` in graph models with `opFunc` (a built-in op is never replaced). */
+export function registerOp(name: string, opFunc: OpExecutor): void;
+export function deregisterOp(name: string): void;
 export function loadGraphModel(modelUrl: string | io.IOHandler, options?: io.LoadOptions & { fromTFHub?: boolean },
   tfio?: object): Promise<GraphModel>;
 /** A graph model from a synchronous IOHandler, ModelArtifacts, or [model.json object, weights]. */

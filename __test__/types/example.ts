@@ -174,3 +174,7 @@ const custom = tf.sequential({ layers: [tf.layers.dense({ units: 4, inputShape: 
 custom.compile({ optimizer: 'adam', loss: (yTrue: tf.Tensor, yPred: tf.Tensor) => tf.mean(tf.square(tf.sub(yTrue, yPred)), -1) });
 const spec: tf.InputSpec = new tf.InputSpec({ minNDim: 2 });
 void spec;
+
+// A custom graph op.
+tf.registerOp('MyOp', (node: tf.GraphNode) => tf.mul(node.inputs[0], node.attrs.alpha as number));
+tf.deregisterOp('MyOp');
