@@ -45,6 +45,12 @@ for (const [dt, mk] of Object.entries(makers)) {
 reduceCases.push(['moments all keepDims', (tf) => { const m = tf.moments(F(tf), null, true); return [m.mean, m.variance]; }]);
 reduceCases.push(['moments axes', (tf) => { const m = tf.moments(tf.range(0, 24).reshape([2, 3, 4]), [0, 2]); return [m.mean, m.variance]; }]);
 reduceCases.push(['sum large', (tf) => tf.sum(tf.range(0, 10000).div(100))]);
+// Batch normalization's moments (per channel over [N, H, W]) and layer normalization's (per row),
+// big enough for the threaded paths, and a set of axes that is not one block.
+const BIG = (tf) => tf.range(0, 4 * 30 * 30 * 64).mod(97).mul(0.37).sub(9).reshape([4, 30, 30, 64]);
+reduceCases.push(['moments per channel', (tf) => { const m = tf.moments(BIG(tf), [0, 1, 2], true); return [m.mean, m.variance]; }]);
+reduceCases.push(['moments per row', (tf) => { const m = tf.moments(BIG(tf), -1); return [m.mean, m.variance]; }]);
+reduceCases.push(['moments axes [0, 3]', (tf) => { const m = tf.moments(BIG(tf), [0, 3]); return [m.mean, m.variance]; }]);
 for (const op of ['argMax', 'argMin']) {
   for (const [dt, mk] of Object.entries(makers)) {
     reduceCases.push([`${op} ${dt} default axis`, (tf) => tf[op](mk(tf))]);

@@ -1,6 +1,6 @@
 'use strict';
-// Reductions: sum, mean, max, min, prod, all, any (axis, keepDims), logSumExp and moments
-// (composed as tfjs composes them), argMax, argMin, softmax.
+// Reductions: sum, mean, max, min, prod, all, any, moments (axis, keepDims), logSumExp
+// (composed as tfjs composes it), argMax, argMin, softmax.
 const native = require('../native');
 const { Tensor, wrap, wrapId } = require('../tensor');
 const { withOne, axesArg, axisArg } = require('./args');
@@ -41,15 +41,13 @@ function logSumExp(x, axis = null, keepDims = false) {
   }));
 }
 
-// { mean, variance } over the axes, composed as tfjs composes them.
+// { mean, variance } over the axes (one native op: a single kernel when no gradient is
+// recorded).
 function moments(x, axis = null, keepDims = false) {
-  return withOne(x, 'x', 'moments', 'numeric', (t) => tidy(() => {
-    const xMean = mean(t, axis, keepDims);
-    const shape = keepDims ? xMean.shape : keepDimsShape(xMean.shape, reducedAxes(axis, t.shape.length));
-    const e = elementwise();
-    const variance = mean(e.square(e.sub(e.cast(t, 'float32'), xMean.reshape(shape))), axis, keepDims);
-    return { mean: xMean, variance };
-  }));
+  return withOne(x, 'x', 'moments', 'numeric', (t) => {
+    const [mean, variance] = native.moments(t.id, axesArg(axis), !!keepDims);
+    return { mean: wrapId(mean), variance: wrapId(variance) };
+  });
 }
 
 function logSoftmax(logits, axis = -1) {

@@ -32,6 +32,15 @@ pub fn topk(x: f64, k: i64) -> Result<Vec<f64>> {
     engine(|e| Ok(e.topk(id(x), k)?.into_iter().map(|t| t as f64).collect()))
 }
 
+/// `tf.moments`: the ids of the mean and variance tensors.
+#[napi]
+pub fn moments(x: f64, axes: Option<Vec<i64>>, keep_dims: bool) -> Result<Vec<f64>> {
+    engine(|e| {
+        let (mean, variance) = e.moments(id(x), axes.as_deref(), keep_dims)?;
+        Ok(vec![mean as f64, variance as f64])
+    })
+}
+
 /// `tf.cumsum` and `tf.cumprod`.
 #[napi]
 pub fn cumulative(prod: bool, x: f64, axis: i64, exclusive: bool, reverse: bool) -> Result<f64> {

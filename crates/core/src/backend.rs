@@ -362,6 +362,27 @@ pub trait Backend: Send + Sync {
     /// Reduces `x` seen as `[outer, inner]` over `inner` (never empty: the engine answers empty
     /// reductions itself); output `[outer]` of dtype `out`.
     fn reduce(&self, op: ReduceOp, x: View, outer: usize, inner: usize, out: DType) -> Result<Box<dyn Storage>>;
+    /// The mean and variance of float32 `x` seen as `[outer, n, inner]` over the middle axis
+    /// (`n` ≥ 1): two float32 `[outer, inner]` storages, with tfjs's `moments` steps (the
+    /// mean, then the mean of the squared float32 differences). The default composes
+    /// `transpose`, `reduce`, `binary` and `unary`; a backend may read `x` in place instead.
+    fn moments(&self, x: View, outer: usize, n: usize, inner: usize) -> Result<(Box<dyn Storage>, Box<dyn Storage>)> {
+        let f32s = DType::Float32;
+        let moved;
+        let rows = [outer * inner, n];
+        let xv = if inner == 1 {
+            View { storage: x.storage, shape: &rows, dtype: f32s }
+        } else {
+            moved = self.transpose(View { storage: x.storage, shape: &[outer, n, inner], dtype: f32s }, &[0, 2, 1])?;
+            View { storage: &*moved, shape: &rows, dtype: f32s }
+        };
+        let mean = self.reduce(ReduceOp::Mean, xv, rows[0], n, f32s)?;
+        let col = [rows[0], 1];
+        let d = self.binary(BinaryOp::Sub, xv, View { storage: &*mean, shape: &col, dtype: f32s }, &rows, f32s)?;
+        let sq = self.unary(UnaryOp::Square, View { storage: &*d, shape: &rows, dtype: f32s })?;
+        let var = self.reduce(ReduceOp::Mean, View { storage: &*sq, shape: &rows, dtype: f32s }, rows[0], n, f32s)?;
+        Ok((mean, var))
+    }
     /// Index of the max/min over the middle axis of `x` seen as `[outer, axis, inner]`
     /// (`axis` ≥ 1); output `[outer, inner]`, int32. Ties take the first index.
     fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>>;

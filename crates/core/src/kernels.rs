@@ -24,6 +24,7 @@ kernel_names! {
     MAX = "Max",
     MEAN = "Mean",
     MIN = "Min",
+    MOMENTS = "Moments",
     PROD = "Prod",
     CUMPROD = "Cumprod",
     CUMSUM = "Cumsum",

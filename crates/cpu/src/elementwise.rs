@@ -548,21 +548,11 @@ pub(crate) fn batch_norm(
     let scale = scale.map(row);
     let offset = offset.map(row);
     let mut out = crate::pool::take::<f32>(x.len());
-    let run = |(xs, ys): (&[f32], &mut [f32])| {
-        for (xr, yr) in xs.chunks_exact(channels).zip(ys.chunks_exact_mut(channels)) {
-            for c in 0..channels {
-                let mut t = xr[c] - mean[c];
-                if let Some(s) = &scale {
-                    t *= s[c];
-                }
-                t /= root[c];
-                if let Some(o) = &offset {
-                    t += o[c];
-                }
-                yr[c] = t;
-            }
-        }
-    };
+    // Absent factors as 1 and -0 give the same float32 values (`t * 1`, `t + -0` are exact), and
+    // a branch-free row loop vectorises.
+    let scale = scale.unwrap_or_else(|| vec![1.0; channels]);
+    let offset = offset.unwrap_or_else(|| vec![-0.0; channels]);
+    let run = |(xs, ys): (&[f32], &mut [f32])| batch_norm_rows(xs, ys, &mean, &scale, &root, &offset);
     if x.len() >= PAR_THRESHOLD {
         let rows_per_task = PAR_CHUNK.div_ceil(channels).max(1) * channels;
         x.par_chunks(rows_per_task).zip(out.par_chunks_mut(rows_per_task)).for_each(run);
@@ -570,6 +560,16 @@ pub(crate) fn batch_norm(
         run((x, &mut out[..]));
     }
     out
+}
+
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
+fn batch_norm_rows(xs: &[f32], ys: &mut [f32], mean: &[f32], scale: &[f32], root: &[f32], offset: &[f32]) {
+    let channels = mean.len();
+    for (xr, yr) in xs.chunks_exact(channels).zip(ys.chunks_exact_mut(channels)) {
+        for c in 0..channels {
+            yr[c] = (xr[c] - mean[c]) * scale[c] / root[c] + offset[c];
+        }
+    }
 }
 
 /// The fused ops' epilogue, in place on the product `y` (`channels` values a row): the bias,

@@ -370,6 +370,11 @@ impl Backend for CpuBackend {
         boxed(reduce::reduce(op, data_of(&x)?, outer, inner, out)?)
     }
 
+    fn moments(&self, x: View, outer: usize, n: usize, inner: usize) -> Result<(Box<dyn Storage>, Box<dyn Storage>)> {
+        let (mean, var) = reduce::moments(f32s(&x)?, outer, n, inner);
+        Ok((boxed(HostData::F32(mean))?, boxed(HostData::F32(var))?))
+    }
+
     fn arg_reduce(&self, op: ArgOp, x: View, outer: usize, axis: usize, inner: usize) -> Result<Box<dyn Storage>> {
         boxed(reduce::arg_reduce(op, data_of(&x)?, outer, axis, inner)?)
     }

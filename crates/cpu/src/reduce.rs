@@ -142,6 +142,98 @@ fn reduce_f32(op: ReduceOp, v: &[f32], outer: usize, inner: usize, out: DType) -
     }
 }
 
+/// tfjs's `moments` over the middle axis of float32 `x` seen as `[outer, n, inner]` (`n` ≥ 1):
+/// the mean (summed in f64, as `Mean`), then the mean of the float32 squared differences
+/// (summed in f64). Two reads of `x` and nothing else written, where the composed ops move,
+/// subtract and square all of it first.
+pub(crate) fn moments(x: &[f32], outer: usize, n: usize, inner: usize) -> (Vec<f32>, Vec<f32>) {
+    let scale = |s: f64| (s / n as f64) as f32;
+    if inner == 1 {
+        let row_moments = |row: &[f32]| {
+            let mean = scale(sum_f32(row));
+            (mean, scale(sq_dev_sum(row, mean)))
+        };
+        let pairs: Vec<(f32, f32)> = if outer > 1 && x.len() >= PAR_THRESHOLD {
+            x.par_chunks(n).with_min_len(PAR_CHUNK.div_ceil(n).max(1)).map(row_moments).collect()
+        } else if outer == 1 && n >= PAR_THRESHOLD {
+            let mean = scale(x.par_chunks(PAR_CHUNK).map(sum_f32).sum());
+            vec![(mean, scale(x.par_chunks(PAR_CHUNK).map(|c| sq_dev_sum(c, mean)).sum()))]
+        } else {
+            x.chunks_exact(n).map(row_moments).collect()
+        };
+        return pairs.into_iter().unzip();
+    }
+    let (mut means, mut vars) = (Vec::with_capacity(outer * inner), Vec::with_capacity(outer * inner));
+    for block in x.chunks_exact(n * inner) {
+        let mean: Vec<f32> = column_sums(block, inner, None).into_iter().map(scale).collect();
+        vars.extend(column_sums(block, inner, Some(&mean)).into_iter().map(scale));
+        means.extend(mean);
+    }
+    (means, vars)
+}
+
+/// The f64 sum of `(v - mean)²` over a row, each square in float32 (tfjs's `square(sub(..))`).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
+fn sq_dev_sum(row: &[f32], mean: f32) -> f64 {
+    let mut acc = [0f64; 8];
+    let chunks = row.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            let d = c[i] - mean;
+            acc[i] += (d * d) as f64;
+        }
+    }
+    let mut s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for &v in rest {
+        let d = v - mean;
+        s += (d * d) as f64;
+    }
+    s
+}
+
+/// The f64 sums down the columns of `block` (rows of `inner` values): of the values, or with
+/// `mean`, of their float32 squared differences from it. Big blocks are split by rows across
+/// threads.
+fn column_sums(block: &[f32], inner: usize, mean: Option<&[f32]>) -> Vec<f64> {
+    let rows_per_task = PAR_CHUNK.div_ceil(inner).max(1) * inner;
+    let sum_part = |part: &[f32]| {
+        let mut acc = vec![0f64; inner];
+        accumulate_columns(&mut acc, part, mean);
+        acc
+    };
+    if block.len() < PAR_THRESHOLD {
+        return sum_part(block);
+    }
+    block.par_chunks(rows_per_task).map(sum_part).reduce(
+        || vec![0f64; inner],
+        |mut a, b| {
+            a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
+            a
+        },
+    )
+}
+
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
+fn accumulate_columns(acc: &mut [f64], part: &[f32], mean: Option<&[f32]>) {
+    let inner = acc.len();
+    match mean {
+        None => {
+            for row in part.chunks_exact(inner) {
+                acc.iter_mut().zip(row).for_each(|(a, &v)| *a += v as f64);
+            }
+        }
+        Some(mean) => {
+            for row in part.chunks_exact(inner) {
+                acc.iter_mut().zip(row.iter().zip(mean)).for_each(|(a, (&v, &m))| {
+                    let d = v - m;
+                    *a += (d * d) as f64;
+                });
+            }
+        }
+    }
+}
+
 /// The product of a row in f64, as tfjs multiplies JavaScript numbers (int32 results are then
 /// stored by ToInt32, not wrapped step by step).
 fn prod<T: Num>(r: &[T]) -> f64 {

@@ -473,7 +473,108 @@ fn topk_picks_in_order(e: &mut Engine) {
     });
 }
 
+fn read_f64(e: &Engine, t: tidytensor_core::TensorId) -> Vec<f64> {
+    e.read(t).expect("read").to_f64()
+}
+
+/// `moments` over any axes (one block in place, a set that must move, all, none of size 0)
+/// against an f64 reference: one `Moments` kernel leaving only the mean and the variance
+/// when no gradient is recorded; the composition, with its gradient, while one is.
+fn moments_match_the_reference(e: &mut Engine) {
+    let long = large_len(e);
+    let cases: Vec<(Vec<usize>, Option<Vec<i64>>)> = vec![
+        (vec![2, 5, 5, 3], Some(vec![0, 1, 2])),
+        (vec![4, 6], Some(vec![-1])),
+        (vec![3, 4, 5], Some(vec![1])),
+        (vec![3, 4, 5], Some(vec![0, 2])),
+        (vec![3, 4, 5], None),
+        (vec![7], Some(vec![0])),
+        (vec![long / 8, 8], Some(vec![0])),
+        (vec![8, long / 8], Some(vec![1])),
+        (vec![long], None),
+    ];
+    for (shape, axes) in cases {
+        for keep_dims in [false, true] {
+            e.start_scope();
+            let n: usize = shape.iter().product();
+            let v: Vec<f64> = random_values(n, 21, -3.0, 5.0).iter().map(|&x| x as f32 as f64).collect();
+            let x = f32s(e, &v.iter().map(|&x| x as f32).collect::<Vec<_>>(), &shape);
+            let rank = shape.len() as i64;
+            let ax: Vec<usize> = match &axes {
+                Some(a) => a.iter().map(|&a| ((a + rank) % rank) as usize).collect(),
+                None => (0..shape.len()).collect(),
+            };
+            let before = e.memory();
+            let mark = e.start_profile();
+            let (mean, var) = e.moments(x, axes.as_deref(), keep_dims).unwrap();
+            let names: Vec<&str> = e.end_profile(mark, true).iter().map(|r| r.name).collect();
+            assert_eq!(names, vec!["Moments"], "{shape:?} over {axes:?}");
+            assert_eq!(e.memory().num_tensors, before.num_tensors + 2, "only the two results are left");
+            let want_shape: Vec<usize> = (0..shape.len())
+                .filter_map(|d| if ax.contains(&d) { keep_dims.then_some(1) } else { Some(shape[d]) })
+                .collect();
+            assert_eq!(e.shape(mean).unwrap(), want_shape);
+            assert_eq!(e.shape(var).unwrap(), want_shape);
+            let (mut want_m, mut want_v) = (Vec::new(), Vec::new());
+            for g in groups(&v, &shape, &ax) {
+                let m = g.iter().sum::<f64>() / g.len() as f64;
+                want_m.push(m);
+                want_v.push(g.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / g.len() as f64);
+            }
+            assert_close(&read_f64(e, mean), &want_m, 1e-5);
+            assert_close(&read_f64(e, var), &want_v, 1e-5);
+            // While a gradient is recorded: the ops themselves, with the same values.
+            let (_, grads) = e
+                .gradients(
+                    |e| {
+                        let (m, v) = e.moments(x, axes.as_deref(), keep_dims)?;
+                        assert_close(&read_f64(e, m), &want_m, 1e-5);
+                        assert_close(&read_f64(e, v), &want_v, 1e-5);
+                        let s = e.add(m, v)?;
+                        e.reduce(ReduceOp::Sum, s, None, false)
+                    },
+                    &[x],
+                    None,
+                    false,
+                )
+                .unwrap();
+            // d(mean + var)/dx = (1 + 2 (x - mean)) / count, per element.
+            let count = n / want_m.len();
+            let gv = read_f64(e, grads[0].unwrap());
+            let kept: Vec<usize> = (0..shape.len()).filter(|d| !ax.contains(d)).collect();
+            let si = strides(&shape);
+            let so = strides(&kept.iter().map(|&d| shape[d]).collect::<Vec<_>>());
+            let want_g: Vec<f64> = (0..n)
+                .map(|i| {
+                    let o: usize = kept.iter().zip(&so).map(|(&d, &s)| (i / si[d]) % shape[d] * s).sum();
+                    (1.0 + 2.0 * (v[i] - want_m[o])) / count as f64
+                })
+                .collect();
+            assert_close(&gv, &want_g, 1e-4);
+            e.end_scope(&[]);
+        }
+    }
+    // int32 input and empty reductions compose; duplicate axes are refused as by `mean`.
+    e.start_scope();
+    let x = i32s(e, &[1, 2, 3, 4, 5, 6], &[2, 3]);
+    let (m, v) = e.moments(x, Some(&[1]), false).unwrap();
+    assert_close(&read_f64(e, m), &[2.0, 5.0], 1e-6);
+    assert_close(&read_f64(e, v), &[2.0 / 3.0, 2.0 / 3.0], 1e-6);
+    assert_eq!(e.dtype(v).unwrap(), DType::Float32);
+    let empty = f32s(e, &[], &[0, 3]);
+    let (m, _) = e.moments(empty, Some(&[0]), false).unwrap();
+    assert_eq!(e.shape(m).unwrap(), [3]);
+    let before = e.memory();
+    assert_eq!(
+        e.moments(x, Some(&[1, 1]), false).unwrap_err().0,
+        "Axes contain a duplicate dimension: axis 1,1"
+    );
+    assert_eq!(e.memory().num_tensors, before.num_tensors, "nothing left by the failure");
+    e.end_scope(&[]);
+}
+
 backend_tests!(
+    moments_match_the_reference,
     topk_picks_in_order,
     cumulative_scans,
     prod_all_any,

@@ -153,6 +153,56 @@ impl Engine {
         })
     }
 
+    /// `tf.moments`: the mean and the variance of `x` over `axes` (`None` = all), float32, as
+    /// tfjs composes them: `mean(x)`, then `mean(square(float(x) - mean))`. With no gradient
+    /// being recorded and float32 `x`, one `Moments` kernel that writes nothing but the two
+    /// results (batch normalization in training runs it on every batch); else the ops
+    /// themselves, which carry the gradients.
+    pub fn moments(&mut self, x: TensorId, axes: Option<&[i64]>, keep_dims: bool) -> Result<(TensorId, TensorId)> {
+        let (in_shape, dtype) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        let list = axes;
+        let axes = shape::axes(list, in_shape.len())?;
+        if list.is_some_and(|l| l.len() != axes.len()) {
+            bail!("Axes contain a duplicate dimension: axis {}", shape::join_i64(list.unwrap_or_default()));
+        }
+        let n: usize = axes.iter().map(|&a| in_shape[a]).product();
+        if self.taping() || dtype != DType::Float32 || n == 0 || shape::size(&in_shape) == 0 {
+            let all: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+            let kept: Vec<i64> = reduced_shape(&in_shape, &axes, true).iter().map(|&d| d as i64).collect();
+            let out = self.tidy(|e| {
+                let mean = e.reduce(ReduceOp::Mean, x, Some(&all), keep_dims)?;
+                let m = e.reshape(mean, &kept)?;
+                let xf = e.cast(x, DType::Float32)?;
+                let d = e.sub(xf, m)?;
+                let sq = e.unary(crate::UnaryOp::Square, d)?;
+                Ok(vec![mean, e.reduce(ReduceOp::Mean, sq, Some(&all), keep_dims)?])
+            })?;
+            return Ok((out[0], out[1]));
+        }
+        let out_shape = reduced_shape(&in_shape, &axes, keep_dims);
+        let mut sorted = axes.clone();
+        sorted.sort_unstable();
+        // One block of adjacent axes reads `x` in place as [outer, n, inner]; any other set is
+        // moved last first.
+        let block = sorted.windows(2).all(|w| w[1] == w[0] + 1);
+        let out = self.run_kernel(k::MOMENTS, &[x], |e, backend, _| {
+            let (moved, outer, inner) = if block {
+                let (lo, hi) = (sorted[0], sorted[sorted.len() - 1] + 1);
+                (None, shape::size(&in_shape[..lo]), shape::size(&in_shape[hi..]))
+            } else {
+                let (moved, outer, _) = e.move_axes_last(x, &axes)?;
+                (moved, outer, 1)
+            };
+            let input = e.input(moved.unwrap_or(x))?;
+            let (mean, var) = backend.moments(input.view(), outer, n, inner)?;
+            Ok(vec![
+                e.output(mean, out_shape.clone(), DType::Float32)?,
+                e.output(var, out_shape.clone(), DType::Float32)?,
+            ])
+        })?;
+        Ok((out[0], out[1]))
+    }
+
     /// argMax/argMin along one axis; int32 output without that axis.
     pub fn arg_reduce(&mut self, op: ArgOp, x: TensorId, axis: i64) -> Result<TensorId> {
         let in_shape = self.shape(x)?.to_vec();

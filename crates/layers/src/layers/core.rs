@@ -601,7 +601,9 @@ impl Kind for Advanced {
         let x = inputs[0];
         one_output(match *self {
             // tfjs's clipByValue(relu(x), 0, maxValue); with no gradient recorded, the clip alone
-            // (the same values in one pass; relu's gradient differs from clip's only at 0).
+            // (the same values; relu's gradient differs from clip's only at 0), and for
+            // MobileNet's maxValue 6 the one-pass relu6 kernel.
+            Advanced::ReLU { max_value: Some(m) } if !e.taping() && m == 6.0 => e.unary(UnaryOp::Relu6, x),
             Advanced::ReLU { max_value: Some(m) } if !e.taping() && m >= 0.0 => e.clip(x, 0.0, m),
             Advanced::ReLU { max_value } => {
                 let r = e.unary(UnaryOp::Relu, x)?;

@@ -8,7 +8,7 @@ use crate::layer::{dims, Builder, InputSpec, Kind, Shape};
 use crate::ops::Ops;
 use crate::regularizers::{Constraint, Regularizer};
 use serde_json::{json, Map, Value};
-use tidytensor_core::{bail, Engine, ReduceOp, Result, TensorId, UnaryOp};
+use tidytensor_core::{bail, Engine, Result, TensorId, UnaryOp};
 
 /// `(x - mean) / sqrt(variance + epsilon) * gamma + beta`, each optional factor absent as 1/0.
 fn normalize(
@@ -32,15 +32,6 @@ fn normalize(
         Some(b) => e.add(y, b),
         None => Ok(y),
     }
-}
-
-/// `mean(x, axes)` and `mean((x - mean)², axes)`, kept dims.
-fn moments(e: &mut Engine, x: TensorId, axes: &[i64]) -> Result<(TensorId, TensorId)> {
-    let mean = e.reduce(ReduceOp::Mean, x, Some(axes), true)?;
-    let d = e.sub(x, mean)?;
-    let sq = e.unary(UnaryOp::Square, d)?;
-    let var = e.reduce(ReduceOp::Mean, sq, Some(axes), true)?;
-    Ok((mean, var))
 }
 
 struct Param {
@@ -163,7 +154,7 @@ impl Kind for BatchNormalization {
             return one_output(e.batch_norm(x, m, v, beta, gamma, self.epsilon));
         }
         let axes: Vec<i64> = (0..shape.len() as i64).filter(|&a| a != axis as i64).collect();
-        let (mean, var) = moments(e, x, &axes)?;
+        let (mean, var) = e.moments(x, Some(&axes), true)?;
         // The batch's moments in the parameters' shape ([dim] for the last axis).
         let (bm, bv) = if last {
             (e.reshape(mean, &dims(&[shape[axis]]))?, e.reshape(var, &dims(&[shape[axis]]))?)
@@ -293,7 +284,7 @@ impl Kind for LayerNormalization {
         let shape = e.shape(x)?.to_vec();
         let axes = self.axes_of(shape.len())?;
         let ax: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
-        let (mean, var) = moments(e, x, &ax)?;
+        let (mean, var) = e.moments(x, Some(&ax), true)?;
         let mut bshape = vec![1i64; shape.len()];
         for &a in &axes {
             bshape[a] = shape[a] as i64;
