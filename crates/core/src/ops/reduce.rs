@@ -186,9 +186,11 @@ impl Engine {
         // moved last first.
         let block = sorted.windows(2).all(|w| w[1] == w[0] + 1);
         let out = self.run_kernel(k::MOMENTS, &[x], |e, backend, _| {
-            let (moved, outer, inner) = if block {
-                let (lo, hi) = (sorted[0], sorted[sorted.len() - 1] + 1);
-                (None, shape::size(&in_shape[..lo]), shape::size(&in_shape[hi..]))
+            let (moved, outer, inner) = if let (true, Some(&lo), Some(&last)) = (block, sorted.first(), sorted.last()) {
+                (None, shape::size(&in_shape[..lo]), shape::size(&in_shape[last + 1..]))
+            } else if sorted.is_empty() {
+                // No axes (a scalar, or `[]`): each value its own group.
+                (None, shape::size(&in_shape), 1)
             } else {
                 let (moved, outer, _) = e.move_axes_last(x, &axes)?;
                 (moved, outer, 1)
