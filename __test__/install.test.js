@@ -106,7 +106,7 @@ test.before(() => {
   const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[')))[0];
   mainTgz = path.join(packDir, info.filename);
   const files = info.files.map((f) => f.path);
-  for (const f of ['package.json', 'index.js', 'binding.js', 'scripts/install.js', 'Cargo.toml', 'Cargo.lock', 'build.rs']) {
+  for (const f of ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'scripts/install.js', 'Cargo.toml', 'Cargo.lock', 'build.rs']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
   }
   // Every packed crate carries its sources (a `files` glob like "crates/*/src/" packs nothing).
@@ -152,6 +152,11 @@ test('prebuilt: main + linux-x64-gnu tarballs install without Rust in seconds an
     const use = run(process.execPath, ['-e', USE], { cwd: proj, env });
     assert.match(use.stdout, /tf\.add\(1, 2\) = 3 .*node_modules[\\/]tidytensor-linux-x64-gnu[\\/]tidytensor\.linux-x64-gnu\.node/);
     t.diagnostic(use.stdout.trim());
+    // The ES module entry of the installed package (its `exports` map): the smoke subset's
+    // import checks, run from the project.
+    fs.copyFileSync(path.join(ROOT, '__test__', 'smoke', 'esm.mjs'), path.join(proj, 'esm.mjs'));
+    const esm = run(process.execPath, ['esm.mjs'], { cwd: proj, env });
+    assert.match(esm.stdout, /^esm: \d+ passed, 0 failed$/m);
 
     // TIDYTENSOR_BUILD_FROM_SOURCE=1 builds even though the prebuilt addon loads (here it
     // cannot: no cargo, which the install script says).
