@@ -57,8 +57,16 @@ function pathWithoutRust(tmp) {
   fs.mkdirSync(bin, { recursive: true });
   fs.symlinkSync(process.execPath, path.join(bin, 'node'));
   if (fs.existsSync(NPM_CLI)) fs.symlinkSync(NPM_CLI, path.join(bin, 'npm'));
-  const hasRust = (dir) => ['cargo', 'rustc', 'cargo.exe', 'rustc.exe'].some((f) => fs.existsSync(path.join(dir, f)));
-  const dirs = (process.env.PATH || '').split(path.delimiter).filter((d) => d && !hasRust(d));
+  const RUST = new Set(['cargo', 'rustc', 'cargo.exe', 'rustc.exe']);
+  const hasRust = (dir) => [...RUST].some((f) => fs.existsSync(path.join(dir, f)));
+  // A directory that holds Rust beside other tools (/usr/bin with Debian's rustc) is replaced
+  // by a copy of its links without cargo and rustc.
+  const dirs = (process.env.PATH || '').split(path.delimiter).filter(Boolean).map((d) => {
+    if (!hasRust(d)) return d;
+    const copy = fs.mkdtempSync(path.join(tmp, 'path-'));
+    for (const f of fs.readdirSync(d)) if (!RUST.has(f)) fs.symlinkSync(path.join(d, f), path.join(copy, f));
+    return copy;
+  });
   const env = cleanEnv({ PATH: [bin, ...dirs].join(path.delimiter) });
   delete env.CARGO;
   delete env.RUSTC;
