@@ -31,7 +31,7 @@ const NPM_CLI = /npm-cli\.js$/.test(process.env.npm_execpath || '') ? process.en
 
 // Deno runs napi addons with --allow-ffi; the smoke subset also reads files, the environment
 // (TIDYTENSOR_BACKEND), and writes a saved model under the temporary directory.
-const DENO_ALLOW = ['--allow-read', '--allow-env', '--allow-ffi', '--allow-sys', `--allow-write=${require('node:os').tmpdir()}`];
+const DENO_ALLOW = ['--allow-read', '--allow-env', '--allow-ffi', `--allow-write=${require('node:os').tmpdir()}`];
 
 // The newest release of each line when this was written; `newestLts` also runs the whole suite.
 const RUNTIMES = [
