@@ -150,7 +150,11 @@ pub(crate) fn write_meta(dtype: DType, shape: &[usize]) {
 /// A tensor id from JavaScript; anything that is not one of the engine's ids (1.5, NaN, -1)
 /// becomes 0, which names no tensor.
 pub(crate) fn id(x: f64) -> TensorId {
-    if x >= 1.0 && x.fract() == 0.0 { x as TensorId } else { 0 }
+    if x >= 1.0 && x.fract() == 0.0 {
+        x as TensorId
+    } else {
+        0
+    }
 }
 
 pub(crate) fn parse_dtype(name: &str) -> tidytensor_core::Result<DType> {

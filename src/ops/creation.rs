@@ -66,7 +66,9 @@ pub fn truncated_normal(shape: Vec<i64>, mean: f64, std_dev: f64, dtype: String,
 
 #[napi]
 pub fn random_uniform(shape: Vec<i64>, minval: f64, maxval: f64, dtype: String, seed: Option<String>) -> Result<f64> {
-    make(|e| e.random(&dims(&shape)?, Random::Uniform { min: minval, max: maxval }, parse_dtype(&dtype)?, seed.as_deref()))
+    make(|e| {
+        e.random(&dims(&shape)?, Random::Uniform { min: minval, max: maxval }, parse_dtype(&dtype)?, seed.as_deref())
+    })
 }
 
 #[napi]

@@ -34,7 +34,8 @@ fn address_space_left() -> Option<usize> {
     let soft = limits.lines().find_map(|l| l.strip_prefix("Max address space"))?.split_whitespace().next()?;
     let limit: usize = soft.parse().ok()?; // "unlimited" does not parse: no limit
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kib: usize = status.lines().find_map(|l| l.strip_prefix("VmSize:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    let kib: usize =
+        status.lines().find_map(|l| l.strip_prefix("VmSize:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(limit.saturating_sub(kib.checked_mul(1024)?))
 }
 

@@ -14,8 +14,8 @@ pub mod shape;
 pub mod train;
 
 pub use backend::{
-    Activation, ArgOp, Backend, BackendMemory, BatchNormParams, Buffer, ConvGeom, CumOp, DataId, PoolOp, ReadDone, ReduceOp, StepKind, StepRule, Storage, Taps,
-    View,
+    Activation, ArgOp, Backend, BackendMemory, BatchNormParams, Buffer, ConvGeom, CumOp, DataId, PoolOp, ReadDone,
+    ReduceOp, StepKind, StepRule, Storage, Taps, View,
 };
 pub use dtype::{js_to_int32, numeric_only, DType, HostData};
 pub use engine::{

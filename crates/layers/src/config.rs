@@ -98,7 +98,11 @@ impl<'a> Cfg<'a> {
                     Value::Array(a) => {
                         let bad = a.iter().position(|x| !x.as_f64().is_some_and(|n| n >= 1.0 && n.fract() == 0.0));
                         let i = bad.unwrap_or(0);
-                        bail!("Expected element {} of {key} to be a positive integer, but got {}.", i + 1, friendly(&a[i]))
+                        bail!(
+                            "Expected element {} of {key} to be a positive integer, but got {}.",
+                            i + 1,
+                            friendly(&a[i])
+                        )
                     }
                     _ => bail!("Expected {key} to be a positive integer, but got {}.", friendly(v)),
                 },

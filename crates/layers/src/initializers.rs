@@ -41,7 +41,12 @@ impl Initializer {
         let (class, config) = class_and_config(v)?;
         let c = Cfg::of(&config)?;
         let seed = seed_of(c);
-        let vs = |scale: f64, mode: Fan, normal: bool| Initializer::VarianceScaling { scale, mode, normal, seed: seed.clone() };
+        let vs = |scale: f64, mode: Fan, normal: bool| Initializer::VarianceScaling {
+            scale,
+            mode,
+            normal,
+            seed: seed.clone(),
+        };
         let mut key = crate::config::camel(&class);
         if let Some(first) = key.get(0..1) {
             key = first.to_ascii_lowercase() + &key[1..];

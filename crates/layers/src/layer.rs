@@ -262,7 +262,12 @@ pub trait Kind {
     }
     /// tfjs's `computeMask(inputs, masks)` for the kinds that override it (`masks` empty when
     /// none is given); `None` keeps the base Layer's (pass the masks on, or refuse them).
-    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], _masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+    fn compute_mask(
+        &self,
+        _e: &mut Engine,
+        _inputs: &[TensorId],
+        _masks: &[Option<TensorId>],
+    ) -> Result<Option<MaskOut>> {
         Ok(None)
     }
     /// `call` with tfjs's `kwargs.mask` (`[batch, steps]`, or wider): only the kinds that read

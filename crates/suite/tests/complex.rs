@@ -26,7 +26,10 @@ fn one_buffer_of_pairs(e: &mut Engine) {
     assert_eq!((e.memory().num_tensors - before.0, e.memory().num_bytes - before.2), (3, 32));
     let re = e.complex_part(c, false).unwrap();
     let im = e.complex_part(c, true).unwrap();
-    assert_eq!((values(e, re, &[2], DType::Float32), values(e, im, &[2], DType::Float32)), (vec![1., 2.], vec![3., 4.]));
+    assert_eq!(
+        (values(e, re, &[2], DType::Float32), values(e, im, &[2], DType::Float32)),
+        (vec![1., 2.], vec![3., 4.])
+    );
     let abs = e.unary(UnaryOp::Abs, c).unwrap();
     assert_close(&values(e, abs, &[2], DType::Float32), &[10f64.sqrt(), 20f64.sqrt()], 1e-6);
     let (a, b) = (f32s(e, &[1.], &[1]), f32s(e, &[1., 2.], &[2]));

@@ -199,7 +199,10 @@ fn random_distributions(e: &mut Engine) {
     assert!(tv.iter().any(|&v| v < 4.0) && tv.iter().any(|&v| v > 6.0));
     let ints = e.random(&[64], Random::Uniform { min: -5.0, max: 5.0 }, DType::Int32, Some("2")).unwrap();
     let iv = values(e, ints, &[64], DType::Int32);
-    assert!(iv.iter().all(|&v| (-5.0..=5.0).contains(&v)), "int32 uniform samples are truncated, as Int32Array stores them");
+    assert!(
+        iv.iter().all(|&v| (-5.0..=5.0).contains(&v)),
+        "int32 uniform samples are truncated, as Int32Array stores them"
+    );
     assert!(iv.iter().any(|&v| v != iv[0]));
     // Rounded, not truncated: the mean stays where it is (truncation gave 4.5 for 5).
     let normal_ints = e.random(&[20000], Random::Normal { mean: 5.0, std_dev: 2.0 }, DType::Int32, Some("4")).unwrap();

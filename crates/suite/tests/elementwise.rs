@@ -60,7 +60,11 @@ fn unary_ref(op: UnaryOp, x: f64) -> f64 {
         }
         UnaryOp::Round => {
             let r = x.round_ties_even();
-            if r == 0.0 { 0.0 } else { r }
+            if r == 0.0 {
+                0.0
+            } else {
+                r
+            }
         }
         UnaryOp::Rsqrt => 1.0 / x.sqrt(),
         UnaryOp::Selu => {
@@ -179,7 +183,8 @@ fn unary_dtype_rules(e: &mut Engine) {
                     }
                 }
                 let y = e.unary(op, b).unwrap();
-                let want: Vec<f64> = [0.0, 1.0, 1.0, 0.0].iter().map(|&v| store(DType::Bool, unary_ref(op, v))).collect();
+                let want: Vec<f64> =
+                    [0.0, 1.0, 1.0, 0.0].iter().map(|&v| store(DType::Bool, unary_ref(op, v))).collect();
                 assert_eq!(values(e, y, &[4], DType::Bool), want, "{op:?} of bool");
             }
             DtypeRule::Predicate => {
@@ -561,7 +566,8 @@ fn select_follows_the_condition(e: &mut Engine) {
     let f = f32s(e, &[0.5, 0.25, -0.0], &[3]);
     let y = e.select(c, ia, f).unwrap();
     assert_eq!(values(e, y, &[3], DType::Float32), vec![i32::MIN as f64, 0.25, -3.0], "upcast to float32");
-    let (n, big_c, big_a) = (large_len(e), random_values(large_len(e), 3, -1.0, 1.0), random_values(large_len(e), 4, -5.0, 5.0));
+    let (n, big_c, big_a) =
+        (large_len(e), random_values(large_len(e), 3, -1.0, 1.0), random_values(large_len(e), 4, -5.0, 5.0));
     let cond: Vec<u8> = big_c.iter().map(|&v| (v > 0.0) as u8).collect();
     let bc = bools(e, &cond, &[n]);
     let ba = of(e, DType::Float32, &big_a, &[n]);
@@ -569,7 +575,9 @@ fn select_follows_the_condition(e: &mut Engine) {
     let y = e.select(bc, ba, zero).unwrap();
     let want: Vec<f64> = cond.iter().zip(&big_a).map(|(&c, &v)| if c != 0 { v as f32 as f64 } else { 0.0 }).collect();
     assert_eq!(values(e, y, &[n], DType::Float32), want);
-    fails(e, "Argument 'condition' passed to 'where' must be bool tensor, but got float32 tensor", |e| e.select(a, a, b));
+    fails(e, "Argument 'condition' passed to 'where' must be bool tensor, but got float32 tensor", |e| {
+        e.select(a, a, b)
+    });
     fails(e, "Operands could not be broadcast together", |e| {
         let c2 = bools(e, &[1, 0], &[2]);
         let r = e.select(c2, ia, ia);

@@ -478,7 +478,9 @@ fn scatter_rows_sum_or_assign(e: &mut Engine) {
     // A row outside the output fails on every backend (a GPU would skip it).
     let outside = i32s(e, &[2, 4, 0], &[3]);
     let negative = i32s(e, &[-1, 0, 0], &[3]);
-    fails(e, "Invalid indices: row 4 does not index into the 4 rows of the output", |e| e.scatter_rows(None, outside, upd, 4));
+    fails(e, "Invalid indices: row 4 does not index into the 4 rows of the output", |e| {
+        e.scatter_rows(None, outside, upd, 4)
+    });
     fails(e, "Invalid indices: row -1 does not index into the 4 rows of the output", |e| {
         e.scatter_rows(Some(base), negative, upd, 4)
     });

@@ -567,10 +567,7 @@ fn moments_match_the_reference(e: &mut Engine) {
     let (m, _) = e.moments(empty, Some(&[0]), false).unwrap();
     assert_eq!(e.shape(m).unwrap(), [3]);
     let before = e.memory();
-    assert_eq!(
-        e.moments(x, Some(&[1, 1]), false).unwrap_err().0,
-        "Axes contain a duplicate dimension: axis 1,1"
-    );
+    assert_eq!(e.moments(x, Some(&[1, 1]), false).unwrap_err().0, "Axes contain a duplicate dimension: axis 1,1");
     assert_eq!(e.memory().num_tensors, before.num_tensors, "nothing left by the failure");
     e.end_scope(&[]);
 }

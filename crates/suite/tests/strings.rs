@@ -30,7 +30,10 @@ fn bytes_are_counted_and_freed(e: &mut Engine) {
 fn layout_ops_move_strings(e: &mut Engine) {
     let x = strs(e, &["a", "b", "c", "d", "e", "f"], &[2, 3]);
     let s = e.slice(x, &[0, 1], &[2, 2]).unwrap();
-    assert_eq!((e.shape(s).unwrap().to_vec(), read(e, s)), (vec![2, 2], vec!["b", "c", "e", "f"].iter().map(|s| s.to_string()).collect()));
+    assert_eq!(
+        (e.shape(s).unwrap().to_vec(), read(e, s)),
+        (vec![2, 2], vec!["b", "c", "e", "f"].iter().map(|s| s.to_string()).collect())
+    );
     let t = e.transpose(x, None).unwrap();
     assert_eq!(read(e, t), ["a", "d", "b", "e", "c", "f"]);
     let y = strs(e, &["x", "y"], &[2, 1]);

@@ -268,7 +268,11 @@ impl Backend for WgpuBackend {
     /// A software adapter (lavapipe) keeps buffers in host memory, which the OS grants lazily;
     /// a GPU's own memory reports exhaustion as an error when a buffer is created.
     fn available_bytes(&self) -> Option<usize> {
-        if self.is_hardware() { None } else { tidytensor_core::host_memory::available() }
+        if self.is_hardware() {
+            None
+        } else {
+            tidytensor_core::host_memory::available()
+        }
     }
 
     /// Submits pending work and frees every pooled buffer no tensor holds.
@@ -347,8 +351,15 @@ impl Backend for WgpuBackend {
         kernels::window(&self.gpu, kernels::Fold::Positions, storage(&x)?, None, g, include_batch)
     }
 
-    fn lrn(&self, x: View, channels: usize, radius: usize, bias: f64, alpha: f64, beta: f64)
-        -> Result<Box<dyn Storage>> {
+    fn lrn(
+        &self,
+        x: View,
+        channels: usize,
+        radius: usize,
+        bias: f64,
+        alpha: f64,
+        beta: f64,
+    ) -> Result<Box<dyn Storage>> {
         kernels::lrn(&self.gpu, storage(&x)?, channels, radius, [bias, alpha, beta])
     }
 
@@ -388,13 +399,26 @@ impl Backend for WgpuBackend {
         Ok((values, indices))
     }
 
-    fn cumulative(&self, op: CumOp, x: View, outer: usize, len: usize, flags: (bool, bool), out: DType)
-        -> Result<Box<dyn Storage>> {
+    fn cumulative(
+        &self,
+        op: CumOp,
+        x: View,
+        outer: usize,
+        len: usize,
+        flags: (bool, bool),
+        out: DType,
+    ) -> Result<Box<dyn Storage>> {
         kernels::cumulative(&self.gpu, op, storage(&x)?, outer, len, flags, out)
     }
 
-    fn scatter(&self, base: Option<View>, rows: View, updates: View, num_rows: usize, sum: bool)
-        -> Result<Box<dyn Storage>> {
+    fn scatter(
+        &self,
+        base: Option<View>,
+        rows: View,
+        updates: View,
+        num_rows: usize,
+        sum: bool,
+    ) -> Result<Box<dyn Storage>> {
         let base = base.as_ref().map(storage).transpose()?;
         let slice = updates.shape.get(1).copied().unwrap_or(1);
         kernels::scatter(&self.gpu, base, storage(&rows)?, (storage(&updates)?, slice), num_rows, sum)
@@ -421,7 +445,13 @@ impl Backend for WgpuBackend {
         kernels::one_hot(&self.gpu, storage(&indices)?, depth, on, off, dtype)
     }
 
-    fn optimizer_step(&self, rule: &StepRule, value: View, grad: View, state: &[View]) -> Result<Vec<Box<dyn Storage>>> {
+    fn optimizer_step(
+        &self,
+        rule: &StepRule,
+        value: View,
+        grad: View,
+        state: &[View],
+    ) -> Result<Vec<Box<dyn Storage>>> {
         let s = state.iter().map(storage).collect::<Result<Vec<_>>>()?;
         kernels::optimizer_step(&self.gpu, rule, storage(&value)?, storage(&grad)?, &s, value.size())
     }

@@ -591,7 +591,11 @@ impl Engine {
                 bail!("Gradients of windows with negative padding are not supported");
             }
             let p = g.pad[a] as usize;
-            let reach = if g.out_size[a] == 0 { 0 } else { (g.out_size[a] - 1) * g.strides[a] + (g.filter[a] - 1) * g.dilations[a] + 1 };
+            let reach = if g.out_size[a] == 0 {
+                0
+            } else {
+                (g.out_size[a] - 1) * g.strides[a] + (g.filter[a] - 1) * g.dilations[a] + 1
+            };
             before[a + 1] = p;
             after[a + 1] = reach.saturating_sub(g.in_size[a] + p);
             padded[a] = g.in_size[a] + p + after[a + 1];
@@ -628,7 +632,13 @@ impl Engine {
     /// goes to the input value and the filter tap of its window's maximum (the first, in tap
     /// order). Each tap's candidates are gathered from the input padded with -Infinity (a tap
     /// outside never wins), and the input gradient scattered back to where they came from.
-    fn dilation_grads_ndhwc(&mut self, x: TensorId, f: TensorId, dy: TensorId, g: &ConvGeom) -> Result<(TensorId, TensorId)> {
+    fn dilation_grads_ndhwc(
+        &mut self,
+        x: TensorId,
+        f: TensorId,
+        dy: TensorId,
+        g: &ConvGeom,
+    ) -> Result<(TensorId, TensorId)> {
         let c = g.in_channels;
         let (xp, before, padded) = self.pad_for_taps(x, g, f64::NEG_INFINITY)?;
         let taps = g.taps();
@@ -882,7 +892,9 @@ impl Engine {
         if self.taping() {
             self.on_tape(&[y], &[dy, filter], move |e, gr| {
                 if g.dilations.iter().any(|&d| d > 1) {
-                    bail!("Error in gradient of {op}: dilation rates greater than 1 are not yet supported in gradients.");
+                    bail!(
+                        "Error in gradient of {op}: dilation rates greater than 1 are not yet supported in gradients."
+                    );
                 }
                 // The transposed convolution's own gradients: the convolution of the incoming
                 // gradient (for dy), and a filter gradient with the roles of x and dy swapped.

@@ -1,6 +1,6 @@
 use super::require_dtype;
-use crate::{bail, kernels as k, shape, DType, Engine, HostData, Result, TensorId};
 use crate::random::{random_seed, Alea, Gamma, Gauss};
+use crate::{bail, kernels as k, shape, DType, Engine, HostData, Result, TensorId};
 
 /// Random distributions of `tf.randomNormal`, `tf.randomUniform`, `tf.truncatedNormal` and
 /// `tf.randomGamma`, drawn as tfjs draws them (see [`crate::random`]).
@@ -212,10 +212,17 @@ impl Engine {
             Random::Uniform { min, max } => {
                 let mut u = Alea::new(&seed);
                 let byte = dtype == DType::Bool;
-                HostData::from_f64(dtype, (0..n).map(|_| {
-                    let v = min + (max - min) * u.next();
-                    if byte { uint8_truthy(v) } else { v }
-                }))
+                HostData::from_f64(
+                    dtype,
+                    (0..n).map(|_| {
+                        let v = min + (max - min) * u.next();
+                        if byte {
+                            uint8_truthy(v)
+                        } else {
+                            v
+                        }
+                    }),
+                )
             }
             Random::Gamma { alpha, beta } => {
                 let mut g = Gamma::new(alpha, beta, round, &seed);

@@ -12,7 +12,9 @@ impl Engine {
         let dtype = self.dtype(x)?;
         match dtype {
             DType::Complex64 if op == UnaryOp::Abs => return self.complex_abs(x),
-            DType::String => bail!("Argument 'x' passed to '{}' must be numeric tensor, but got string tensor", op.js_name()),
+            DType::String => {
+                bail!("Argument 'x' passed to '{}' must be numeric tensor, but got string tensor", op.js_name())
+            }
             _ => {}
         }
         let convert = match (op.dtype_rule(), dtype) {
@@ -190,10 +192,9 @@ fn binary_grad(e: &mut Engine, op: BinaryOp, g: &GradArgs, shapes: &[Vec<usize>;
     let (da, db) = match op {
         B::Add => (g.needed[0].then_some(dy), g.needed[1].then_some(dy)),
         B::Sub => (g.needed[0].then_some(dy), if g.needed[1] { Some(e.neg(dy)?) } else { None }),
-        B::Mul => (
-            if g.needed[0] { Some(e.mul(dy, b)?) } else { None },
-            if g.needed[1] { Some(e.mul(dy, a)?) } else { None },
-        ),
+        B::Mul => {
+            (if g.needed[0] { Some(e.mul(dy, b)?) } else { None }, if g.needed[1] { Some(e.mul(dy, a)?) } else { None })
+        }
         B::Div | B::FloorDiv | B::DivNoNan => {
             let div = if op == B::DivNoNan { B::DivNoNan } else { B::Div };
             let da = if g.needed[0] { Some(e.binary(div, dy, b)?) } else { None };

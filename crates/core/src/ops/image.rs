@@ -54,8 +54,14 @@ fn taps(method: Resize, old: usize, new: usize, align_corners: bool, half_pixel:
 impl Engine {
     /// A rank-3 or rank-4 image batch resized to `size` (`[height, width]`). Bilinear gives
     /// float32; nearest neighbour keeps float32 or int32.
-    pub fn resize(&mut self, method: Resize, x: TensorId, size: [usize; 2], align_corners: bool, half_pixel: bool)
-        -> Result<TensorId> {
+    pub fn resize(
+        &mut self,
+        method: Resize,
+        x: TensorId,
+        size: [usize; 2],
+        align_corners: bool,
+        half_pixel: bool,
+    ) -> Result<TensorId> {
         let (xs, xd) = (self.shape(x)?.to_vec(), self.dtype(x)?);
         let op = match method {
             Resize::Bilinear => "resizeBilinear",
@@ -92,7 +98,8 @@ impl Engine {
             let xv = view_of(&ins[0], &xc, &ins[0].shape, DType::Float32);
             let mut storage = backend.resample(xv, [b, h, w, c], &rows, &cols)?;
             if out_dtype != DType::Float32 {
-                storage = backend.cast(View { storage: &*storage, shape: &out_shape, dtype: DType::Float32 }, out_dtype)?;
+                storage =
+                    backend.cast(View { storage: &*storage, shape: &out_shape, dtype: DType::Float32 }, out_dtype)?;
             }
             e.output(storage, out_shape.clone(), out_dtype)
         })?;

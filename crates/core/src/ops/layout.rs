@@ -51,7 +51,8 @@ impl Engine {
                 shape::join_i64(new_shape)
             );
         }
-        let y = self.run_kernel_any(k::RESHAPE, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), out, ins[0].dtype)))?;
+        let y =
+            self.run_kernel_any(k::RESHAPE, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), out, ins[0].dtype)))?;
         self.reshape_grad(x, y)?;
         Ok(y)
     }
@@ -82,7 +83,8 @@ impl Engine {
         }
         let axis = if axis < 0 { rank + axis + 1 } else { axis } as usize;
         s.insert(axis, 1);
-        let y = self.run_kernel_any(k::EXPAND_DIMS, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), s, ins[0].dtype)))?;
+        let y =
+            self.run_kernel_any(k::EXPAND_DIMS, &[x], |e, _, ins| Ok(e.share(ins[0].data.clone(), s, ins[0].dtype)))?;
         self.reshape_grad(x, y)?;
         Ok(y)
     }
@@ -400,7 +402,8 @@ impl Engine {
         // x as [batch, outer, axis, inner], indices as [batch, n].
         let dims = [shape::size(&xs[..b]), shape::size(&xs[b..axis]), xs[axis], shape::size(&xs[axis + 1..])];
         if dtype == DType::String {
-            return self.via_codes(k::GATHER_V2, &[x, indices], true, |e, c| e.gather(c[0], c[1], axis as i64, b as i64));
+            return self
+                .via_codes(k::GATHER_V2, &[x, indices], true, |e, c| e.gather(c[0], c[1], axis as i64, b as i64));
         }
         let y = self.run_kernel(k::GATHER_V2, &[x, indices], |e, backend, ins| {
             if shape::size(&out_shape) == 0 {
@@ -445,10 +448,18 @@ impl Engine {
     /// `tf.scatterND` (`base` None: zeros, duplicates summed) and `tf.tensorScatterUpdate`
     /// (`base` given: its values, the last update of a row wins), on rows: `updates` is
     /// `[m, slice]`, `rows` int32 `[m]`, the output `[num_rows, slice]` of `updates`' dtype.
-    pub fn scatter_rows(&mut self, base: Option<TensorId>, rows: TensorId, updates: TensorId, num_rows: usize) -> Result<TensorId> {
+    pub fn scatter_rows(
+        &mut self,
+        base: Option<TensorId>,
+        rows: TensorId,
+        updates: TensorId,
+        num_rows: usize,
+    ) -> Result<TensorId> {
         require_dtype("scatterND", "indices", DType::Int32, self.dtype(rows)?)?;
         let (us, dtype) = (self.shape(updates)?.to_vec(), self.dtype(updates)?);
-        let [m, slice] = us[..] else { bail!("scatter: updates must be [updates, slice size], got [{}]", shape::fmt(&us)) };
+        let [m, slice] = us[..] else {
+            bail!("scatter: updates must be [updates, slice size], got [{}]", shape::fmt(&us))
+        };
         if self.shape(rows)? != [m] {
             bail!("scatter: one row index per update, got [{}] for {m} updates", shape::fmt(self.shape(rows)?));
         }
@@ -459,7 +470,8 @@ impl Engine {
                 None => (k::SCATTER_ND, vec![rows, updates]),
                 Some(b) => (k::TENSOR_SCATTER_UPDATE, vec![rows, updates, b]),
             };
-            return self.via_codes(kernel, &inputs, true, |e, c| e.scatter_rows(c.get(2).copied(), c[0], c[1], num_rows));
+            return self
+                .via_codes(kernel, &inputs, true, |e, c| e.scatter_rows(c.get(2).copied(), c[0], c[1], num_rows));
         }
         if let Some(b) = base {
             if self.shape(b)? != out_shape.as_slice() || self.dtype(b)? != dtype {

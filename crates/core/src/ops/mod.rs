@@ -5,9 +5,9 @@
 mod complex;
 mod conv;
 mod creation;
-mod image;
 mod elementwise;
 mod fused;
+mod image;
 mod layout;
 mod matmul;
 mod reduce;
@@ -17,8 +17,8 @@ pub use conv::{ConvKind, Padding, PoolKind, Rounding, Window};
 pub use creation::Random;
 pub use fused::Fused;
 pub use image::Resize;
-pub use strings::Strings;
 pub(crate) use strings::strings_in;
+pub use strings::Strings;
 
 use crate::engine::Input;
 use crate::{bail, Backend, DType, Result, Storage, View};

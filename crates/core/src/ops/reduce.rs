@@ -99,7 +99,14 @@ impl Engine {
 
     /// `tf.cumsum` / `tf.cumprod` along `axis` (negative counts from the end); bool sums and
     /// multiplies as int32.
-    pub fn cumulative(&mut self, op: CumOp, x: TensorId, axis: i64, exclusive: bool, reverse: bool) -> Result<TensorId> {
+    pub fn cumulative(
+        &mut self,
+        op: CumOp,
+        x: TensorId,
+        axis: i64,
+        exclusive: bool,
+        reverse: bool,
+    ) -> Result<TensorId> {
         let (shape, dtype) = (self.shape(x)?.to_vec(), self.dtype(x)?);
         let name = if op == CumOp::Sum { "cumsum" } else { "cumprod" };
         let a = shape::axis(name, axis, shape.len())?;
@@ -116,7 +123,17 @@ impl Engine {
             // Back from [others..., axis] to the input's order.
             let y = e.output(storage, e.shape(moved)?.to_vec(), out)?;
             let rank = shape.len() as i64;
-            let back: Vec<i64> = (0..rank).map(|i| if i < a as i64 { i } else if i == a as i64 { rank - 1 } else { i - 1 }).collect();
+            let back: Vec<i64> = (0..rank)
+                .map(|i| {
+                    if i < a as i64 {
+                        i
+                    } else if i == a as i64 {
+                        rank - 1
+                    } else {
+                        i - 1
+                    }
+                })
+                .collect();
             e.transpose(y, Some(&back))
         })?;
         if op == CumOp::Sum {

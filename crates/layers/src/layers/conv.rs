@@ -203,7 +203,9 @@ impl Conv {
                 ConvType::Transpose | ConvType::Transpose3d => {
                     bail!("Input should have rank {want}; Received input shape: {got}")
                 }
-                ConvType::Depthwise => bail!("Inputs to DepthwiseConv2D should have rank 4. Received input shape: {got}."),
+                ConvType::Depthwise => {
+                    bail!("Inputs to DepthwiseConv2D should have rank 4. Received input shape: {got}.")
+                }
                 // tfjs refuses only a lower rank; a higher one fails on its channel first.
                 ConvType::Separable if s.len() > want && s.last().is_some_and(Option::is_none) => {
                     bail!("The channel dimension of the inputs should be defined, but found null")
@@ -309,7 +311,9 @@ impl Kind for Conv {
                     bail!("The channel dimension of the inputs should be defined. Found `None`.")
                 }
                 ConvType::Depthwise => {
-                    bail!("The channel dimension of the inputs to DepthwiseConv2D should be defined, but is not (null).")
+                    bail!(
+                        "The channel dimension of the inputs to DepthwiseConv2D should be defined, but is not (null)."
+                    )
                 }
                 ConvType::Separable => bail!("The channel dimension of the inputs should be defined, but found null"),
                 _ => bail!("The channel dimension of the input should be defined. Found null"),
@@ -321,7 +325,9 @@ impl Kind for Conv {
             ConvType::Conv1d | ConvType::Conv2d | ConvType::Conv3d => {
                 self.c.add_kernel(b, "kernel", &with([cin, self.filters]))?
             }
-            ConvType::Transpose | ConvType::Transpose3d => self.c.add_kernel(b, "kernel", &with([self.filters, cin]))?,
+            ConvType::Transpose | ConvType::Transpose3d => {
+                self.c.add_kernel(b, "kernel", &with([self.filters, cin]))?
+            }
             ConvType::Depthwise | ConvType::Separable => {
                 self.c.add_kernel(b, "depthwise_kernel", &with([cin, self.depth_multiplier]))?
             }

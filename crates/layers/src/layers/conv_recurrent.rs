@@ -354,7 +354,12 @@ impl Kind for ConvLstm2D {
     fn supports_masking(&self) -> bool {
         !self.cell_only
     }
-    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+    fn compute_mask(
+        &self,
+        _e: &mut Engine,
+        _inputs: &[TensorId],
+        masks: &[Option<TensorId>],
+    ) -> Result<Option<MaskOut>> {
         if self.cell_only {
             return Ok(None);
         }

@@ -7,8 +7,8 @@ use crate::activations::Activation;
 use crate::config::Cfg;
 use crate::initializers::Initializer;
 use crate::layer::{dims, shape_text, ActivityRegularizer, Builder, InputSpec, Kind, MaskOut, Shape};
-use crate::regularizers::{Constraint, Regularizer};
 use crate::ops::Ops;
+use crate::regularizers::{Constraint, Regularizer};
 use serde_json::{json, Map, Value};
 use tidytensor_core::ops::Random;
 use tidytensor_core::{bail, BinaryOp, DType, Engine, Result, TensorId, UnaryOp};
@@ -464,7 +464,12 @@ impl Kind for Embedding {
         self.mask_zero == Some(true)
     }
     /// tfjs: `notEqual(x, zerosLike(x))` with `maskZero`, else no mask (never an error).
-    fn compute_mask(&self, e: &mut Engine, inputs: &[TensorId], _masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+    fn compute_mask(
+        &self,
+        e: &mut Engine,
+        inputs: &[TensorId],
+        _masks: &[Option<TensorId>],
+    ) -> Result<Option<MaskOut>> {
         if self.mask_zero != Some(true) {
             return Ok(Some(MaskOut::One(None)));
         }
@@ -739,7 +744,12 @@ impl Kind for Masking {
         true
     }
     /// tfjs: `any(notEqual(x, maskValue), -1)`: a step is kept when any feature differs.
-    fn compute_mask(&self, e: &mut Engine, inputs: &[TensorId], _masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+    fn compute_mask(
+        &self,
+        e: &mut Engine,
+        inputs: &[TensorId],
+        _masks: &[Option<TensorId>],
+    ) -> Result<Option<MaskOut>> {
         let x = exactly_one(inputs)?;
         let v = e.scalar(self.mask_value)?;
         let differs = e.binary(BinaryOp::NotEqual, x, v)?;

@@ -103,8 +103,12 @@ impl Kind for Merge {
         for m in expanded.iter().take(masks.len() - 1).skip(1) {
             out = match (out, m) {
                 (Some(a), Some(b)) => Some(e.binary(BinaryOp::LogicalAnd, a, *b)?),
-                (None, _) => bail!("Argument 'a' passed to 'logicalAnd' must be a Tensor or TensorLike, but got 'null'"),
-                (_, None) => bail!("Argument 'b' passed to 'logicalAnd' must be a Tensor or TensorLike, but got 'null'"),
+                (None, _) => {
+                    bail!("Argument 'a' passed to 'logicalAnd' must be a Tensor or TensorLike, but got 'null'")
+                }
+                (_, None) => {
+                    bail!("Argument 'b' passed to 'logicalAnd' must be a Tensor or TensorLike, but got 'null'")
+                }
             };
         }
         Ok(Some(MaskOut::One(out)))
@@ -319,7 +323,12 @@ impl Kind for Dot {
         true
     }
     /// tfjs's Dot makes no mask.
-    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], _masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+    fn compute_mask(
+        &self,
+        _e: &mut Engine,
+        _inputs: &[TensorId],
+        _masks: &[Option<TensorId>],
+    ) -> Result<Option<MaskOut>> {
         Ok(Some(MaskOut::One(None)))
     }
     fn takes_list(&self) -> bool {
@@ -331,7 +340,12 @@ impl Kind for Dot {
         let [a1, a2] = self.axes_for(s1.len(), s2.len());
         let (d1, d2) = match (s1.get(a1 as usize), s2.get(a2 as usize)) {
             (Some(d1), Some(d2)) => (*d1, *d2),
-            _ => bail!("Dot: axes {} are out of range for inputs of shapes {} and {}", self.axes, shape_text(s1), shape_text(s2)),
+            _ => bail!(
+                "Dot: axes {} are out of range for inputs of shapes {} and {}",
+                self.axes,
+                shape_text(s1),
+                shape_text(s2)
+            ),
         };
         if d1 != d2 {
             let t = |d: Option<usize>| d.map_or("null".to_string(), |d| d.to_string());
@@ -348,8 +362,7 @@ impl Kind for Dot {
         Ok(vec![out])
     }
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], _t: bool) -> Result<Vec<TensorId>> {
-        let shapes: Vec<Shape> =
-            inputs.iter().map(|&x| e.shape(x).map(crate::layer::known)).collect::<Result<_>>()?;
+        let shapes: Vec<Shape> = inputs.iter().map(|&x| e.shape(x).map(crate::layer::known)).collect::<Result<_>>()?;
         self.output_shapes(&shapes)?;
         let axes = self.axes_for(shapes[0].len(), shapes[1].len());
         let (mut x, mut y) = (inputs[0], inputs[1]);

@@ -196,7 +196,9 @@ pub(crate) fn positive_list(key: &str, values: &[Value]) -> Result<Vec<usize>> {
         .enumerate()
         .map(|(i, v)| match whole(v).filter(|&x| x > 0) {
             Some(x) => Ok(x),
-            None => bail!("Expected element {} of {key} to be a positive integer, but got {}.", i + 1, json_text(Some(v))),
+            None => {
+                bail!("Expected element {} of {key} to be a positive integer, but got {}.", i + 1, json_text(Some(v)))
+            }
         })
         .collect()
 }

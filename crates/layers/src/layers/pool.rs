@@ -31,7 +31,9 @@ impl Pool {
                 "poolSize for 1D convolutional layer must be a number or an Array of a single number, but received {}",
                 json_text(Some(v))
             ),
-            Some(v) => bail!("poolSize must be a number or an Array of {rank} numbers, but received {}", json_text(Some(v))),
+            Some(v) => {
+                bail!("poolSize must be a number or an Array of {rank} numbers, but received {}", json_text(Some(v)))
+            }
         };
         let strides: Vec<Value> = match c.get("strides") {
             None => pool_size.clone(),

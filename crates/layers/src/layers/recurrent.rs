@@ -583,8 +583,7 @@ impl StepMask {
             shape.push(1);
         }
         if shape.len() != ndim {
-            let perm: Vec<String> =
-                [1usize, 0].into_iter().chain(2..ndim).map(|d| d.to_string()).collect();
+            let perm: Vec<String> = [1usize, 0].into_iter().chain(2..ndim).map(|d| d.to_string()).collect();
             bail!("Error in transpose: rank of input {} must match length of perm {}.", shape.len(), perm.join(","));
         }
         if shape[1] != steps {
@@ -604,13 +603,25 @@ impl StepMask {
     }
 
     /// `next * m + prev * (1 - m)` for each pair of previous and new values at step `t`.
-    pub(super) fn apply(&self, e: &mut Engine, t: usize, prev: &[TensorId], next: &[TensorId]) -> Result<Vec<TensorId>> {
+    pub(super) fn apply(
+        &self,
+        e: &mut Engine,
+        t: usize,
+        prev: &[TensorId],
+        next: &[TensorId],
+    ) -> Result<Vec<TensorId>> {
         let mt = self.at(e, t)?;
         self.blend(e, mt, prev, next)
     }
 
     /// [`StepMask::apply`] with a step mask already taken (and laid out) by the caller.
-    pub(super) fn blend(&self, e: &mut Engine, mt: TensorId, prev: &[TensorId], next: &[TensorId]) -> Result<Vec<TensorId>> {
+    pub(super) fn blend(
+        &self,
+        e: &mut Engine,
+        mt: TensorId,
+        prev: &[TensorId],
+        next: &[TensorId],
+    ) -> Result<Vec<TensorId>> {
         let keep = e.rsub_s(1.0, mt)?;
         let mut out = Vec::with_capacity(next.len());
         for (&p, &n) in prev.iter().zip(next) {
@@ -848,7 +859,12 @@ impl Kind for Rnn {
     fn supports_masking(&self) -> bool {
         true
     }
-    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+    fn compute_mask(
+        &self,
+        _e: &mut Engine,
+        _inputs: &[TensorId],
+        masks: &[Option<TensorId>],
+    ) -> Result<Option<MaskOut>> {
         Ok(Some(rnn_mask(masks, self.return_sequences, self.return_state, self.stack.state_sizes().len())))
     }
     fn call_masked(
@@ -1201,7 +1217,12 @@ impl Kind for Bidirectional {
     }
     /// tfjs's Bidirectional.computeMask: the mask for sequences (once per output without a
     /// merge), none for last outputs and for the states of both layers.
-    fn compute_mask(&self, _e: &mut Engine, _inputs: &[TensorId], masks: &[Option<TensorId>]) -> Result<Option<MaskOut>> {
+    fn compute_mask(
+        &self,
+        _e: &mut Engine,
+        _inputs: &[TensorId],
+        masks: &[Option<TensorId>],
+    ) -> Result<Option<MaskOut>> {
         let mask = masks.first().copied().flatten();
         let out = if self.forward.return_sequences { mask } else { None };
         let mut list = if self.merge == Merge::Both { vec![out, out] } else { vec![out] };

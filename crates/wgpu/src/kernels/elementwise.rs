@@ -123,7 +123,11 @@ pub(crate) fn binary(
 
 /// `tf.where` over `[cond, a, b]`, each padded to the output's rank: the output takes `a`'s
 /// or `b`'s bits (one dtype), so nothing is converted.
-pub(crate) fn select(gpu: &Arc<Gpu>, inputs: [(&WgpuStorage, &[usize]); 3], out_shape: &[usize]) -> Result<Box<dyn Storage>> {
+pub(crate) fn select(
+    gpu: &Arc<Gpu>,
+    inputs: [(&WgpuStorage, &[usize]); 3],
+    out_shape: &[usize],
+) -> Result<Box<dyn Storage>> {
     let n: usize = out_shape.iter().product();
     let rank = out_shape.len();
     if rank > MAX_RANK {

@@ -11,8 +11,13 @@ use crate::WgpuStorage;
 const RESAMPLE: &str = include_str!("../shaders/image/resample.wgsl");
 
 /// `taps` is the u32 table `resample.wgsl` reads (see there).
-pub(crate) fn resample(gpu: &Arc<Gpu>, x: &WgpuStorage, taps: &WgpuStorage, [b, h, w, c]: [usize; 4], [nh, nw]: [usize; 2])
-    -> Result<Box<dyn Storage>> {
+pub(crate) fn resample(
+    gpu: &Arc<Gpu>,
+    x: &WgpuStorage,
+    taps: &WgpuStorage,
+    [b, h, w, c]: [usize; 4],
+    [nh, nw]: [usize; 2],
+) -> Result<Box<dyn Storage>> {
     let n = b * nh * nw * c;
     let p = [n, c, nw, nh, h, w].iter().map(|&v| u32_of(v, "resize dimension")).collect::<Result<Vec<u32>>>()?;
     launch(gpu, n, DType::Float32, |g, st, o| {

@@ -207,7 +207,13 @@ pub(crate) fn cumulative(
 
 /// The int32 indices of the `k` largest values of each row of `[rows, len]`, in `tf.topk`'s
 /// order: one thread per row picks, k times, the best element after the previous pick.
-pub(crate) fn topk_indices(gpu: &Arc<Gpu>, x: &WgpuStorage, rows: usize, len: usize, k: usize) -> Result<Box<dyn Storage>> {
+pub(crate) fn topk_indices(
+    gpu: &Arc<Gpu>,
+    x: &WgpuStorage,
+    rows: usize,
+    len: usize,
+    k: usize,
+) -> Result<Box<dyn Storage>> {
     let xd = x.dtype;
     let params = [u32_of(rows, "rows")?, u32_of(len, "row length")?, u32_of(k, "k")?];
     let key = format!("topk:{xd:?}");
