@@ -130,14 +130,13 @@ function fileWorkloads({ randomFloats, median, measure, measureAsync }) {
         if (!tf.node || !tf.node.decodeImage) throw new Error('no image decoder in this implementation');
         const bytes = await jpegBytes(tf);
         let shape = null;
-        let mean = NaN;
         const { perIter, iters } = measure(() => {
           const img = tf.node.decodeImage(bytes, 3);
           shape = img.shape;
           img.dispose();
         });
         const img = tf.node.decodeImage(bytes, 3);
-        mean = tf.tidy(() => img.toFloat().mean().dataSync()[0]);
+        const mean = tf.tidy(() => img.toFloat().mean().dataSync()[0]);
         img.dispose();
         const ok = shape && shape.join() === '768,1024,3' && mean > 100 && mean < 160;
         return { value: median(perIter), samples: perIter, iters, check: ok ? 'ok' : `shape ${shape}, mean ${mean}` };

@@ -103,14 +103,13 @@ function main() {
 
   const optimizer = tf.train.sgd(LEARNING_RATE);
   const t0 = process.hrtime.bigint();
-  let loss = NaN;
   for (let epoch = 1; epoch <= EPOCHS; epoch++) {
     const log = epoch === 1 || epoch % LOG_EVERY === 0;
     // The loss of the parameters before this step; its gradient with respect to W and b
     // updates them.
     const cost = optimizer.minimize(() => crossEntropy(tf.matMul(X, W).add(b)), log, [W, b]);
     if (log) {
-      loss = cost.dataSync()[0];
+      const loss = cost.dataSync()[0];
       cost.dispose();
       console.log(`epoch ${String(epoch).padStart(3)}  loss ${loss.toFixed(4)}`);
     }

@@ -264,8 +264,6 @@ const engineObject = {
   makeTensor: (values, shape, dtype) => require('./ops/creation').tensor(values, shape, dtype),
   disposeTensor: (t) => t.dispose(),
   disposeVariable: (v) => v.dispose(),
-  keep,
-  dispose,
   customGrad: (f) => require('./gradients').customGrad(f),
   get registryFactory() { return require('./registry').registryFactoryObject(); },
   // tfjs's EngineState counters, read live (libraries log them: @vladmandic/human does).

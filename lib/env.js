@@ -196,7 +196,7 @@ function thresholdHook(name, meaning) {
 // flags.ts, tfjs-layers, tfjs-converter, then tfjs-backend-webgl's flags_webgl.ts. The
 // browser and WebGL ones evaluate as they do under Node (no navigator, no WebGL context).
 function registerTfjsFlags(E) {
-  const isBrowser = () => (typeof window !== 'undefined' && window.document != null) ||
+  const isBrowser = () => (globalThis.window !== undefined && globalThis.window.document != null) ||
     (typeof WorkerGlobalScope !== 'undefined');
   const nav = () => typeof navigator !== 'undefined' && navigator != null &&
     navigator.userAgent != null;

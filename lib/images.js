@@ -154,7 +154,7 @@ function fromPixels(pixels, numChannels = 3) {
   let isCanvasLike = false;
   if (pixels.data instanceof Uint8Array) {
     isPixelData = true;
-  } else if (typeof ImageData !== 'undefined' && pixels instanceof ImageData) {
+  } else if (typeof globalThis.ImageData === 'function' && pixels instanceof globalThis.ImageData) {
     isImageData = true;
   } else if (pixels.getContext != null) {
     isCanvasLike = true;
@@ -265,7 +265,7 @@ async function toPixels(img, canvas) {
       canvas.width = width;
       canvas.height = height;
       const ctx = canvas.getContext('2d');
-      const imageData = new ImageData(bytes, width, height);
+      const imageData = new globalThis.ImageData(bytes, width, height);
       ctx.putImageData(imageData, 0, 0);
     }
     return bytes;
@@ -296,7 +296,7 @@ function draw(image, canvas, options) {
     const bytes = rgbaBytes($img.dataSync(), $img.dtype, height, width, depth, 255 * alpha);
     canvas.width = width;
     canvas.height = height;
-    const imageData = new ImageData(bytes, width, height);
+    const imageData = new globalThis.ImageData(bytes, width, height);
     ctx.putImageData(imageData, 0, 0);
   } finally {
     if ($img !== image) $img.dispose();

@@ -994,8 +994,8 @@ function calculateShapes(updates, indices, shape) {
 // ---------------------------------------------------------------------------------------------
 // Constants: SELU's scale (and scale times alpha), the Abramowitz-Stegun erf approximation.
 
-const SELU_SCALEALPHA = 1.7580993408473768599402175208123;
-const SELU_SCALE = 1.0507009873554804934193349852946;
+const SELU_SCALEALPHA = 1.7580993408473768; // tfjs's 1.7580993408473768599402175208123, as a double
+const SELU_SCALE = 1.0507009873554805; // tfjs's 1.0507009873554804934193349852946
 const ERF_P = 0.3275911;
 const ERF_A1 = 0.254829592;
 const ERF_A2 = -0.284496736;
@@ -1204,7 +1204,7 @@ function fromUint8ToStringArray(vals) {
   try {
     return vals.map((v) => util.decodeString(v));
   } catch (err) {
-    throw new Error(`Failed to decode encoded string bytes into utf-8, error: ${err}`);
+    throw new Error(`Failed to decode encoded string bytes into utf-8, error: ${err}`, { cause: err });
   }
 }
 const fromStringArrayToUint8 = (strings) => strings.map((s) => util.encodeString(s));
@@ -1300,7 +1300,7 @@ const serialization = { Serializable, SerializationMap, getRegisteredName, regis
 // tf.device_util
 
 function isBrowser() {
-  return (typeof window !== 'undefined' && window.document != null) ||
+  return (globalThis.window !== undefined && globalThis.window.document != null) ||
     (typeof WorkerGlobalScope !== 'undefined');
 }
 
@@ -1320,7 +1320,7 @@ function isMobile(nav) {
   if (!nav && (typeof navigator === 'undefined' || navigator == null)) return false;
   const n = nav || navigator;
   if (n.product === 'ReactNative') return true;
-  const agent = n.userAgent || n.vendor || (typeof window !== 'undefined' ? window.opera : '');
+  const agent = n.userAgent || n.vendor || (globalThis.window !== undefined ? globalThis.window.opera : '');
   // Without a user agent, the client hints' `mobile` answers (possibly undefined, as tfjs).
   if (!agent) return n.userAgentData && n.userAgentData.mobile;
   return MOBILE_UA.test(agent) || MOBILE_UA_PREFIX.test(agent.substr(0, 4));
@@ -1435,7 +1435,7 @@ const enclosingPowerOfTwo = (value) => Math.floor(Math.pow(2, Math.ceil(Math.log
 
 // Resolves on the next turn of the event loop (setImmediate; requestAnimationFrame in browsers).
 function nextFrame() {
-  const delay = typeof requestAnimationFrame !== 'undefined' ? requestAnimationFrame
+  const delay = typeof globalThis.requestAnimationFrame === 'function' ? globalThis.requestAnimationFrame
     : typeof setImmediate !== 'undefined' ? setImmediate : (cb) => cb();
   return new Promise((resolve) => delay(() => resolve()));
 }

@@ -50,7 +50,6 @@ function expectArraysEqual(actual, expected) {
   const isString = (v) => typeof v === 'string';
   const exp = ['string', 'number', 'boolean'].includes(typeof expected) ? [expected] : expected;
   if (isString(actual) || isString(actual[0]) || isString(expected) || isString(expected[0])) {
-    // eslint-disable-next-line eqeqeq
     return expectArraysPredicate(actual, exp, (a, b) => a == b);
   }
   return expectArraysPredicate(actual, expected, (a, b) => areClose(a, b, 0));

@@ -204,7 +204,7 @@ class NodeFileSystem {
     try {
       modelJSON = JSON.parse(text);
     } catch (e) {
-      throw new Error(`Failed to parse model JSON ${path}: ${e.message}`);
+      throw new Error(`Failed to parse model JSON ${path}: ${e.message}`, { cause: e });
     }
     if (modelJSON == null || typeof modelJSON !== 'object' || (modelJSON.modelTopology == null && modelJSON.weightsManifest == null)) {
       throw new Error(`The JSON file ${path} contains neither model topology or manifest for weights.`);
@@ -505,7 +505,7 @@ class HTTPRequest {
       modelJSON = await response.json();
     } catch (e) {
       throw new Error(`Failed to parse model JSON of response from ${this.path}. Please make sure the server is ` +
-        'serving valid JSON for this request.');
+        'serving valid JSON for this request.', { cause: e });
     }
     if (modelJSON.modelTopology == null && modelJSON.weightsManifest == null) {
       throw new Error(`The JSON from HTTP path ${this.path} contains neither model topology or manifest for weights.`);

@@ -993,7 +993,7 @@ class NativeBackedLayer extends Layer {
       ids = this.native.computeMask(list.map((t) => t.id), masks.map((m) => (m == null ? null : m.id)));
     } catch (e) {
       // tfjs throws a TypeError when a layer that does not support masking is given a mask.
-      if (/does not support masking/.test(e.message)) throw new TypeError(e.message);
+      if (/does not support masking/.test(e.message)) throw new TypeError(e.message, { cause: e });
       throw e;
     }
     if (ids.length === 0) return mask;

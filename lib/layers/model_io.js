@@ -7,7 +7,7 @@ const { serialization } = require('../internals');
 const { dispose } = require('../engine');
 const io = require('../io/handlers');
 const { encodeWeights, decodeWeights, concatenateArrayBuffers } = require('../io/weights');
-const { Layer, SymbolicTensor, classOf, LAYER_CLASSES, toList, toSnakeCase } = require('./layer');
+const { Layer, classOf, LAYER_CLASSES, toList, toSnakeCase } = require('./layer');
 
 const KERAS_VERSION = 'tfjs-layers 4.22.0';
 const LAYERS_MODEL_FORMAT_NAME = 'layers-model';
