@@ -156,7 +156,7 @@ pub(crate) fn copy_of<T: Pooled>(v: &[T]) -> Vec<T> {
     if v.len() >= MIN_LEN {
         let mut p = pool();
         if let Some(mut out) = T::free(&mut p).0.get_mut(&v.len()).and_then(Vec::pop) {
-            p.bytes -= v.len() * size_of::<T>();
+            p.bytes -= std::mem::size_of_val(v);
             drop(p);
             out.copy_from_slice(v);
             return out;

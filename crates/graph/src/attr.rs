@@ -70,7 +70,7 @@ pub fn base64(text: &str) -> Option<Vec<u8>> {
 fn atob_error(text: &str) -> Option<&'static str> {
     let t: Vec<u8> = text.bytes().filter(|c| !matches!(c, b' ' | b'\n' | b'\r' | b'\t' | b'\x0c')).collect();
     let mut body = &t[..];
-    if body.len() % 4 == 0 {
+    if body.len().is_multiple_of(4) {
         for _ in 0..2 {
             if let Some(rest) = body.strip_suffix(b"=") {
                 body = rest;

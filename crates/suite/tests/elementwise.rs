@@ -49,15 +49,7 @@ fn unary_ref(op: UnaryOp, x: f64) -> f64 {
                 x
             }
         }
-        UnaryOp::Relu6 => {
-            if x < 0.0 {
-                0.0
-            } else if x > 6.0 {
-                6.0
-            } else {
-                x
-            }
-        }
+        UnaryOp::Relu6 => x.clamp(0.0, 6.0),
         UnaryOp::Round => {
             let r = x.round_ties_even();
             if r == 0.0 {
@@ -346,7 +338,7 @@ fn random_broadcast_pair(seed: u64) -> (Vec<usize>, Vec<usize>) {
     let r = random_values(a.len() + 1, mix(seed), 0.0, 1.0);
     let skip = (r[0] * (a.len() + 1) as f64) as usize;
     let b = a[skip..].iter().zip(&r[1..]).map(|(&d, &u)| if u < 0.4 { 1 } else { d }).collect();
-    if seed % 2 == 0 {
+    if seed.is_multiple_of(2) {
         (a, b)
     } else {
         (b, a)

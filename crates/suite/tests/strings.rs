@@ -32,7 +32,7 @@ fn layout_ops_move_strings(e: &mut Engine) {
     let s = e.slice(x, &[0, 1], &[2, 2]).unwrap();
     assert_eq!(
         (e.shape(s).unwrap().to_vec(), read(e, s)),
-        (vec![2, 2], vec!["b", "c", "e", "f"].iter().map(|s| s.to_string()).collect())
+        (vec![2, 2], ["b", "c", "e", "f"].iter().map(|s| s.to_string()).collect())
     );
     let t = e.transpose(x, None).unwrap();
     assert_eq!(read(e, t), ["a", "d", "b", "e", "c", "f"]);

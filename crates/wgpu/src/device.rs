@@ -598,7 +598,7 @@ mod tests {
             Err(e) => return eprintln!("SKIPPED: {e}"),
         };
         let r = g.pipeline("broken", 1, || "@compute @workgroup_size(1) fn main( {".into());
-        let msg = r.err().expect("a WGSL syntax error must fail").0;
+        let msg = r.expect_err("a WGSL syntax error must fail").0;
         assert!(msg.contains("broken"), "{msg}");
         // A shader that parses but does not validate (wrong binding layout).
         let r = g.pipeline("mismatch", 1, || "@group(0) @binding(7) var<storage, read_write> Y: array<f32>;\n@compute @workgroup_size(1) fn main() { Y[0] = 1.0; }".into());

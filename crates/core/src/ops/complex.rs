@@ -198,7 +198,7 @@ fn dft_matrix(n: usize, inverse: bool) -> Vec<f32> {
             // The angle from (j k mod n), exact in integers, so large indices lose nothing;
             // multiples of a quarter turn are exact (sin(pi) is 0, not 1.2e-16).
             let r = (j * k) % n;
-            let (sin, cos) = match (4 * r % n == 0).then_some(4 * r / n) {
+            let (sin, cos) = match (4 * r).is_multiple_of(n).then_some(4 * r / n) {
                 Some(0) => (0.0, 1.0),
                 Some(1) => (1.0, 0.0),
                 Some(2) => (0.0, -1.0),

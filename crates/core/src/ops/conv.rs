@@ -775,7 +775,7 @@ impl Engine {
         let n = g.batch * g.out_spatial();
         let dy2 = self.reshape(dy, &[n as i64, co as i64])?;
         // The largest chunk of at most 1024 outputs that divides n, if it is worth splitting.
-        let chunk = (256..=1024.min(n / 2)).rev().find(|c| n % c == 0);
+        let chunk = (256..=1024.min(n / 2)).rev().find(|c| n.is_multiple_of(*c));
         let dy3 = match chunk {
             Some(c) => Some(self.reshape(dy2, &[(n / c) as i64, c as i64, co as i64])?),
             None => None,

@@ -181,7 +181,7 @@ impl Kind for Dropout {
     fn call(&self, e: &mut Engine, _w: &[TensorId], inputs: &[TensorId], training: bool) -> Result<Vec<TensorId>> {
         let x = inputs[0];
         // tfjs drops only while training and for a rate strictly between 0 and 1.
-        if !training || !(self.rate > 0.0 && self.rate < 1.0) {
+        if !(training && self.rate > 0.0 && self.rate < 1.0) {
             return one_output(e.clone_tensor(x));
         }
         let shape = e.shape(x)?.to_vec();

@@ -639,7 +639,7 @@ pub(super) fn rnn_mask(masks: &[Option<TensorId>], sequences: bool, state: bool,
     let mask = masks.first().copied().flatten();
     let out = if sequences { mask } else { None };
     if state {
-        MaskOut::List(std::iter::once(out).chain(std::iter::repeat(None).take(n_states)).collect())
+        MaskOut::List(std::iter::once(out).chain(std::iter::repeat_n(None, n_states)).collect())
     } else {
         MaskOut::One(out)
     }
@@ -1136,7 +1136,7 @@ impl Bidirectional {
 
     /// Initial states come as the forward layer's, then the backward layer's.
     fn check_even(n: usize) -> Result<()> {
-        if n % 2 > 0 {
+        if !n.is_multiple_of(2) {
             bail!("When passing `initialState` to a Bidrectional RNN, the state should be an Array containing the states of the underlying RNNs.");
         }
         Ok(())
@@ -1228,7 +1228,7 @@ impl Kind for Bidirectional {
         let mut list = if self.merge == Merge::Both { vec![out, out] } else { vec![out] };
         if self.forward.return_state {
             let n = self.forward.stack.state_sizes().len();
-            list.extend(std::iter::repeat(None).take(2 * n));
+            list.extend(std::iter::repeat_n(None, 2 * n));
         }
         Ok(Some(if list.len() == 1 { MaskOut::One(out) } else { MaskOut::List(list) }))
     }
