@@ -82,18 +82,12 @@ function composite(x, opName, f) {
 
 function clipByValue(x, clipValueMin, clipValueMax) {
   return withOne(x, 'x', 'clipByValue', 'numeric', (t) => {
+    // tfjs compares the bounds as given ('2' <= '10' is false), then computes with numbers.
     if (!(clipValueMin <= clipValueMax)) {
       throw new Error(`Error in clip: min (${clipValueMin}) must be less than or equal to max ` +
         `(${clipValueMax}).`);
     }
-    const { tidy } = require('../engine');
-    const { fill, scalar } = require('./creation');
-    if (clipValueMin === clipValueMax) return fill(t.shape, clipValueMin, t.dtype);
-    return tidy(() => {
-      // The bounds as the tensor's dtype stores them, as tfjs's kernel stores its results.
-      const y = ops.minimum(ops.maximum(t, scalar(clipValueMin, t.dtype)), scalar(clipValueMax, t.dtype));
-      return t.dtype === 'bool' ? cast(y, 'bool') : y;
-    });
+    return wrap(native.clipByValue(t.id, numAttr(clipValueMin), numAttr(clipValueMax)));
   });
 }
 
@@ -107,10 +101,8 @@ function numAttr(v) {
 }
 
 // alpha x below 0, in float32 (tfjs's LeakyRelu kernel): prelu with a scalar alpha.
-const leakyRelu = (x, alpha = 0.2) => composite(x, 'leakyRelu', (t) => {
-  const { scalar } = require('./creation');
-  return ops.prelu(t, scalar(numAttr(alpha)));
-});
+const leakyRelu = (x, alpha = 0.2) => withOne(x, 'x', 'leakyRelu', 'numeric',
+  (t) => wrap(native.leakyRelu(t.id, numAttr(alpha))));
 
 // 1 above 0, alpha elsewhere, NaN for NaN; in the tensor's dtype.
 const step = (x, alpha = 0) => composite(x, 'step', (t) => {
@@ -130,18 +122,7 @@ function addN(tensors) {
   const ts = [];
   try {
     for (let i = 0; i < tensors.length; i++) ts.push(convertToTensor(tensors[i], `tensors${i}`, 'addN', 'numeric'));
-    const first = ts[0];
-    for (const t of ts) {
-      if (t.dtype !== first.dtype) throw new Error('All tensors passed to tf.addN() must have the same dtype');
-    }
-    for (const t of ts) {
-      if (t.shape.length !== first.shape.length || t.shape.some((d, k) => d !== first.shape[k])) {
-        throw new Error('All tensors passed to tf.addN() must have the same shape');
-      }
-    }
-    const { tidy } = require('../engine');
-    if (ts.length === 1) return require('./layout').clone(ts[0]);
-    return tidy(() => ts.slice(1).reduce((acc, t) => ops.add(acc, t), ts[0]));
+    return wrap(native.addN(ts.map((t) => t.id)));
   } finally {
     ts.forEach((t, i) => { if (t !== tensors[i]) t.dispose(); });
   }

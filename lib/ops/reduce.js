@@ -52,17 +52,12 @@ function moments(x, axis = null, keepDims = false) {
 
 function logSoftmax(logits, axis = -1) {
   return withOne(logits, 'logits', 'logSoftmax', 'numeric', (t) => {
-    const rank = t.shape.length;
-    const a = axis === -1 ? rank - 1 : axis;
-    if (a !== rank - 1) {
+    if (typeof axis !== 'number') {
+      // tfjs's text for an axis that is not the last (a string one never is, to `!==`).
       throw new Error('Log Softmax along a non-last dimension is not yet supported. ' +
-        `Logits was rank ${rank} and axis was ${a}`);
+        `Logits was rank ${t.shape.length} and axis was ${axis}`);
     }
-    return tidy(() => {
-      const e = elementwise();
-      const shifted = e.sub(t, max(t, a, true));
-      return e.sub(e.cast(shifted, 'float32'), e.log(sum(e.exp(shifted), a, true)));
-    });
+    return wrap(native.logSoftmax(t.id, axis));
   });
 }
 

@@ -71,6 +71,22 @@ pub fn unary(op: u32, x: f64) -> Result<f64> {
 }
 
 /// `tf.where`.
+/// `tf.clipByValue` (the bounds as numbers, after lib/ops/elementwise.js's checks).
+#[napi]
+pub fn clip_by_value(x: f64, lo: f64, hi: f64) -> Result<f64> {
+    make(|e| e.clip_by_value(id(x), lo, hi))
+}
+
+#[napi]
+pub fn leaky_relu(x: f64, alpha: f64) -> Result<f64> {
+    make(|e| e.leaky_relu(id(x), alpha))
+}
+
+#[napi]
+pub fn add_n(xs: Vec<f64>) -> Result<f64> {
+    make(|e| e.add_n(&xs.iter().map(|&x| id(x)).collect::<Vec<_>>()))
+}
+
 /// `tf.batchNorm` (after lib/ops/elementwise.js's conversions): one `FusedBatchNorm` kernel
 /// where it applies, else the ops tfjs composes.
 #[napi]

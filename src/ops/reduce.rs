@@ -49,6 +49,11 @@ pub fn cumulative(prod: bool, x: f64, axis: i64, exclusive: bool, reverse: bool)
 }
 
 #[napi]
+pub fn log_softmax(logits: f64, axis: f64) -> Result<f64> {
+    make(|e| e.log_softmax(id(logits), axis))
+}
+
+#[napi]
 pub fn softmax(logits: f64, dim: i64) -> Result<f64> {
     make(|e| e.softmax(id(logits), dim))
 }

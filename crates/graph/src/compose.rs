@@ -1,6 +1,8 @@
 //! The ops tfjs composes of other ops, composed the same way of the core's front-ends, with
-//! tfjs's argument checks and texts: each is the Rust twin of its `lib/ops/*.js` function
-//! (named in its doc). They run inside the node's scope, so their intermediates are freed.
+//! tfjs's argument checks and texts: each is still the Rust twin of its `lib/ops/*.js`
+//! function (named in its doc) until it moves into `crates/core` (as clipByValue, leakyRelu,
+//! addN, logSoftmax and moments have), where tf.* and the graph executor share it. They run
+//! inside the node's scope, so their intermediates are freed.
 
 use crate::ops::js_list;
 use tidytensor_core::ops::{ConvKind, Padding, Window};
@@ -28,69 +30,6 @@ pub fn int_vector(e: &mut Engine, v: &[i64]) -> Result<TensorId> {
     e.tensor(HostData::I32(v.iter().map(|&x| x as i32).collect()), &[v.len()])
 }
 
-/// `addN` (lib/ops/elementwise.js): one dtype and shape, added left to right.
-pub fn add_n(e: &mut Engine, xs: &[TensorId]) -> Result<TensorId> {
-    let Some(&first) = xs.first() else { bail!("Must pass at least one tensor to tf.addN(), but got 0") };
-    let (d0, s0) = (e.dtype(first)?, dims_of(e, first)?);
-    for &t in xs {
-        if e.dtype(t)? != d0 {
-            bail!("All tensors passed to tf.addN() must have the same dtype");
-        }
-    }
-    for &t in xs {
-        if e.shape(t)? != s0.as_slice() {
-            bail!("All tensors passed to tf.addN() must have the same shape");
-        }
-    }
-    if xs.len() == 1 {
-        return e.clone_tensor(first);
-    }
-    let mut acc = first;
-    for &t in &xs[1..] {
-        acc = e.add(acc, t)?;
-    }
-    Ok(acc)
-}
-
-/// `clipByValue` (lib/ops/elementwise.js).
-pub fn clip_by_value(e: &mut Engine, x: TensorId, lo: f64, hi: f64) -> Result<TensorId> {
-    let js = tidytensor_core::random::js_number_string;
-    if !(lo <= hi) {
-        bail!("Error in clip: min ({}) must be less than or equal to max ({}).", js(lo), js(hi));
-    }
-    let (s, d) = (dims_of(e, x)?, e.dtype(x)?);
-    if lo == hi {
-        return e.fill(&s, lo, d);
-    }
-    let (a, b) = (scalar(e, lo, d)?, scalar(e, hi, d)?);
-    let y = e.binary(BinaryOp::Maximum, x, a)?;
-    let y = e.binary(BinaryOp::Minimum, y, b)?;
-    if d == DType::Bool {
-        e.cast(y, DType::Bool)
-    } else {
-        Ok(y)
-    }
-}
-
-/// `leakyRelu` (lib/ops/elementwise.js): prelu with a scalar alpha.
-pub fn leaky_relu(e: &mut Engine, x: TensorId, alpha: f64) -> Result<TensorId> {
-    let a = scalar(e, alpha, DType::Float32)?;
-    e.binary(BinaryOp::Prelu, x, a)
-}
-
-/// `logSoftmax` over the last axis (lib/ops/reduce.js).
-pub fn log_softmax(e: &mut Engine, x: TensorId) -> Result<TensorId> {
-    let rank = e.shape(x)?.len() as i64;
-    let a = rank - 1;
-    let m = e.reduce(ReduceOp::Max, x, Some(&[a]), true)?;
-    let shifted = e.sub(x, m)?;
-    let f = e.cast(shifted, DType::Float32)?;
-    let ex = e.unary(UnaryOp::Exp, shifted)?;
-    let s = e.reduce(ReduceOp::Sum, ex, Some(&[a]), true)?;
-    let l = e.unary(UnaryOp::Log, s)?;
-    e.sub(f, l)
-}
-
 /// tfjs's `applyActivation` (fused ops).
 pub fn activate(
     e: &mut Engine,
@@ -108,7 +47,7 @@ pub fn activate(
             Some(a) => e.binary(BinaryOp::Prelu, y, a),
             None => bail!("Argument 'alpha' passed to 'prelu' must be a Tensor or TensorLike, but got 'undefined'"),
         },
-        "leakyrelu" => leaky_relu(e, y, leaky_alpha),
+        "leakyrelu" => e.leaky_relu(y, leaky_alpha),
         "sigmoid" => e.unary(UnaryOp::Sigmoid, y),
         other => bail!("Unknown fused activation {other}."),
     }

@@ -3,7 +3,7 @@
 
 use crate::ops::Ops;
 use serde_json::Value;
-use tidytensor_core::{bail, BinaryOp, Engine, ReduceOp, Result, TensorId, UnaryOp};
+use tidytensor_core::{bail, BinaryOp, Engine, Result, TensorId, UnaryOp};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activation {
@@ -102,7 +102,7 @@ impl Activation {
             HardSigmoid => {
                 let y = e.mul_s(x, 0.2)?;
                 let y = e.add_s(y, 0.5)?;
-                e.clip(y, 0.0, 1.0)
+                e.clip_by_value(y, 0.0, 1.0)
             }
             Softplus => e.unary(UnaryOp::Softplus, x),
             Softsign => {
@@ -112,7 +112,7 @@ impl Activation {
             }
             Tanh => e.unary(UnaryOp::Tanh, x),
             Softmax => e.softmax(x, -1),
-            LogSoftmax => log_softmax(e, x, -1),
+            LogSoftmax => e.log_softmax(x, -1.0),
             Swish => {
                 let s = e.unary(UnaryOp::Sigmoid, x)?;
                 e.mul(s, x)
@@ -141,14 +141,4 @@ impl Activation {
             }
         }
     }
-}
-
-/// `logits - logSumExp(logits, axis)`, as tfjs's logSoftmax.
-pub fn log_softmax(e: &mut Engine, x: TensorId, axis: i64) -> Result<TensorId> {
-    let m = e.reduce(ReduceOp::Max, x, Some(&[axis]), true)?;
-    let shifted = e.sub(x, m)?;
-    let ex = e.unary(UnaryOp::Exp, shifted)?;
-    let s = e.reduce(ReduceOp::Sum, ex, Some(&[axis]), true)?;
-    let l = e.unary(UnaryOp::Log, s)?;
-    e.sub(shifted, l)
 }

@@ -93,17 +93,17 @@ impl Loss {
             MeanAbsolutePercentageError => {
                 let diff = e.sub(y_true, y_pred)?;
                 let a = e.unary(UnaryOp::Abs, y_true)?;
-                let clipped = e.clip(a, EPSILON, f64::MAX)?;
+                let clipped = e.clip_by_value(a, EPSILON, f64::MAX)?;
                 let q = e.div(diff, clipped)?;
                 let r = e.unary(UnaryOp::Abs, q)?;
                 let m = mean_last(e, r)?;
                 e.mul_s(m, 100.0)
             }
             MeanSquaredLogarithmicError => {
-                let p = e.clip(y_pred, EPSILON, f64::MAX)?;
+                let p = e.clip_by_value(y_pred, EPSILON, f64::MAX)?;
                 let p = e.add_s(p, 1.0)?;
                 let first = e.unary(UnaryOp::Log, p)?;
-                let t = e.clip(y_true, EPSILON, f64::MAX)?;
+                let t = e.clip_by_value(y_true, EPSILON, f64::MAX)?;
                 let t = e.add_s(t, 1.0)?;
                 let second = e.unary(UnaryOp::Log, t)?;
                 let d = e.sub(first, second)?;
@@ -143,14 +143,14 @@ impl Loss {
                 let flat = e.reshape(y_true, &[-1])?;
                 let fl = e.unary(UnaryOp::Floor, flat)?;
                 let idx = e.cast(fl, DType::Int32)?;
-                let clipped = e.clip(y_pred, EPSILON, 1.0 - EPSILON)?;
+                let clipped = e.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)?;
                 let classes = *out_shape.last().unwrap_or(&1);
                 let oh = e.one_hot(idx, classes as f64, 1.0, 0.0, DType::Int32)?;
                 let oh = e.reshape(oh, &crate::layer::dims(&out_shape))?;
                 categorical_crossentropy(e, oh, clipped, false)
             }
             BinaryCrossentropy => {
-                let y = e.clip(y_pred, EPSILON, 1.0 - EPSILON)?;
+                let y = e.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)?;
                 let inv = e.rsub_s(1.0, y)?;
                 let q = e.div(y, inv)?;
                 let logits = e.unary(UnaryOp::Log, q)?;
@@ -158,8 +158,8 @@ impl Loss {
                 mean_last(e, l)
             }
             KullbackLeiblerDivergence => {
-                let t = e.clip(y_true, EPSILON, 1.0)?;
-                let p = e.clip(y_pred, EPSILON, 1.0)?;
+                let t = e.clip_by_value(y_true, EPSILON, 1.0)?;
+                let p = e.clip_by_value(y_pred, EPSILON, 1.0)?;
                 let q = e.div(t, p)?;
                 let l = e.unary(UnaryOp::Log, q)?;
                 let m = e.mul(y_true, l)?;
@@ -197,7 +197,7 @@ pub fn categorical_crossentropy(
         let s = e.reduce(ReduceOp::Sum, output, Some(&[-1]), true)?;
         e.div(output, s)?
     };
-    let p = e.clip(p, EPSILON, 1.0 - EPSILON)?;
+    let p = e.clip_by_value(p, EPSILON, 1.0 - EPSILON)?;
     let t = e.cast(target, DType::Float32)?;
     let l = e.unary(UnaryOp::Log, p)?;
     let m = e.mul(t, l)?;

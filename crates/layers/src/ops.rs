@@ -12,12 +12,6 @@ pub trait Ops {
     }
     /// `v - x`.
     fn rsub_s(&mut self, v: f64, x: TensorId) -> Result<TensorId>;
-    /// `min(max(x, lo), hi)`: tfjs's clipByValue, gradient included (it passes where
-    /// `lo <= x <= hi`).
-    fn clip(&mut self, x: TensorId, lo: f64, hi: f64) -> Result<TensorId> {
-        let a = self.binary_s(BinaryOp::Maximum, x, lo)?;
-        self.binary_s(BinaryOp::Minimum, a, hi)
-    }
 }
 
 impl Ops for Engine {

@@ -107,7 +107,7 @@ impl Constraint {
             Constraint::NonNeg => e.unary(UnaryOp::Relu, w),
             Constraint::MaxNorm { max, axis } => {
                 let n = norms(e, axis)?;
-                let desired = e.clip(n, 0.0, max)?;
+                let desired = e.clip_by_value(n, 0.0, max)?;
                 let d = e.add_s(n, EPS)?;
                 let f = e.div(desired, d)?;
                 e.mul(w, f)
@@ -119,7 +119,7 @@ impl Constraint {
             }
             Constraint::MinMaxNorm { min, max, rate, axis } => {
                 let n = norms(e, axis)?;
-                let c = e.clip(n, min, max)?;
+                let c = e.clip_by_value(n, min, max)?;
                 let a = e.mul_s(c, rate)?;
                 let b = e.mul_s(n, 1.0 - rate)?;
                 let desired = e.add(a, b)?;

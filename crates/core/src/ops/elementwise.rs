@@ -181,6 +181,64 @@ impl Engine {
         let s = self.scalar(v)?;
         self.binary(op, x, s)
     }
+
+    // ---- ops tfjs composes of others: composed here once, for tf.*, graphs and layers ----
+
+    /// Runs `f` in a scope of its own, so a composition leaves only its result.
+    fn composed(&mut self, f: impl FnOnce(&mut Engine) -> Result<TensorId>) -> Result<TensorId> {
+        Ok(self.tidy(|e| f(e).map(|y| vec![y]))?[0])
+    }
+
+    /// `tf.clipByValue`: `x` within `[lo, hi]`, the bounds stored in `x`'s dtype (as tfjs's
+    /// kernel stores its results); NaN stays NaN; `lo == hi` fills.
+    pub fn clip_by_value(&mut self, x: TensorId, lo: f64, hi: f64) -> Result<TensorId> {
+        let js = crate::random::js_number_string;
+        if !(lo <= hi) {
+            bail!("Error in clip: min ({}) must be less than or equal to max ({}).", js(lo), js(hi));
+        }
+        let (s, d) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        if lo == hi {
+            return self.fill(&s, lo, d);
+        }
+        self.composed(|e| {
+            let (a, b) = (e.fill(&[], lo, d)?, e.fill(&[], hi, d)?);
+            let y = e.binary(BinaryOp::Maximum, x, a)?;
+            let y = e.binary(BinaryOp::Minimum, y, b)?;
+            if d == DType::Bool {
+                e.cast(y, DType::Bool)
+            } else {
+                Ok(y)
+            }
+        })
+    }
+
+    /// `tf.leakyRelu`: `alpha * x` below 0, in float32 (tfjs's kernel): prelu with a scalar alpha.
+    pub fn leaky_relu(&mut self, x: TensorId, alpha: f64) -> Result<TensorId> {
+        self.composed(|e| {
+            let a = e.fill(&[], alpha, DType::Float32)?;
+            e.binary(BinaryOp::Prelu, x, a)
+        })
+    }
+
+    /// `tf.addN`: tensors of one dtype and shape, added left to right.
+    pub fn add_n(&mut self, xs: &[TensorId]) -> Result<TensorId> {
+        let Some(&first) = xs.first() else { bail!("Must pass at least one tensor to tf.addN(), but got 0") };
+        let (d0, s0) = (self.dtype(first)?, self.shape(first)?.to_vec());
+        for &t in xs {
+            if self.dtype(t)? != d0 {
+                bail!("All tensors passed to tf.addN() must have the same dtype");
+            }
+        }
+        for &t in xs {
+            if self.shape(t)? != s0.as_slice() {
+                bail!("All tensors passed to tf.addN() must have the same shape");
+            }
+        }
+        if xs.len() == 1 {
+            return self.clone_tensor(first);
+        }
+        self.composed(|e| xs[1..].iter().try_fold(first, |acc, &t| e.add(acc, t)))
+    }
 }
 
 /// The gradients of a binary kernel (tfjs's `*_grad.ts`), each summed back to its input's

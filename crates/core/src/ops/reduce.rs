@@ -170,6 +170,31 @@ impl Engine {
         })
     }
 
+    /// `tf.logSoftmax`: `x - max - log(sum(exp(x - max)))` over the last axis (`axis` -1 or the
+    /// last; tfjs supports no other), composed as tfjs composes it.
+    pub fn log_softmax(&mut self, x: TensorId, axis: f64) -> Result<TensorId> {
+        let rank = self.shape(x)?.len() as f64;
+        let a = if axis == -1.0 { rank - 1.0 } else { axis };
+        if a != rank - 1.0 {
+            let js = crate::random::js_number_string;
+            bail!(
+                "Log Softmax along a non-last dimension is not yet supported. Logits was rank {} and axis was {}",
+                js(rank),
+                js(a)
+            );
+        }
+        let a = [a as i64];
+        Ok(self.tidy(|e| {
+            let m = e.reduce(ReduceOp::Max, x, Some(&a), true)?;
+            let shifted = e.sub(x, m)?;
+            let f = e.cast(shifted, DType::Float32)?;
+            let ex = e.unary(crate::UnaryOp::Exp, shifted)?;
+            let s = e.reduce(ReduceOp::Sum, ex, Some(&a), true)?;
+            let l = e.unary(crate::UnaryOp::Log, s)?;
+            Ok(vec![e.sub(f, l)?])
+        })?[0])
+    }
+
     /// `tf.moments`: the mean and the variance of `x` over `axes` (`None` = all), float32, as
     /// tfjs composes them: `mean(x)`, then `mean(square(float(x) - mean))`. With no gradient
     /// being recorded and float32 `x`, one `Moments` kernel that writes nothing but the two

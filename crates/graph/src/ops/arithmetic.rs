@@ -1,7 +1,6 @@
 //! tfjs-converter's `arithmetic_executor.ts`.
 
 use super::{not_here, Ctx};
-use crate::compose::add_n;
 use tidytensor_core::{BinaryOp, Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] = &[
@@ -26,7 +25,7 @@ pub(crate) const OPS: &[&str] = &[
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let op = c.node.op.as_str();
     if op == "AddN" {
-        return Ok(vec![add_n(e, &c.tensors(0, 0))?]);
+        return Ok(vec![e.add_n(&c.tensors(0, 0))?]);
     }
     let b = match op {
         // BiasAdd's data_format is not read: the bias broadcasts over the last axis.

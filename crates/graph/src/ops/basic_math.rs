@@ -1,7 +1,6 @@
 //! tfjs-converter's `basic_math_executor.ts`.
 
 use super::{not_here, Ctx};
-use crate::compose::{clip_by_value, leaky_relu};
 use tidytensor_core::{BinaryOp, Engine, Result, TensorId, UnaryOp};
 
 pub(crate) const OPS: &[&str] = &[
@@ -96,11 +95,11 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "Imag" => return Ok(vec![e.complex_part(c.t(0)?, true)?]),
         "ClipByValue" => {
             let (lo, hi) = (c.num(e, 1)?, c.num(e, 2)?);
-            return Ok(vec![clip_by_value(e, c.t(0)?, lo, hi)?]);
+            return Ok(vec![e.clip_by_value(c.t(0)?, lo, hi)?]);
         }
         "LeakyRelu" => {
             let alpha = c.attrs().number("alpha", 0.2);
-            return Ok(vec![leaky_relu(e, c.t(0)?, alpha)?]);
+            return Ok(vec![e.leaky_relu(c.t(0)?, alpha)?]);
         }
         "Prelu" => return Ok(vec![e.binary(BinaryOp::Prelu, c.t(0)?, c.t(1)?)?]),
         _ => return not_here(op),

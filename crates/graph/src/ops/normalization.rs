@@ -1,7 +1,6 @@
 //! tfjs-converter's `normalization_executor.ts`.
 
 use super::{not_here, Ctx};
-use crate::compose::log_softmax;
 use tidytensor_core::{Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] =
@@ -24,7 +23,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             a.number("beta", 0.5),
         )?,
         "Softmax" => e.softmax(c.t(0)?, -1)?,
-        "LogSoftmax" => log_softmax(e, c.t(0)?)?,
+        "LogSoftmax" => e.log_softmax(c.t(0)?, -1.0)?,
         _ => return not_here(op),
     }])
 }

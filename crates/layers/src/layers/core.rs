@@ -609,11 +609,11 @@ impl Kind for Advanced {
             // (the same values; relu's gradient differs from clip's only at 0), and for
             // MobileNet's maxValue 6 the one-pass relu6 kernel.
             Advanced::ReLU { max_value: Some(m) } if !e.taping() && m == 6.0 => e.unary(UnaryOp::Relu6, x),
-            Advanced::ReLU { max_value: Some(m) } if !e.taping() && m >= 0.0 => e.clip(x, 0.0, m),
+            Advanced::ReLU { max_value: Some(m) } if !e.taping() && m >= 0.0 => e.clip_by_value(x, 0.0, m),
             Advanced::ReLU { max_value } => {
                 let r = e.unary(UnaryOp::Relu, x)?;
                 match max_value {
-                    Some(m) => e.clip(r, 0.0, m),
+                    Some(m) => e.clip_by_value(r, 0.0, m),
                     None => Ok(r),
                 }
             }
