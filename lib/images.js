@@ -3,6 +3,9 @@
 // files are read and written natively, in src/images.rs, by TensorFlow's rules) and
 // tf.browser's pixel functions (tfjs-core's fromPixels, toPixels and draw, as they run in
 // Node: on {data, width, height} pixel data and canvas-like objects).
+// ImageData is a browser global: tfjs names it as it is (in Node, `new ImageData` throws its
+// ReferenceError, which the tests compare).
+/* global ImageData */
 const native = require('./native');
 const { Tensor, wrap } = require('./tensor');
 const { convertToTensor } = require('./convert');
@@ -154,7 +157,7 @@ function fromPixels(pixels, numChannels = 3) {
   let isCanvasLike = false;
   if (pixels.data instanceof Uint8Array) {
     isPixelData = true;
-  } else if (typeof globalThis.ImageData === 'function' && pixels instanceof globalThis.ImageData) {
+  } else if (typeof ImageData !== 'undefined' && pixels instanceof ImageData) {
     isImageData = true;
   } else if (pixels.getContext != null) {
     isCanvasLike = true;
@@ -265,7 +268,7 @@ async function toPixels(img, canvas) {
       canvas.width = width;
       canvas.height = height;
       const ctx = canvas.getContext('2d');
-      const imageData = new globalThis.ImageData(bytes, width, height);
+      const imageData = new ImageData(bytes, width, height);
       ctx.putImageData(imageData, 0, 0);
     }
     return bytes;
@@ -296,7 +299,7 @@ function draw(image, canvas, options) {
     const bytes = rgbaBytes($img.dataSync(), $img.dtype, height, width, depth, 255 * alpha);
     canvas.width = width;
     canvas.height = height;
-    const imageData = new globalThis.ImageData(bytes, width, height);
+    const imageData = new ImageData(bytes, width, height);
     ctx.putImageData(imageData, 0, 0);
   } finally {
     if ($img !== image) $img.dispose();
