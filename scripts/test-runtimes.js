@@ -78,7 +78,11 @@ function run(label, cmd, args, env = {}, cwd = ROOT) {
   });
   const ok = r.status === 0;
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
-  console.log(`${ok ? 'ok' : 'not ok'} ${label} (${secs} s)`);
+  // The runner's own count: node:test's pass and fail lines ('# pass N' in TAP, 'ℹ pass N' in
+  // the spec reporter newer Node lines default to), or the smoke programs' last line.
+  const counts = (r.stdout || '').match(/^(?:# |ℹ )(?:pass|fail) \d+$|^\w+: \d+ passed, \d+ failed$/gm);
+  const tallyText = counts ? `: ${counts.slice(-2).join(', ').replace(/^(# |ℹ )|(?<=, )(# |ℹ )/g, '')}` : '';
+  console.log(`${ok ? 'ok' : 'not ok'} ${label} (${secs} s${tallyText})`);
   if (!ok) console.log(`${r.error ? r.error.message : ''}${r.stdout}${r.stderr}`.replace(/^/gm, '    '));
   return ok;
 }
