@@ -26,6 +26,7 @@ const tf = {
 };
 
 for (const family of FAMILIES) Object.assign(tf, require(`./lib/ops/${family}`));
+Object.assign(tf, require('./lib/ops/creation_composed'));
 const { losses, Reduction } = require('./lib/ops/losses');
 const { image } = require('./lib/ops/image');
 const { signal } = require('./lib/ops/signal');
@@ -49,7 +50,7 @@ Object.assign(tf, {
   memory: eng.memory,
   profile: eng.profile,
   time: eng.time,
-  engine: eng.engine,
+  engine: require('./lib/engine_object').engine,
   variable: eng.variable,
   disposeVariables: eng.disposeVariables,
   getBackend: eng.getBackend,
@@ -100,7 +101,7 @@ Object.assign(tf, trainm);
     CallbackList: C.CallbackList, registerCallbackConstructor: C.registerCallbackConstructor, CustomCallback: C.CustomCallback, History: C.History, EarlyStopping: C.EarlyStopping,
   });
   // Model files (tf.io: handlers, routers, the weight format; lib/io).
-  const IO = require('./lib/layers/model_io');
+  const IO = require('./lib/layers/model_load');
   Object.assign(tf, {
     io: require('./lib/io').io,
     loadLayersModel: IO.loadLayersModel,
@@ -117,7 +118,8 @@ Object.assign(tf, trainm);
 tf.data = require('./lib/data');
 
 // tf.util, tf.tensor_util (tfjs-core's helpers) and tf.metrics (tfjs-layers').
-const { util, tensor_util } = require('./lib/util');
+const utilm = require('./lib/util');
+const { util, tensor_util } = utilm;
 const { metrics } = require('./lib/ops/metrics');
 const { test_util } = require('./lib/test_util');
 Object.assign(tf, { util, tensor_util, metrics, test_util });
@@ -146,8 +148,8 @@ for (const r of [1, 2, 3, 4]) {
 Object.assign(tf, {
   euclideanNorm: (x, axis = null, keepDims = false) => tf.norm(x, 'euclidean', axis, keepDims),
   print: (x, verbose = false) => console.log(x.toString(verbose)),
-  upcastType: (a, b) => require('./lib/util').upcastType(a, b),
-  sumOutType: (t) => require('./lib/util').upcastType(t, 'int32'),
+  upcastType: (a, b) => utilm.upcastType(a, b),
+  sumOutType: (t) => utilm.upcastType(t, 'int32'),
 });
 
 // tfjs-core's pure JavaScript helpers (tf.backend_util and the other *_util namespaces,
@@ -172,5 +174,12 @@ Object.assign(tf, {
   tf.node = Object.assign(tf.node || {}, images.node);
   tf.browser = Object.assign(tf.browser || {}, images.browser);
 }
+
+// The modules that need something built above them get it now: the native kernels' configs run
+// the public ops (lib/native_kernels.js); the memory tools' modules install what setting their
+// flags does (lib/env.js's DEBUG, TRACK_ORIGINS and GC_BACKSTOP).
+require('./lib/native_kernels').setNamespace(tf);
+require('./lib/memory/debug');
+require('./lib/memory/backstop');
 
 module.exports = tf;

@@ -1,14 +1,11 @@
 'use strict';
 // tf.buffer() and TensorBuffer: a mutable typed array with a shape, as in tfjs 4.22, and the
-// chained tensor.buffer() / tensor.bufferSync(). Only ./ops and ./convert are needed, and only
-// when called, so that any module may require this one without a load cycle.
+// chained tensor.buffer() / tensor.bufferSync().
+const { stridesOf: computeStrides } = require('./format'); // tfjs's util.computeStrides: none for rank < 2
+const { sizeOf: sizeFromShape, tensor } = require('./convert');
+const { util } = require('./util');
 
-// tfjs's util.computeStrides: none for rank < 2.
-const { stridesOf: computeStrides } = require('./format');
-
-// The element count of a shape (convert.js's; required when called: see above).
-const sizeFromShape = (shape) => require('./convert').sizeOf(shape);
-
+const { getArrayFromDType } = util;
 
 function assertNonNegativeIntegerDimensions(shape) {
   shape.forEach((d) => {
@@ -18,9 +15,6 @@ function assertNonNegativeIntegerDimensions(shape) {
     }
   });
 }
-
-// tfjs's util.getArrayFromDType (lib/util.js's; required when called: see above).
-const getArrayFromDType = (dtype, size) => require('./util').util.getArrayFromDType(dtype, size);
 
 class TensorBuffer {
   // `values` is kept as given (not copied), as in tfjs: writing to it writes the buffer.
@@ -96,7 +90,7 @@ class TensorBuffer {
   // A new tensor holding a copy of the values: later writes to the buffer do not reach it
   // (tfjs's cpu backend keeps the very array, so they do there).
   toTensor() {
-    return require('./ops/creation').tensor(this.values, this.shape, this.dtype);
+    return tensor(this.values, this.shape, this.dtype);
   }
 }
 

@@ -200,6 +200,12 @@ function makeTensor(values, shape, inferredShape, dtype) {
   return create(data, shape == null ? inferredShape : shape, dtype);
 }
 
+// tf.tensor(values, shape, dtype); here, below the op modules, so that the engine, the
+// buffers and the registries can make tensors too.
+function tensor(values, shape, dtype) {
+  return makeTensor(values, shape, inferShape(values, dtype), dtype);
+}
+
 // The shape of nested string values; a Uint8Array is one value (its bytes), as in tfjs.
 function stringShape(val) {
   const shape = [];
@@ -310,6 +316,6 @@ function create(data, shape, dtype) {
 }
 
 module.exports = {
-  makeTensor, convertToTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype,
+  tensor, makeTensor, convertToTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype,
   sizeOf, isTensorLikeValue, createStrings,
 };

@@ -1,8 +1,11 @@
 'use strict';
-// Scopes (tidy/keep/dispose), memory, profiling, variables and backends.
+// Scopes (tidy/keep/dispose), memory, profiling, variables and backends (the native ones and
+// those registered from JavaScript). tf.engine(), the object over these and the registries, is
+// lib/engine_object.js.
 const native = require('./native');
 const { Tensor, Variable, variableOf } = require('./tensor');
 const { checkDtype } = require('./convert');
+const { warn } = require('./internals/log');
 
 const NONE = [];
 
@@ -198,7 +201,7 @@ const KNOWN_BACKENDS = ['cpu', 'wgpu'];
 async function setBackend(backendName) {
   // tfjs looks the name up as a property key, which converts it to a string.
   if (typeof backendName !== 'string') backendName = String(backendName);
-  require('./registry').refuseJsBackend(backendName);
+  refuseJsBackend(backendName);
   try {
     native.setBackend(backendName);
   } catch (e) {
@@ -234,59 +237,74 @@ function findBackend(name) {
   return native.backendNames().indexOf(key) >= 0 ? { name: key } : null;
 }
 
-// ---------------------------------------------------------------------------------------------
-// engine(): the parts of tfjs's Engine that programs use directly.
+// Backends registered from JavaScript (tfjs's registry of backend factories): name ->
+// { factory, priority }.
+const registryFactory = new Map();
+const nativeNames = () => native.backendNames();
 
-const engineObject = {
-  // Scope names only label profiles in tfjs; tidytensor's profile does not show scopes.
-  startScope() {
-    native.startScope();
-  },
-  endScope(result) {
-    native.endScope(collectIds(result));
-  },
-  keep,
-  dispose: (x) => dispose(x),
-  tidy,
-  memory,
-  profile,
-  time,
-  disposeVariables,
-  get registeredVariables() { return registeredVariables(); },
-  get backendName() { return native.getBackend(); },
-  get backend() { return backend(); },
-  backendNames: () => native.backendNames(),
-  findBackend: (name) => findBackend(name),
-  findBackendFactory: (name) => require('./registry').findBackendFactory(name),
-  registerBackend: (name, factory, priority) => require('./registry').registerBackend(name, factory, priority),
-  removeBackend: (name) => require('./registry').removeBackend(name),
-  // tfjs's makeTensor(values, shape, dtype) and the disposals the library calls directly.
-  makeTensor: (values, shape, dtype) => require('./ops/creation').tensor(values, shape, dtype),
-  disposeTensor: (t) => t.dispose(),
-  disposeVariable: (v) => v.dispose(),
-  customGrad: (f) => require('./gradients').customGrad(f),
-  get registryFactory() { return require('./registry').registryFactoryObject(); },
-  // tfjs's EngineState counters, read live (libraries log them: @vladmandic/human does).
-  get state() {
-    const m = native.memory();
-    return { numTensors: m.numTensors, numBytes: m.numBytes, numDataBuffers: m.numDataBuffers };
-  },
-  setBackend,
-  ready,
-  // Whether a kernel run now is recorded for a gradient.
-  isTapeOn: () => native.isTapeOn(),
-  // tfjs's engine.gradients(f, xs, dy, allowNoGradients): {value, grads}.
-  gradients: (f, xs, dy, allowNoGradients) => require('./gradients').gradients(f, xs, dy, allowNoGradients),
-  // Kernels registered from JavaScript (tf.registerKernel), by name.
-  runKernel: (kernelName, inputs, attrs) => require('./registry').runKernel(kernelName, inputs, attrs),
-};
+// tfjs's registry is keyed by property name, so names are compared as strings.
+const nameKey = (name) => (typeof name === 'symbol' ? name : `${name}`);
 
-function engine() {
-  return engineObject;
+// Records a backend factory: true when new, false (with tfjs's warning) when the name is taken,
+// including by a native backend.
+function registerBackend(name, factory, priority = 1) {
+  const key = nameKey(name);
+  if (registryFactory.has(key) || nativeNames().includes(key)) {
+    warn(`${name} backend was already registered. Reusing existing backend factory.`);
+    return false;
+  }
+  registryFactory.set(key, { factory, priority });
+  return true;
+}
+
+// The registered factory; for a native backend, a factory giving that backend's description
+// (tf.findBackend's answer).
+function findBackendFactory(name) {
+  const key = nameKey(name);
+  if (registryFactory.has(key)) return registryFactory.get(key).factory;
+  if (nativeNames().includes(key)) return () => findBackend(key);
+  return null;
+}
+
+// Forgets a backend registered from JavaScript; native backends cannot be removed.
+function removeBackend(name) {
+  const key = nameKey(name);
+  if (registryFactory.has(key)) {
+    registryFactory.delete(key);
+    return;
+  }
+  if (nativeNames().includes(key)) {
+    throw new Error(`The ${name} backend is native to tidytensor and cannot be removed`);
+  }
+  throw new Error(`${name} backend not found in registry`);
+}
+
+// Wraps tf.setBackend: a backend registered from JavaScript is refused (the Promise rejects)
+// without running its factory; the others go to the native engine.
+// setBackend's check: a backend registered from JavaScript cannot hold tidytensor's tensors.
+function refuseJsBackend(backendName) {
+  const key = nameKey(backendName);
+  if (registryFactory.has(key) && !nativeNames().includes(key)) {
+    throw new Error(`Backend '${backendName}' was registered with tf.registerBackend, but ` +
+      `tidytensor runs tensors only on its native backends (${nativeNames().join(', ')})`);
+  }
+}
+
+// tfjs's `engine().registryFactory`: backend name -> {factory, priority}, the native backends
+// (cpu, wgpu) first, then those registered from JavaScript. Libraries read it to see whether a
+// backend is registered.
+function registryFactoryObject() {
+  const out = {};
+  nativeNames().forEach((name, i) => {
+    out[name] = { factory: () => findBackend(name), priority: name === 'cpu' ? 1 : 2 + i };
+  });
+  for (const [name, entry] of registryFactory) out[name] = entry;
+  return out;
 }
 
 module.exports = {
-  tidy, keep, dispose, memory, profile, time, variable, disposeVariables,
-  getBackend, setBackend, ready, backend, findBackend, engine, collectIds, Tensor, Variable,
-  setMemoryExtra,
+  tidy, keep, dispose, memory, profile, time, variable, disposeVariables, registeredVariables,
+  getBackend, setBackend, ready, backend, findBackend, collectIds, Tensor, Variable,
+  setMemoryExtra, registerBackend, findBackendFactory, removeBackend, refuseJsBackend,
+  registryFactoryObject,
 };

@@ -207,7 +207,7 @@ function registerTfjsFlags(E) {
         'This significantly impacts performance.');
     }
     // Each kernel's outputs checked and its profile logged (lib/memory/debug.js).
-    require('./memory/debug').setDebugMode(debugValue);
+    runFlagHandler('DEBUG', debugValue);
   });
   E.registerFlag('IS_BROWSER', isBrowser);
   E.registerFlag('IS_NODE', () => (typeof process !== 'undefined') &&
@@ -293,6 +293,25 @@ function registerTfjsFlags(E) {
 const TIDYTENSOR_FLAGS = ['TRACK_ORIGINS', 'GC_BACKSTOP', 'GRAPH_MAX_CALL_DEPTH', 'GRAPH_MAX_LOOP_ITERATIONS',
   'IMAGE_MAX_PIXELS'];
 
+// What setting DEBUG, TRACK_ORIGINS or GC_BACKSTOP does: the memory tool's switch, which that
+// module (lib/memory/debug.js, origins.js, backstop.js: above this one) installs when it loads.
+const flagHandlers = new Map();
+
+function setFlagHandler(flagName, handler) {
+  flagHandlers.set(flagName, handler);
+}
+
+function runFlagHandler(flagName, value) {
+  const handler = flagHandlers.get(flagName);
+  if (handler !== undefined) handler(value);
+}
+
+// TIDYTENSOR_TRACK_ORIGINS=1 (or true, yes, on) turns origin tracking on from the start.
+function trackOriginsFromEnv() {
+  const v = process.env.TIDYTENSOR_TRACK_ORIGINS;
+  return v != null && /^(1|true|yes|on)$/i.test(v.trim());
+}
+
 // A limit flag's default: the environment variable TIDYTENSOR_<flag> when it holds a number.
 function limitDefault(flag, fallback) {
   const v = process.env[`TIDYTENSOR_${flag}`];
@@ -301,9 +320,8 @@ function limitDefault(flag, fallback) {
 }
 
 function registerTidytensorFlags(E) {
-  E.registerFlag('TRACK_ORIGINS', () => require('./memory/origins').envVarOn(),
-    (on) => require('./memory/origins').setTracking(on));
-  E.registerFlag('GC_BACKSTOP', () => false, (on) => require('./memory/backstop').setBackstop(on));
+  E.registerFlag('TRACK_ORIGINS', () => trackOriginsFromEnv(), (on) => runFlagHandler('TRACK_ORIGINS', on));
+  E.registerFlag('GC_BACKSTOP', () => false, (on) => runFlagHandler('GC_BACKSTOP', on));
   E.registerFlag('GRAPH_MAX_CALL_DEPTH', () => limitDefault('GRAPH_MAX_CALL_DEPTH', 10000));
   E.registerFlag('GRAPH_MAX_LOOP_ITERATIONS', () => limitDefault('GRAPH_MAX_LOOP_ITERATIONS', 0));
   E.registerFlag('IMAGE_MAX_PIXELS', () => limitDefault('IMAGE_MAX_PIXELS', 100e6));
@@ -348,4 +366,5 @@ function setPlatform(platformName, platform) {
 module.exports = {
   env, Environment, ENV, getQueryParams, enableProdMode, enableDebugMode,
   disableDeprecationWarnings, deprecationWarn, setPlatform, PlatformNode, TIDYTENSOR_FLAGS,
+  setFlagHandler, trackOriginsFromEnv,
 };

@@ -9,9 +9,9 @@
 const native = require('./native');
 const { Tensor, wrap } = require('./tensor');
 const { convertToTensor } = require('./convert');
-
-const ops = () => require('./ops/creation');
-const cast = (x, dtype) => require('./ops/elementwise').cast(x, dtype);
+const { env } = require('./env');
+const { tensor3d } = require('./ops/creation');
+const { cast } = require('./ops/elementwise');
 
 // ---- tf.node ----------------------------------------------------------------------------
 
@@ -66,7 +66,7 @@ function intAttr(v, name) {
 
 // The IMAGE_MAX_PIXELS flag: the largest width x height (x frames) a decoder decodes.
 function maxPixels() {
-  const v = Number(require('./env').env().get('IMAGE_MAX_PIXELS'));
+  const v = Number(env().get('IMAGE_MAX_PIXELS'));
   return Number.isNaN(v) ? 0 : v;
 }
 
@@ -187,7 +187,7 @@ function fromPixels(pixels, numChannels = 3) {
       }
     }
   }
-  return ops().tensor3d(values, [height, width, numChannels], 'int32');
+  return tensor3d(values, [height, width, numChannels], 'int32');
 }
 
 async function fromPixelsAsync(pixels, numChannels = 3) {

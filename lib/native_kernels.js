@@ -4,8 +4,14 @@
 // tfjs's kernel inputs and attributes ({inputs, attrs}) and runs the public op, whose kernel is
 // native (the op lives once, in crates/core); this file only maps tfjs's kernel arguments.
 
-// The tf namespace, read when a kernel runs (this module loads before it is complete).
-const tf = () => require('../index');
+// The tf namespace, read when a kernel runs: index.js sets it once built (setNamespace), as the
+// adapters run the public ops, which sit above the registries.
+let namespace = null;
+const tf = () => namespace;
+
+function setNamespace(tf) {
+  namespace = tf;
+}
 
 const UNARY = {
   Abs: 'abs', Acos: 'acos', Acosh: 'acosh', Asin: 'asin', Asinh: 'asinh', Atan: 'atan', Atanh: 'atanh',
@@ -112,4 +118,4 @@ function nativeKernel(kernelName, backendName) {
   return { kernelName, backendName, kernelFunc: ({ inputs, attrs }) => adapter(inputs || {}, attrs || {}) };
 }
 
-module.exports = { nativeKernel, NATIVE_KERNEL_NAMES: NAMES };
+module.exports = { nativeKernel, NATIVE_KERNEL_NAMES: NAMES, setNamespace };

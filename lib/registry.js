@@ -6,11 +6,14 @@
 // 'wgpu') runs through tf.engine().runKernel (below). A backend registered with
 // tf.registerBackend is recorded (findBackendFactory and removeBackend see it), but tidytensor
 // cannot run tensors on a JavaScript backend, so tf.setBackend refuses it with an error saying
-// so, before calling its factory.
+// so, before calling its factory; that registry is the engine's (lib/engine.js, whose
+// setBackend consults it), exported here with the others.
 const native = require('./native');
 const { Tensor } = require('./tensor');
+const { tensor } = require('./convert');
 const { env } = require('./env');
-const { warn } = require('./internals');
+const { backend, registerBackend, removeBackend, findBackendFactory } = require('./engine');
+const { warn } = require('./internals/log');
 const { nativeKernel, NATIVE_KERNEL_NAMES } = require('./native_kernels');
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +107,6 @@ function runKernel(kernelName, inputs, attrs) {
   if (config == null) {
     throw new Error(`Kernel '${kernelName}' not registered for backend '${backendName}'`);
   }
-  const { backend } = require('./engine');
   native.startScope();
   let out;
   let outputs;
@@ -122,65 +124,10 @@ function runKernel(kernelName, inputs, attrs) {
 function asTensor(kernelName, o) {
   if (o instanceof Tensor) return o;
   if (o != null && o.values != null && o.shape != null) {
-    return require('./ops/creation').tensor(o.values, o.shape, o.dtype);
+    return tensor(o.values, o.shape, o.dtype);
   }
   throw new Error(`Kernel '${kernelName}' returned ${o === null ? 'null' : typeof o}: a kernel run ` +
     'by tidytensor must return tidytensor Tensors or {values, shape, dtype} records');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Backends
-
-// name -> { factory, priority }, for the backends registered from JavaScript.
-const registryFactory = new Map();
-const nativeNames = () => native.backendNames();
-
-// tfjs's registry is keyed by property name, so names are compared as strings.
-const nameKey = (name) => (typeof name === 'symbol' ? name : `${name}`);
-
-// Records a backend factory: true when new, false (with tfjs's warning) when the name is taken,
-// including by a native backend.
-function registerBackend(name, factory, priority = 1) {
-  const key = nameKey(name);
-  if (registryFactory.has(key) || nativeNames().includes(key)) {
-    warn(`${name} backend was already registered. Reusing existing backend factory.`);
-    return false;
-  }
-  registryFactory.set(key, { factory, priority });
-  return true;
-}
-
-// The registered factory; for a native backend, a factory giving that backend's description
-// (tf.findBackend's answer).
-function findBackendFactory(name) {
-  const key = nameKey(name);
-  if (registryFactory.has(key)) return registryFactory.get(key).factory;
-  if (nativeNames().includes(key)) return () => require('./engine').findBackend(key);
-  return null;
-}
-
-// Forgets a backend registered from JavaScript; native backends cannot be removed.
-function removeBackend(name) {
-  const key = nameKey(name);
-  if (registryFactory.has(key)) {
-    registryFactory.delete(key);
-    return;
-  }
-  if (nativeNames().includes(key)) {
-    throw new Error(`The ${name} backend is native to tidytensor and cannot be removed`);
-  }
-  throw new Error(`${name} backend not found in registry`);
-}
-
-// Wraps tf.setBackend: a backend registered from JavaScript is refused (the Promise rejects)
-// without running its factory; the others go to the native engine.
-// setBackend's check: a backend registered from JavaScript cannot hold tidytensor's tensors.
-function refuseJsBackend(backendName) {
-  const key = nameKey(backendName);
-  if (registryFactory.has(key) && !nativeNames().includes(key)) {
-    throw new Error(`Backend '${backendName}' was registered with tf.registerBackend, but ` +
-      `tidytensor runs tensors only on its native backends (${nativeNames().join(', ')})`);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,21 +195,8 @@ class DataStorage {
   }
 }
 
-// tfjs's `engine().registryFactory`: backend name -> {factory, priority}, the native backends
-// (cpu, wgpu) first, then those registered from JavaScript. Libraries read it to see whether a
-// backend is registered.
-function registryFactoryObject() {
-  const out = {};
-  nativeNames().forEach((name, i) => {
-    out[name] = { factory: () => require('./engine').findBackend(name), priority: name === 'cpu' ? 1 : 2 + i };
-  });
-  for (const [name, entry] of registryFactory) out[name] = entry;
-  return out;
-}
-
 module.exports = {
-  registryFactoryObject,
   registerKernel, unregisterKernel, getKernel, getKernelsForBackend, copyRegisteredKernels,
   registerGradient, unregisterGradient, getGradient, registerBackend, removeBackend,
-  findBackendFactory, KernelBackend, DataStorage, runKernel, refuseJsBackend,
+  findBackendFactory, KernelBackend, DataStorage, runKernel,
 };

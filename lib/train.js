@@ -9,7 +9,7 @@ const { scalar } = require('./ops/creation');
 const { convertToTensor } = require('./convert');
 const { variableGrads } = require('./gradients');
 const { dispose } = require('./engine');
-const { serialization } = require('./internals');
+const { serialization } = require('./internals/serialization');
 
 const EPSILON = 1e-7; // tfjs's backend.epsilon() for float32 backends
 

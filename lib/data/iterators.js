@@ -8,6 +8,8 @@
 // really read, never to the size asked up front. Also here: the deep map / zip / clone helpers
 // over nested elements, and seedrandom's Alea.
 const { StringDecoder } = require('node:string_decoder');
+const v8 = require('node:v8');
+const native = require('../native');
 const { Tensor } = require('../tensor');
 const { dispose, tidy } = require('../engine');
 const { util, tensor_util } = require('../util');
@@ -462,8 +464,8 @@ const MIN_FREE_BYTES = 256 * 2 ** 20;
 
 function checkMemory(what, length, asked) {
   if (length === 0 || length % MEMORY_CHECK_EVERY !== 0) return;
-  const host = require('../native').hostAvailableBytes();
-  const heap = require('node:v8').getHeapStatistics();
+  const host = native.hostAvailableBytes();
+  const heap = v8.getHeapStatistics();
   const left = Math.min(host < 0 ? Infinity : host, heap.heap_size_limit - heap.used_heap_size);
   if (left < MIN_FREE_BYTES) {
     throw new Error(`The ${what} buffer stopped at ${length} elements of the ${asked} asked for: only ` +

@@ -12,6 +12,7 @@ const { env } = require('../env');
 const handlers = require('../io/handlers');
 const { decodeWeights, decodeWeightsStream, encodeWeights, getWeightSpecs } = require('../io/weights');
 const customOps = require('./custom_ops');
+const { io } = require('../io');
 
 const TFHUB_SEARCH_PARAM = '?tfjs-format=file';
 const DEFAULT_MODEL_NAME = 'model.json';
@@ -223,7 +224,7 @@ class GraphModel {
     this.modelUrl = modelUrl;
     this.loadOptions = loadOptions == null ? {} : loadOptions;
     this.version = 'n/a';
-    this.io = tfio == null ? require('../io').io : tfio;
+    this.io = tfio == null ? io : tfio;
     Object.defineProperty(this, 'graphHandle', { value: null, writable: true, enumerable: false });
     // The native executions of executeAsync in progress (dispose() aborts them).
     Object.defineProperty(this, 'running', { value: new Set(), enumerable: false });

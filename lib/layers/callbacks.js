@@ -2,7 +2,7 @@
 // Training callbacks as tfjs-layers has them (Callback, CustomCallback, CallbackList, History,
 // EarlyStopping, tf.callbacks.earlyStopping), and the progress output of `verbose` that
 // tfjs-node prints (a bar per epoch on a terminal, a line per epoch otherwise).
-const { nextFrame } = require('../internals');
+const { nextFrame } = require('../internals/top_level');
 
 class BaseCallback {
   constructor() {

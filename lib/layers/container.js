@@ -10,6 +10,7 @@ const native = require('../native');
 const { Tensor, wrapId } = require('../tensor');
 const { tidy, keep, dispose } = require('../engine');
 const { toList } = require('./layer');
+const { concat } = require('../ops/layout');
 
 // ---- the graph -----------------------------------------------------------------------------
 
@@ -220,7 +221,6 @@ function predictJS(model, xs, batchSize) {
       const end = Math.min(n, start + batchSize);
       model.forward(xs.map((x) => sliceRows(x, start, end)), undefined).forEach((y, i) => parts[i].push(y));
     }
-    const { concat } = require('../ops/layout');
     return parts.map((p) => concat(p, 0));
   });
 }

@@ -6,9 +6,10 @@
 // getConfig, countParams, dispose.
 const native = require('../native');
 const { Tensor, wrapId, variableOf } = require('../tensor');
-const { serialization } = require('../internals');
+const { serialization } = require('../internals/serialization');
 const { tidy, variable } = require('../engine');
 const { convertToTensor, assertShape } = require('../convert');
+const { zeros } = require('../ops/creation');
 
 // ---- initializers, regularizers, constraints --------------------------------------------
 
@@ -1019,7 +1020,6 @@ class NativeBackedLayer extends Layer {
   getInitialState(inputs) {
     const states = { SimpleRNN: 1, GRU: 1, LSTM: 2 }[this.getClassName()];
     if (states == null) throw new Error(`getInitialState is not a method of layer ${this.name} (${this.getClassName()})`);
-    const { zeros } = require('../ops/creation');
     return Array.from({ length: states }, () => zeros([inputs.shape[0], this.getConfig().units]));
   }
 

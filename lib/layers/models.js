@@ -7,7 +7,8 @@ const native = require('../native');
 const { Tensor, wrapId, variableOf } = require('../tensor');
 const { tidy } = require('../engine');
 const { scalar } = require('../ops/creation');
-const { serialization, nextFrame } = require('../internals');
+const { serialization } = require('../internals/serialization');
+const { nextFrame } = require('../internals/top_level');
 const train = require('../train');
 const { Layer, NativeBackedLayer, SymbolicTensor, LayerVariable, MODEL, toList, singletonOrArray, symbolicOutputs, input } = require('./layer');
 const { metrics: metricsNamespace } = require('../ops/metrics');
@@ -15,6 +16,8 @@ const { tensor1d } = require('../ops/creation');
 const C = require('./container');
 const cb = require('./callbacks');
 const modelIO = require('./model_io');
+const { standardizeCallbacks, checkClassWeight, classWeightsOf } = require('./training_utils');
+const trainingDataset = require('./training_dataset');
 
 // A loss or metric as compile takes it: a name, or a function; tf.metrics' own functions are
 // their names (they run natively), other functions run in JavaScript.
@@ -609,11 +612,11 @@ class LayersModel extends Layer {
 
   // Training and evaluation on a tf.data dataset's batches (lib/layers/training_dataset.js).
   async fitDataset(dataset, args) {
-    return require('./training_dataset').fitDataset(this, dataset, args);
+    return trainingDataset.fitDataset(this, dataset, args);
   }
 
   async evaluateDataset(dataset, args) {
-    return require('./training_dataset').evaluateDataset(this, dataset, args);
+    return trainingDataset.evaluateDataset(this, dataset, args);
   }
 
   // summary()'s rows, by layer name: `[name (class), input shape, output shape, params,
@@ -755,62 +758,6 @@ function shuffleInPlace(array) {
   }
 }
 
-// fit's classWeight as the training steps take it: per model output, a weight per class index
-// (NaN where a class has none) or null (tfjs's standardizeClassWeights: one map, a list of one
-// per output, or a map from output names).
-function classWeightsOf(classWeight, outputNames) {
-  if (classWeight == null) return null;
-  const n = outputNames.length;
-  let maps;
-  if (n === 1) {
-    if (Array.isArray(classWeight) && classWeight.length === 1) maps = classWeight;
-    else if (typeof classWeight === 'object' && outputNames[0] in classWeight) maps = [classWeight[outputNames[0]]];
-    else maps = [classWeight];
-  } else if (Array.isArray(classWeight)) {
-    if (classWeight.length !== n) {
-      throw new Error(`Provided classWeight is an array of ${classWeight.length} element(s), but the model has ${n} outputs. Make sure a set of weights is provided for each model output.`);
-    }
-    maps = classWeight;
-  } else if (typeof classWeight === 'object' && Object.keys(classWeight).length > 0
-    && typeof classWeight[Object.keys(classWeight)[0]] === 'object') {
-    maps = outputNames.map((o) => (o in classWeight ? classWeight[o] : null));
-  } else {
-    throw new Error(`The model has multiple (${n}) outputs, so classWeight must be either an array with ${n} elements or an object with ${outputNames} keys. Provided classWeight not understood: ${JSON.stringify(classWeight)}`);
-  }
-  return maps.map((cw) => {
-    if (cw == null) return null;
-    const max = Math.max(...Object.keys(cw).map(Number));
-    return Array.from({ length: max + 1 }, (_, i) => (cw[i] == null ? NaN : cw[i]));
-  });
-}
-
-// tfjs checks classWeight against every label (tfjs's standardizeWeights): the class of a
-// one-hot row is its argMax, a single column or a 1-D target holds the class itself.
-function checkClassWeight(y, weights) {
-  if (y.rank > 2) {
-    throw new Error(`Unexpected rank of target (y) tensor (${y.rank}) during handling of class weights. The rank is expected to be 1 or 2.`);
-  }
-  const v = y.dataSync();
-  const cols = y.rank === 2 && y.shape[1] > 1 ? y.shape[1] : 1;
-  for (let r = 0; r < v.length / cols; r++) {
-    let c = v[r];
-    if (cols > 1) {
-      c = 0;
-      for (let k = 1; k < cols; k++) if (v[r * cols + k] > v[r * cols + c]) c = k;
-    }
-    if (!Number.isInteger(c) || !(c >= 0 && c < weights.length) || Number.isNaN(weights[c])) {
-      throw new Error(`classWeight must contain all classes in the training data. The class ${c} exists in the data but not in classWeight`);
-    }
-  }
-}
-
-// fit's `callbacks`: a callback, a list, or objects of hooks (CustomCallback).
-function standardizeCallbacks(callbacks, yieldEvery) {
-  if (callbacks == null) return [];
-  const list = Array.isArray(callbacks) ? callbacks : [callbacks];
-  return list.map((c) => (c instanceof cb.BaseCallback ? c : new cb.CustomCallback(c, yieldEvery)));
-}
-
 class Sequential extends LayersModel {
   constructor(args) {
     if (args == null) args = {};
@@ -940,4 +887,4 @@ function model(args) {
   return new LayersModel(args);
 }
 
-module.exports = { LayersModel, Sequential, sequential, model, standardizeCallbacks, checkClassWeight, classWeightsOf };
+module.exports = { LayersModel, Sequential, sequential, model };

@@ -4,7 +4,7 @@
 // layers over built-in cells (simpleRNN, lstm, gru, rnn over their cells) are one native loop
 // instead (crates/layers); tf.layers.rnn picks this class only when a cell is a JavaScript one.
 const { tidy, keep, dispose } = require('../engine');
-const { serialization } = require('../internals');
+const { serialization } = require('../internals/serialization');
 const { Layer, NativeBackedLayer, InputSpec, SymbolicTensor, toList, LAYER_CLASSES } = require('./layer');
 
 // The ops this file composes (the families index.js puts on tf).

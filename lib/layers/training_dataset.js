@@ -7,8 +7,9 @@ const { Tensor } = require('../tensor');
 const { dispose } = require('../engine');
 const { scalar } = require('../ops/creation');
 const { util, tensor_util } = require('../util');
-const { nextFrame } = require('../internals');
+const { nextFrame } = require('../internals/top_level');
 const cb = require('./callbacks');
+const { standardizeCallbacks, checkClassWeight, classWeightsOf } = require('./training_utils');
 
 const DEFAULT_VALIDATION_BATCH_SIZE = 32;
 
@@ -87,7 +88,6 @@ async function fitDataset(model, dataset, args) {
   if (model.isTraining) throw new Error('Cannot start training because another fit() call is ongoing.');
   model.isTraining = true;
   try {
-    const { standardizeCallbacks, checkClassWeight, classWeightsOf } = require('./models');
     const doValidation = args.validationData != null;
     let valXs;
     let valYs;

@@ -12,6 +12,7 @@ const hooks = require('./hooks');
 const engine = require('../engine');
 const asyncScope = require('./async_scope');
 const origins = require('./origins');
+const { setFlagHandler } = require('../env');
 
 let enabled = false;
 let numReclaimed = 0;
@@ -97,5 +98,8 @@ function setBackstop(on) {
 }
 
 const reclaimedCount = () => numReclaimed;
+
+// The GC_BACKSTOP flag's switch.
+setFlagHandler('GC_BACKSTOP', setBackstop);
 
 module.exports = { setBackstop, reclaimedCount };

@@ -11,7 +11,7 @@
 // run natively without giving their outputs handles (inside model.fit, say) are not logged.
 const native = require('../native');
 const hooks = require('./hooks');
-const { env } = require('../env');
+const { env, setFlagHandler } = require('../env');
 
 let on = false;
 // The kernel whose outputs are being wrapped, for the outputs after the first.
@@ -75,5 +75,8 @@ function setDebugMode(value) {
   native.setDebugMode(value);
   hooks.listen('debug', value ? onTensor : null);
 }
+
+// The DEBUG flag's switch.
+setFlagHandler('DEBUG', setDebugMode);
 
 module.exports = { setDebugMode, checkComputationForErrors, logKernelProfile };

@@ -19,6 +19,7 @@ const state = require('../state');
 const hooks = require('./hooks');
 const { collectIds } = require('../engine');
 const { DTYPES } = require('../tensor');
+const { setFlagHandler, trackOriginsFromEnv } = require('../env');
 
 const ROOT = path.join(__dirname, '..', '..');
 const LIB_DIR = path.join(ROOT, 'lib') + path.sep;
@@ -71,11 +72,6 @@ function setTracking(on) {
 }
 
 const isTracking = () => tracking;
-
-function envVarOn() {
-  const v = process.env.TIDYTENSOR_TRACK_ORIGINS;
-  return v != null && /^(1|true|yes|on)$/i.test(v.trim());
-}
 
 // ---------------------------------------------------------------------------------------------
 // Frames
@@ -301,8 +297,10 @@ function memoryReport() {
   return rows;
 }
 
-if (envVarOn()) setTracking(true);
+// The TRACK_ORIGINS flag's switch; TIDYTENSOR_TRACK_ORIGINS=1 turns it on at load.
+setFlagHandler('TRACK_ORIGINS', setTracking);
+if (trackOriginsFromEnv()) setTracking(true);
 
 module.exports = {
-  leaks, memoryReport, setTracking, isTracking, envVarOn, originOf, frameOf, formatBytes,
+  leaks, memoryReport, setTracking, isTracking, originOf, frameOf, formatBytes,
 };

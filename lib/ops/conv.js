@@ -6,8 +6,10 @@ const native = require('../native');
 const { Tensor, wrap, wrapId } = require('../tensor');
 const { withOne, withTwo, listArg, num } = require('./args');
 
-const tidy = (f) => require('../engine').tidy(f);
-const layout = () => require('./layout');
+const { tidy } = require('../engine');
+const layoutOps = require('./layout');
+
+const layout = () => layoutOps;
 
 // A stride, dilation or filter-size argument as a list (a number is a list of one).
 function sizes(v) {

@@ -1,16 +1,15 @@
 'use strict';
 // Creation: tensor, scalar, tensor1d ... tensor6d, zeros, ones, fill, zerosLike, onesLike,
-// range, linspace, eye, oneHot, randomNormal, randomUniform, truncatedNormal, buffer.
+// range, linspace, eye, oneHot, randomNormal, randomUniform, truncatedNormal, buffer. The lowest
+// op family: the others make their tensors with it; the creation ops composed of other
+// families (meshgrid, diag, multinomial, dropout) are creation_composed.js's.
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
-const { makeTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype, createStrings } =
+// tf.tensor is convert.js's (the modules below the ops make tensors with it too).
+const { tensor, makeTensor, inferShape, inferDtype, assertShape, isTypedArray, checkDtype, createStrings } =
   require('../convert');
 const { buffer, installBufferMethods } = require('../buffer');
 const { withOne, num, dtypeArg, listArg } = require('./args');
-
-function tensor(values, shape, dtype) {
-  return makeTensor(values, shape, inferShape(values, dtype), dtype);
-}
 
 function scalar(value, dtype) {
   if (((isTypedArray(value) && dtype !== 'string') || Array.isArray(value)) &&
@@ -167,40 +166,6 @@ function truncatedNormal(shape, mean = 0, stdDev = 1, dtype, seed) {
   return wrap(native.truncatedNormal(dims, num(mean), num(stdDev), randomDtype(dtype), seedArg(seed)));
 }
 
-// Coordinate grids: [X, Y] repeating x along rows and y along columns ('xy'), or the
-// transposes ('ij'); made by matrix products with ones, as tfjs makes them.
-function meshgrid(x, y, { indexing = 'xy' } = {}) {
-  if (indexing !== 'xy' && indexing !== 'ij') throw new TypeError(`${indexing} is not a valid third argument to meshgrid`);
-  if (x === undefined) return [];
-  const { convertToTensor } = require('../convert');
-  const { matMul } = require('./matmul');
-  const { reshape } = require('./layout');
-  const tx = convertToTensor(x, 'x', 'meshgrid', x instanceof Tensor ? x.dtype : 'float32');
-  if (y === undefined) return [tx];
-  let ty;
-  try {
-    ty = convertToTensor(y, 'y', 'meshgrid', y instanceof Tensor ? y.dtype : 'float32');
-    const [w, h] = [tx.size, ty.size];
-    return require('../engine').tidy(() => (indexing === 'xy' ?
-      [matMul(ones([h, 1], tx.dtype), reshape(tx, [1, -1])), matMul(reshape(ty, [-1, 1]), ones([1, w], ty.dtype))] :
-      [matMul(reshape(tx, [-1, 1]), ones([1, h], tx.dtype)), matMul(ones([w, 1], ty.dtype), reshape(ty, [1, -1]))]));
-  } finally {
-    if (tx !== x) tx.dispose();
-    if (ty !== undefined && ty !== y) ty.dispose();
-  }
-}
-
-// The values of x on the diagonal of a [...shape, ...shape] tensor, zeros elsewhere.
-function diag(x) {
-  return withOne(x, 'x', 'diag', 'numeric', (t) => require('../engine').tidy(() => {
-    const { reshape } = require('./layout');
-    const { where } = require('./elementwise');
-    const n = t.size;
-    const d = where(eye(n, n, null, 'bool'), reshape(t, [1, n]), zeros([n, n], t.dtype));
-    return reshape(d, [...t.shape, ...t.shape]);
-  }));
-}
-
 function randomStandardNormal(shape, dtype, seed) {
   if (dtype === 'bool') throw new Error(`Unsupported data type ${dtype}`);
   return randomNormal(shape, 0, 1, dtype, seed);
@@ -219,39 +184,6 @@ P.zerosLike = function () { return zerosLike(this); };
 P.onesLike = function () { return onesLike(this); };
 installBufferMethods(Tensor);
 
-// tf.multinomial: numSamples draws per row of logits (or probabilities when `normalized`):
-// the index of the first cumulative probability above a uniform draw (the last outcome when
-// none is, as tfjs's kernel answers for rows that sum to less than 1).
-function multinomial(logits, numSamples, seed, normalized = false) {
-  const { withOne } = require('./args');
-  return withOne(logits, 'logits', 'multinomial', 'numeric', (t) => {
-    if (t.size < 2) throw new Error(`Error in multinomial: you need at least 2 outcomes, but got ${t.size}.`);
-    if (t.rank > 2) throw new Error(`Rank of probabilities must be 1 or 2, but is ${t.rank}`);
-    if (!Number.isInteger(numSamples) || numSamples < 0) {
-      throw new Error(`numSamples must be a non-negative integer, but got ${String(numSamples)}.`);
-    }
-    // The draws compare every sample with every outcome: bound that product.
-    if (numSamples * t.size > 2 ** 31 - 1) {
-      throw new Error(`Error in multinomial: ${numSamples} samples of ${t.size} outcomes are too many.`);
-    }
-    const L = require('./layout');
-    const R = require('./reduce');
-    const E = require('./elementwise');
-    return require('../engine').tidy(() => {
-      const rows = t.rank === 1 ? L.reshape(t, [1, -1]) : t;
-      const probs = normalized ? rows.cast('float32') : R.softmax(rows.cast('float32'));
-      // Every row draws the same stream (tfjs seeds each row's generator alike); an index is
-      // the number of the first n-1 cumulative probabilities at or below the draw.
-      const n = rows.shape[1];
-      const cdf = L.slice(R.cumsum(probs, 1), [0, 0], [-1, n - 1]);
-      const u = randomUniform([1, numSamples], 0, 1, 'float32', seed || Math.random());
-      const below = E.lessEqual(L.expandDims(cdf, 1), L.expandDims(u, 2));
-      const idx = R.sum(below.cast('int32'), 2);
-      return t.rank === 1 ? L.reshape(idx, [numSamples]) : idx;
-    });
-  });
-}
-
 // tf.randomGamma: tfjs's generator (Marsaglia and Tsang), in the core.
 function randomGamma(shape, alpha, beta = 1, dtype = 'float32', seed) {
   const dims = shapeArg(shape);
@@ -264,28 +196,9 @@ function randomUniformInt(shape, minval, maxval, seed) {
   return randomUniform(shape, minval, maxval, 'int32', seed);
 }
 
-// tf.dropout: x scaled by 1 / (1 - rate) where a uniform draw (over noiseShape, broadcast) plus
-// 1 - rate reaches 1, else 0, as tfjs composes it.
-function dropout(x, rate, noiseShape, seed) {
-  const { withOne } = require('./args');
-  return withOne(x, 'x', 'dropout', 'numeric', (t) => {
-    if (t.dtype !== 'float32') {
-      throw new Error(`x has to be a floating point tensor since it's going to be scaled, but got a ${t.dtype} tensor instead.`);
-    }
-    if (!(rate >= 0 && rate < 1)) throw new Error(`rate must be a float in the range [0, 1), but got ${rate}.`);
-    if (rate === 0) return t.clone();
-    let shape = noiseShape == null ? t.shape.slice() : listArg(noiseShape);
-    if (noiseShape != null && shape.length === t.rank) shape = shape.map((d, i) => (d == null ? t.shape[i] : d));
-    const E = require('./elementwise');
-    const keep = 1 - rate;
-    return require('../engine').tidy(() =>
-      E.mul(t, E.div(E.floor(E.add(randomUniform(shape, 0, 1, 'float32', seed), keep)), keep)));
-  });
-}
-
 module.exports = {
-  multinomial, randomGamma, randomUniformInt, dropout,
+  randomGamma, randomUniformInt,
   tensor, scalar, tensor1d, tensor2d, tensor3d, tensor4d, tensor5d, tensor6d,
   zeros, ones, fill, zerosLike, onesLike, range, linspace, eye, oneHot,
-  randomNormal, randomStandardNormal, randomUniform, truncatedNormal, buffer, meshgrid, diag,
+  randomNormal, randomStandardNormal, randomUniform, truncatedNormal, buffer,
 };

@@ -6,13 +6,14 @@
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
 const { installCastMethods } = require('../casts');
-const { withOne, withTwo, num } = require('./args');
-const { convertToTensor } = require('../convert');
+const { withOne, withTwo, withMany, num } = require('./args');
+const { convertToTensor, inferShape } = require('../convert');
+const { tidy } = require('../engine');
+const { scalar } = require('./creation');
 
 const ops = {};
 // tf.movingAverage: v + (x - v)(1 - decay), divided by 1 - decay^step when zero-debiased.
 function movingAverage(v, x, decay, step, zeroDebias = true) {
-  const { withMany } = require('./args');
   const args = [[v, 'v'], [x, 'x'], [decay, 'decay']];
   if (zeroDebias && step != null) args.push([step, 'step']);
   return withMany('movingAverage', args, ([tv, tx, td, ts]) => {
@@ -23,8 +24,8 @@ function movingAverage(v, x, decay, step, zeroDebias = true) {
       throw new Error('Shape mismatch in v and x');
     }
     if (zeroDebias && step == null) throw new Error('When using zeroDebias: true, step is required.');
-    return require('../engine').tidy(() => {
-      const one = require('./creation').scalar(1);
+    return tidy(() => {
+      const one = scalar(1);
       let update = ops.mul(ops.sub(tx, tv), ops.sub(one, td));
       if (zeroDebias) update = ops.div(update, ops.sub(one, ops.pow(td, ts)));
       return ops.add(tv, update);
@@ -76,7 +77,6 @@ function where(condition, a, b) {
 
 // Runs `f(t)` on `x` converted for `opName`; the kernels' intermediates are disposed.
 function composite(x, opName, f) {
-  const { tidy } = require('../engine');
   return withOne(x, 'x', opName, 'numeric', (t) => tidy(() => f(t)));
 }
 
@@ -106,7 +106,6 @@ const leakyRelu = (x, alpha = 0.2) => withOne(x, 'x', 'leakyRelu', 'numeric',
 
 // 1 above 0, alpha elsewhere, NaN for NaN; in the tensor's dtype.
 const step = (x, alpha = 0) => composite(x, 'step', (t) => {
-  const { scalar } = require('./creation');
   const y = where(ops.greater(t, scalar(0, t.dtype)), scalar(1, t.dtype), scalar(numAttr(alpha), t.dtype));
   return t.dtype === 'float32' ? where(ops.isNaN(t), t, y) : y;
 });
@@ -167,7 +166,7 @@ function batchNormOfRank(rank) {
       [scale, 'scale', [rank, 1]], [offset, 'offset', [rank, 1]]];
     for (const [v, what, ok] of ranks) {
       if (v == null) continue;
-      const r = v instanceof Tensor ? v.rank : require('../convert').inferShape(v).length;
+      const r = v instanceof Tensor ? v.rank : inferShape(v).length;
       if (!ok.includes(r)) {
         throw new Error(`Error in ${name}: ${what} must be rank ${ok.join(' or rank ')} but got rank ${r}.`);
       }

@@ -3,14 +3,14 @@
 // call: one native kernel (FusedConv2D, FusedDepthwiseConv2D, _FusedMatMul), or composed of
 // the ops themselves as tfjs composes them where that kernel does not apply.
 const { convertToTensor } = require('../convert');
+const { tidy } = require('../engine');
+const matmul = require('./matmul');
+const conv = require('./conv');
 
-const ops = () => Object.assign({}, require('./elementwise'), require('./layout'), require('./matmul'),
-  require('./conv'));
-// Modules this one's neighbours load, required on first use (a require per call costs more
-// than a small op).
-let loaded = null;
-const modules = () => loaded || (loaded = { matmul: require('./matmul'), conv: require('./conv'), engine: require('../engine') });
-const tidy = (f) => modules().engine.tidy(f);
+const OPS = Object.assign({}, require('./elementwise'), require('./layout'), matmul, conv);
+const MODULES = { matmul, conv };
+const ops = () => OPS;
+const modules = () => MODULES;
 
 // tfjs's applyActivation.
 function activate(o, y, activation, preluActivationWeights, leakyreluAlpha) {

@@ -7,10 +7,15 @@ const native = require('../native');
 const { wrap } = require('../tensor');
 const { withOne, listArg } = require('./args');
 
-const tidy = (f) => require('../engine').tidy(f);
-const layout = () => require('./layout');
-const e = () => require('./elementwise');
-const creation = () => require('./creation');
+const { tidy } = require('../engine');
+const layoutOps = require('./layout');
+const elementwise = require('./elementwise');
+const reduce = require('./reduce');
+const creationOps = require('./creation');
+
+const layout = () => layoutOps;
+const e = () => elementwise;
+const creation = () => creationOps;
 
 // Checks shared by the resizes; returns [newHeight, newWidth].
 function resizeArgs(name, t, size, alignCorners, halfPixelCenters) {
@@ -222,7 +227,7 @@ function rgbToGrayscale(image) {
     }
     return tidy(() => {
       const weights = creation().tensor1d([0.2989, 0.5870, 0.1140]);
-      const gray = require('./reduce').sum(e().mul(t.cast('float32'), weights), -1, true);
+      const gray = reduce.sum(e().mul(t.cast('float32'), weights), -1, true);
       return gray.cast(t.dtype);
     });
   });

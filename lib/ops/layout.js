@@ -5,6 +5,12 @@ const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
 const { withOne, withTwo, convertList, disposeTemps, listArg, intList, axesArg, axisArg } =
   require('./args');
+const { tidy } = require('../engine');
+const creationOps = require('./creation');
+const elementwise = require('./elementwise');
+const reduce = require('./reduce');
+const { scatter_util } = require('../internals/scatter_util');
+const { stridedSliceInfo } = require('../internals/slice_util');
 
 const SON = 'string_or_numeric';
 
@@ -42,8 +48,9 @@ function permArg(perm, rank) {
 const transpose = (x, perm, conjugate) => withOne(x, 'x', 'transpose', 'numeric', (t) => {
   const y = wrap(native.transpose(t.id, permArg(perm, t.shape.length)));
   if (!conjugate || t.dtype !== 'complex64') return y;
-  const spectral = require('./spectral');
-  return tidy(() => spectral.complex(spectral.real(y), require('./elementwise').neg(spectral.imag(y))));
+  // complex(real(y), -imag(y)) on the kernels: lib/ops/spectral.js sits above this module.
+  const part = (imaginary) => wrap(native.complexPart(y.id, imaginary));
+  return tidy(() => wrap(native.complex(part(false).id, elementwise.neg(part(true)).id)));
 });
 
 function concat(tensors, axis = 0) {
@@ -138,8 +145,7 @@ function clone(x) {
 
 // ---- ops tfjs runs as kernels of their own, composed here of the kernels above ----
 
-const creation = () => require('./creation');
-const tidy = (f) => require('../engine').tidy(f);
+const creation = () => creationOps;
 
 // The pieces of x along `axis` (tfjs's Unpack).
 function unstack(x, axis = 0) {
@@ -426,8 +432,8 @@ function gatherND(x, indices) {
     const outShape = ti.shape.slice(0, -1).concat(rest);
     const strides = tx.strides.map((s) => s / sliceSize).concat([1]).slice(0, k);
     return tidy(() => {
-      const E = require('./elementwise');
-      const R = require('./reduce');
+      const E = elementwise;
+      const R = reduce;
       const flatIdx = R.sum(E.mul(ti, creation().tensor(Int32Array.from(strides), [k], 'int32')), -1);
       const rows = reshape(tx, [tx.size / sliceSize, sliceSize]);
       return reshape(gatherAny(rows, reshape(flatIdx, [-1]), 0), outShape);
@@ -551,106 +557,8 @@ function unique(x, axis = 0) {
   });
 }
 
-// TensorFlow's strided-slice spec (tfjs's slice_util.sliceInfo): the sparse spec (with an
-// ellipsis, new axes and shrunk axes) made dense over the input's dimensions, then each
-// dimension's begin, stride and length, and the final shape.
-const NEW_AXIS = -2;
-const SHRINK_AXIS = -1;
-
-function stridedSliceInfo(shape, begin, end, strides, masks) {
-  const { beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask } = masks;
-  const st = strides == null ? new Array(begin.length).fill(1) : strides;
-  if (ellipsisMask != null && (ellipsisMask & (ellipsisMask - 1)) !== 0) {
-    throw new Error('Multiple ellipses in slice is not allowed.');
-  }
-  // Step 1: the sparse spec, with an ellipsis at the end when there is none.
-  let sparseDims = st.length;
-  let sparseEllipsis = ellipsisMask;
-  let addAfterEllipsis = 0;
-  let seen = false;
-  for (let i = 0; i < sparseDims; i++) {
-    if (seen && ((1 << i) & newAxisMask) !== 0) addAfterEllipsis++;
-    if ((1 << i) & ellipsisMask) seen = true;
-  }
-  if (!seen) {
-    sparseEllipsis |= (1 << sparseDims);
-    sparseDims++;
-  }
-  // Step 2: the dense spec, one entry per input dimension.
-  const dims = shape.length;
-  const d = { begin: new Array(dims), end: new Array(dims), strides: new Array(dims), beginMask: 0, endMask: 0, shrink: 0 };
-  const finalGather = [];
-  let full = 0;
-  for (let i = 0; i < sparseDims; i++) {
-    if ((1 << i) & sparseEllipsis) {
-      const next = Math.min(dims - (sparseDims - i) + 1 + addAfterEllipsis, dims);
-      for (; full < next; full++) {
-        d.begin[full] = 0;
-        d.end[full] = 0;
-        d.strides[full] = 1;
-        d.beginMask |= (1 << full);
-        d.endMask |= (1 << full);
-        finalGather.push(full);
-      }
-    } else if ((1 << i) & newAxisMask) {
-      finalGather.push(NEW_AXIS);
-    } else {
-      if (full === dims) {
-        throw Error(`Index out of range using input dim ${full}; input has only ${dims} dims, ${dims}.`);
-      }
-      d.begin[full] = begin[i];
-      d.end[full] = end[i];
-      d.strides[full] = st[i];
-      if (beginMask & (1 << i)) d.beginMask |= (1 << full);
-      if (endMask & (1 << i)) d.endMask |= (1 << full);
-      if (shrinkAxisMask & (1 << i)) {
-        finalGather.push(SHRINK_AXIS);
-        d.shrink |= (1 << full);
-      } else {
-        finalGather.push(full);
-      }
-      full++;
-    }
-  }
-  // Step 3: explicit ranges, bounds checks and lengths.
-  const lengths = [];
-  for (let i = 0; i < dims; i++) {
-    const s = d.strides[i];
-    if (s === 0) throw Error(`strides[${i}] must be non-zero`);
-    if (!Number.isSafeInteger(s) || !Number.isSafeInteger(d.begin[i]) || !Number.isSafeInteger(d.end[i])) {
-      throw new Error(`stridedSlice: begin, end and strides must be integers, but got ${d.begin[i]}, ` +
-        `${d.end[i]} and ${s} for dimension ${i}`);
-    }
-    const shrink = !!(d.shrink & (1 << i));
-    const n = shape[i];
-    if (shrink && s <= 0) throw Error('only stride 1 allowed on non-range indexing.');
-    if (shrink) {
-      const fwd = d.begin[i] < 0 ? n + d.begin[i] : d.begin[i];
-      d.begin[i] = fwd;
-      d.end[i] = fwd + 1;
-      if (fwd < 0 || fwd >= n) throw Error(`slice index ${fwd} of dimension ${i} out of bounds.`);
-    } else {
-      const range = [s > 0 ? 0 : -1, s > 0 ? n : n - 1];
-      const canonical = (x, c, masked) => {
-        if (masked) return s > 0 ? range[c] : range[(c + 1) & 1];
-        const fwd = x < 0 ? n + x : x;
-        return fwd < range[0] ? range[0] : fwd > range[1] ? range[1] : fwd;
-      };
-      d.begin[i] = canonical(d.begin[i], 0, d.beginMask & (1 << i));
-      d.end[i] = canonical(d.end[i], 1, d.endMask & (1 << i));
-    }
-    const interval = d.end[i] - d.begin[i];
-    lengths.push(interval === 0 || (interval < 0) !== (s < 0) ? 0 :
-      Math.trunc(interval / s) + (interval % s !== 0 ? 1 : 0));
-  }
-  const finalShape = [];
-  for (const g of finalGather) {
-    if (g >= 0) finalShape.push(lengths[g]);
-    else if (g === NEW_AXIS) finalShape.push(1);
-  }
-  return { begin: d.begin, strides: d.strides, lengths, finalShape };
-}
-
+// TensorFlow's strided-slice spec is tfjs's slice_util.sliceInfo (lib/internals/slice_util.js's
+// stridedSliceInfo): each input dimension's begin, stride and length, and the final shape.
 function stridedSlice(x, begin, end, strides, beginMask = 0, endMask = 0, ellipsisMask = 0,
   newAxisMask = 0, shrinkAxisMask = 0) {
   return withOne(x, 'x', 'stridedSlice', SON, (t) => {
@@ -674,10 +582,10 @@ function stridedSlice(x, begin, end, strides, beginMask = 0, endMask = 0, ellips
   });
 }
 
-// tfjs's scatter_nd_util.validateInput (tf.scatter_util's, in lib/internals.js); returns the
-// slice dimension (the last dimension of `indices`).
+// tfjs's scatter_nd_util.validateInput (tf.scatter_util's, lib/internals/scatter_util.js);
+// returns the slice dimension (the last dimension of `indices`).
 function validateScatter(updates, indices, shape) {
-  require('../internals').scatter_util.validateInput(updates, indices, shape);
+  scatter_util.validateInput(updates, indices, shape);
   return indices.rank > 1 ? indices.shape[indices.rank - 1] : 1;
 }
 
@@ -691,8 +599,8 @@ function scatterRows(base, indices, updates, shape, sliceDim) {
     s *= shape[k];
   }
   return tidy(() => {
-    const E = require('./elementwise');
-    const R = require('./reduce');
+    const E = elementwise;
+    const R = reduce;
     const idx = reshape(indices, [-1, sliceDim]);
     const rows = R.sum(E.mul(idx, creation().tensor(Int32Array.from(rowStrides), [sliceDim], 'int32')), -1);
     const numRows = shape.slice(0, sliceDim).reduce((a, b) => a * b, 1);
@@ -783,8 +691,8 @@ P.as5D = function (rows, columns, depth, depth2, depth3) {
 
 // --- Segment sums, counts and sorted search, composed of the scatter and comparison kernels ---
 
-const E = () => require('./elementwise');
-const R = () => require('./reduce');
+const E = () => elementwise;
+const R = () => reduce;
 
 // tf.unsortedSegmentSum: rows of x summed by segment id; ids outside [0, numSegments) are
 // dropped (tfjs's kernels compare each id with each segment).

@@ -2,11 +2,10 @@
 // tf.losses: each loss composed of ops exactly as tfjs 4.22 composes it (same values, same
 // argument checks and texts), then reduced by computeWeightedLoss.
 const { convertToTensor } = require('../convert');
-
-const tidy = (f) => require('../engine').tidy(f);
-const e = () => require('./elementwise');
-const r = () => require('./reduce');
-const scalar = (v) => require('./creation').scalar(v);
+const { tidy } = require('../engine');
+const { scalar, ones } = require('./creation');
+const elementwise = require('./elementwise');
+const reduce = require('./reduce');
 
 const Reduction = Object.freeze({ NONE: 0, MEAN: 1, SUM: 2, SUM_BY_NONZERO_WEIGHTS: 3 });
 
@@ -35,8 +34,8 @@ function assertShapesMatch(a, b, prefix) {
 
 function computeWeightedLoss(losses, weights, reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) {
   return withTensors('computeWeightedLoss', [[losses, 'losses'], [weights, 'weights']], (l, w) => {
-    const E = e();
-    const R = r();
+    const E = elementwise;
+    const R = reduce;
     const weighted = w == null ? l : E.mul(l, w);
     if (reduction === Reduction.NONE) return weighted;
     if (reduction === Reduction.SUM) return R.sum(weighted);
@@ -48,7 +47,7 @@ function computeWeightedLoss(losses, weights, reduction = Reduction.SUM_BY_NONZE
     }
     if (reduction === Reduction.SUM_BY_NONZERO_WEIGHTS) {
       if (w == null) return E.div(R.sum(weighted), scalar(l.size));
-      const broadcast = E.mul(w, require('./creation').ones(l.shape));
+      const broadcast = E.mul(w, ones(l.shape));
       const nonZeros = E.cast(R.sum(E.notEqual(broadcast, scalar(0))), 'float32');
       return E.div(R.sum(weighted), nonZeros);
     }
@@ -66,21 +65,21 @@ function pairLoss(name, labels, predictions, weights, reduction, losses) {
 }
 
 const absoluteDifference = (labels, predictions, weights, reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) =>
-  pairLoss('absoluteDifference', labels, predictions, weights, reduction, (l, p) => e().abs(e().sub(l, p)));
+  pairLoss('absoluteDifference', labels, predictions, weights, reduction, (l, p) => elementwise.abs(elementwise.sub(l, p)));
 
 const meanSquaredError = (labels, predictions, weights, reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) =>
-  pairLoss('meanSquaredError', labels, predictions, weights, reduction, (l, p) => e().squaredDifference(l, p));
+  pairLoss('meanSquaredError', labels, predictions, weights, reduction, (l, p) => elementwise.squaredDifference(l, p));
 
 const hingeLoss = (labels, predictions, weights, reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) =>
   pairLoss('hingeLoss', labels, predictions, weights, reduction, (l, p) => {
-    const E = e();
+    const E = elementwise;
     const one = scalar(1);
     return E.relu(E.sub(one, E.mul(E.sub(E.mul(scalar(2), l), one), p)));
   });
 
 const huberLoss = (labels, predictions, weights, delta = 1.0, reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) =>
   pairLoss('huberLoss', labels, predictions, weights, reduction, (l, p) => {
-    const E = e();
+    const E = elementwise;
     const d = scalar(delta);
     const error = E.abs(E.sub(p, l));
     const quadratic = E.minimum(error, d);
@@ -90,7 +89,7 @@ const huberLoss = (labels, predictions, weights, delta = 1.0, reduction = Reduct
 
 const logLoss = (labels, predictions, weights, epsilon = 1e-7, reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) =>
   pairLoss('logLoss', labels, predictions, weights, reduction, (l, p) => {
-    const E = e();
+    const E = elementwise;
     const one = scalar(1);
     const eps = scalar(epsilon);
     const l1 = E.neg(E.mul(l, E.log(E.add(p, eps))));
@@ -100,14 +99,14 @@ const logLoss = (labels, predictions, weights, epsilon = 1e-7, reduction = Reduc
 
 function cosineDistance(labels, predictions, axis, weights, reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) {
   return pairLoss('cosineDistance', labels, predictions, weights, reduction,
-    (l, p) => e().sub(scalar(1), r().sum(e().mul(l, p), axis, true)));
+    (l, p) => elementwise.sub(scalar(1), reduce.sum(elementwise.mul(l, p), axis, true)));
 }
 
 function sigmoidCrossEntropy(multiClassLabels, logits, weights, labelSmoothing = 0,
   reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) {
   const args = [[multiClassLabels, 'multiClassLabels'], [logits, 'logits'], [weights, 'weights']];
   return withTensors('sigmoidCrossEntropy', args, (labels, z, w) => {
-    const E = e();
+    const E = elementwise;
     assertShapesMatch(labels.shape, z.shape, 'Error in sigmoidCrossEntropy: ');
     let y = labels;
     if (labelSmoothing > 0) {
@@ -124,8 +123,8 @@ function softmaxCrossEntropy(onehotLabels, logits, weights, labelSmoothing = 0,
   reduction = Reduction.SUM_BY_NONZERO_WEIGHTS) {
   const args = [[onehotLabels, 'onehotLabels'], [logits, 'logits'], [weights, 'weights']];
   return withTensors('softmaxCrossEntropy', args, (labels, z, w) => {
-    const E = e();
-    const R = r();
+    const E = elementwise;
+    const R = reduce;
     assertShapesMatch(labels.shape, z.shape, 'Error in softmaxCrossEntropy: ');
     let y = labels;
     if (labelSmoothing > 0) {

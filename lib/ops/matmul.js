@@ -2,10 +2,15 @@
 // Matrix products: matMul, and dot and outerProduct composed of it as tfjs composes them.
 const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
-const { withTwo } = require('./args');
+const { withOne, withTwo, withMany, convertList, disposeTemps } = require('./args');
+const { convertToTensor } = require('../convert');
+const { tidy } = require('../engine');
+const C = require('./creation');
+const E = require('./elementwise');
+const R = require('./reduce');
+const L = require('./layout');
 
-const tidy = (f) => require('../engine').tidy(f);
-const reshape = (x, s) => require('./layout').reshape(x, s);
+const { reshape } = L;
 
 function matMul(a, b, transposeA = false, transposeB = false) {
   return matMulWith(a, b, transposeA, transposeB);
@@ -50,7 +55,6 @@ function outerProduct(v1, v2) {
 // tf.linalg.bandPart: the band of each innermost matrix, zeros elsewhere (a negative count keeps
 // the whole lower or upper triangle).
 function bandPart(a, numLower, numUpper) {
-  const { withOne } = require('./args');
   return withOne(a, 'a', 'bandPart', 'numeric', (t) => {
     if (t.rank < 2) throw new Error(`bandPart(): Rank must be at least 2, got ${t.rank}.`);
     const [M, N] = t.shape.slice(-2);
@@ -70,8 +74,6 @@ function bandPart(a, numLower, numUpper) {
     };
     const lower = count(numLower, M, 'rows', 'numLower');
     const upper = count(numUpper, N, 'columns', 'numUpper');
-    const E = require('./elementwise');
-    const C = require('./creation');
     return tidy(() => {
       const ij = E.sub(reshape(C.range(0, M, 1, 'int32'), [-1, 1]), C.range(0, N, 1, 'int32'));
       const inBand = E.logicalAnd(E.lessEqual(ij, C.scalar(lower, 'int32')), E.greaterEqual(ij, C.scalar(-upper, 'int32')));
@@ -97,12 +99,10 @@ function confusionMatrix(labels, predictions, numClasses) {
     if (!(numClasses > 0 && Number.isInteger(numClasses))) {
       throw new Error(`numClasses is required to be a positive integer, but got ${numClasses}`);
     }
-    const E = require('./elementwise');
-    const { oneHot } = require('./creation');
     return tidy(() => {
-      const ol = oneHot(E.cast(l, 'int32'), numClasses);
-      const op = oneHot(E.cast(p, 'int32'), numClasses);
-      return E.cast(matMul(require('./layout').transpose(ol), op), 'int32');
+      const ol = C.oneHot(E.cast(l, 'int32'), numClasses);
+      const op = C.oneHot(E.cast(p, 'int32'), numClasses);
+      return E.cast(matMul(L.transpose(ol), op), 'int32');
     });
   });
 }
@@ -118,7 +118,6 @@ Tensor.prototype.matMul = function (b, transposeA, transposeB) {
 // axes are permuted into one order (output labels first, then the summed ones) with 1s for the
 // labels it lacks, the inputs are multiplied with broadcasting, and the summed axes are summed.
 function einsum(equation, ...tensors) {
-  const { convertToTensor } = require('../convert');
   const converted = [];
   try {
     tensors.forEach((t, i) => converted.push(convertToTensor(t, `tensors${i}`, 'einsum')));
@@ -157,9 +156,6 @@ function einsum(equation, ...tensors) {
         }
       });
     });
-    const L = require('./layout');
-    const E = require('./elementwise');
-    const R = require('./reduce');
     return tidy(() => {
       let product = null;
       terms.forEach((term, i) => {
@@ -179,9 +175,6 @@ function einsum(equation, ...tensors) {
 // tf.linalg.gramSchmidt: orthonormalises the rows of a 2-D tensor (or a list of 1-D tensors),
 // each row minus its projections on the rows before it, then normalised.
 function gramSchmidt(xs) {
-  const L = require('./layout');
-  const E = require('./elementwise');
-  const R = require('./reduce');
   const list = Array.isArray(xs);
   if (list) {
     if (xs.length === 0) throw new Error('Gram-Schmidt process: input must not be null, undefined, or empty');
@@ -213,7 +206,6 @@ function gramSchmidt(xs) {
 // takes the sign that avoids cancellation, so R's diagonal has the opposite sign of the
 // column's leading value), computed on the host in double precision for each matrix.
 function qr(x, fullMatrices = false) {
-  const { withOne } = require('./args');
   // tfjs reads x.rank directly: only a Tensor is accepted.
   if (!(x instanceof Tensor)) throw new Error('qr() requires input tensor to have a rank >= 2, but got rank undefined');
   return withOne(x, 'x', 'qr', 'numeric', (t) => {
@@ -230,7 +222,6 @@ function qr(x, fullMatrices = false) {
       for (let i = 0; i < k; i++) for (let j = 0; j < n; j++) rs[b * k * n + i * n + j] = r[i * n + j];
     }
     const lead = t.shape.slice(0, -2);
-    const C = require('./creation');
     return [C.tensor(qs, [...lead, m, k]), C.tensor(rs, [...lead, k, n])];
   });
 }
@@ -267,9 +258,6 @@ function householder(a, m, n) {
 
 // tf.basicLSTMCell: one step of an LSTM, as tfjs composes it: [newC, newH].
 function basicLSTMCell(forgetBias, lstmKernel, lstmBias, data, c, h) {
-  const L = require('./layout');
-  const E = require('./elementwise');
-  const { withMany } = require('./args');
   const args = [[forgetBias, 'forgetBias'], [lstmKernel, 'lstmKernel'], [lstmBias, 'lstmBias'], [data, 'data'],
     [c, 'c'], [h, 'h']];
   return withMany('basicLSTMCell', args, ([tf, tk, tb, td, tc, th]) => tidy(() => {
@@ -285,7 +273,6 @@ function basicLSTMCell(forgetBias, lstmKernel, lstmBias, data, c, h) {
 
 // tf.multiRNNCell: the cells in sequence, each fed the previous one's h: [cs, hs].
 function multiRNNCell(lstmCells, data, c, h) {
-  const { withOne, convertList, disposeTemps } = require('./args');
   return withOne(data, 'data', 'multiRNNCell', 'numeric', (d) => {
     const [cs0] = convertList(c, 'c', 'multiRNNCell');
     let hs0;

@@ -4,20 +4,20 @@
 // Everything runs in tidy, so no intermediate outlives the call (tfjs's
 // sparseCategoricalAccuracy leaves its squeeze/argMax/cast intermediates to the caller's scope).
 
-// The tf namespace, read when a metric runs (index.js requires this module while building it).
-const tf = () => require('../..');
+// The ops the metrics are composed of, under the names tf gives them.
+const T = Object.assign({}, require('./creation'), require('./elementwise'), require('./reduce'),
+  require('./layout'), { tidy: require('../engine').tidy, util: require('../util').util });
 
 // tfjs-layers' backend epsilon: 1e-7 for float32 backends (the only kind tidytensor has).
 const EPSILON = 1e-7;
 
 // K.square in tfjs-layers is x * x.
-const square = (x) => tf().mul(x, x);
+const square = (x) => T.mul(x, x);
 
 // ------------------------------------------------------------------------------------------
 // losses.ts
 
 function l2Normalize(x, axis) {
-  const T = tf();
   return T.tidy(() => {
     if (x.dtype !== 'float32') x = T.cast(x, 'float32');
     const squareSum = T.sum(square(x), axis, true);
@@ -28,17 +28,14 @@ function l2Normalize(x, axis) {
 }
 
 function meanSquaredError(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => T.mean(square(T.sub(yPred, yTrue)), -1));
 }
 
 function meanAbsoluteError(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => T.mean(T.abs(T.sub(yPred, yTrue)), -1));
 }
 
 function meanAbsolutePercentageError(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => {
     const diff = T.sub(yTrue, yPred);
     const clippedTrue = T.clipByValue(T.abs(yTrue), EPSILON, Number.MAX_VALUE);
@@ -48,7 +45,6 @@ function meanAbsolutePercentageError(yTrue, yPred) {
 }
 
 function categoricalCrossentropy(target, output, fromLogits = false) {
-  const T = tf();
   return T.tidy(() => {
     if (fromLogits) {
       output = T.softmax(output);
@@ -64,7 +60,6 @@ function categoricalCrossentropy(target, output, fromLogits = false) {
 }
 
 function sigmoidCrossEntropyWithLogits(labels, logits) {
-  const T = tf();
   if (!T.util.arraysEqual(labels.shape, logits.shape)) {
     throw new Error('logits and labels must have the same shape, but got shapes ' +
       `${JSON.stringify(labels.shape)} and ${JSON.stringify(logits.shape)}`);
@@ -78,7 +73,6 @@ function sigmoidCrossEntropyWithLogits(labels, logits) {
 }
 
 function binaryCrossentropy(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => {
     let y = T.clipByValue(yPred, EPSILON, 1 - EPSILON);
     y = T.log(T.div(y, T.sub(1, y)));
@@ -87,7 +81,6 @@ function binaryCrossentropy(yTrue, yPred) {
 }
 
 function cosineProximity(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => {
     const trueNormalized = l2Normalize(yTrue, -1);
     const predNormalized = l2Normalize(yPred, -1);
@@ -100,7 +93,6 @@ function cosineProximity(yTrue, yPred) {
 // metrics.ts
 
 function binaryAccuracy(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => {
     const threshold = T.mul(0.5, T.onesLike(yPred));
     const yPredThresholded = T.cast(T.greater(yPred, threshold), yTrue.dtype);
@@ -109,26 +101,22 @@ function binaryAccuracy(yTrue, yPred) {
 }
 
 function categoricalAccuracy(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => T.cast(T.equal(T.argMax(yTrue, -1), T.argMax(yPred, -1)), 'float32'));
 }
 
 // The number of places where yTrue is `t` and yPred is `p`, as a float32 scalar.
 function countWhere(yTrue, yPred, t, p) {
-  const T = tf();
   return T.tidy(() => T.cast(T.sum(T.logicalAnd(T.equal(yTrue, t), T.equal(yPred, p))),
     'float32'));
 }
 
 // tp / (tp + other), 0 where the denominator is 0.
 function ratio(tp, other) {
-  const T = tf();
   const denominator = T.add(tp, other);
   return T.cast(T.where(T.greater(denominator, 0), T.div(tp, denominator), 0), 'float32');
 }
 
 function precision(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => {
     const tp = countWhere(yTrue, yPred, 1, 1);
     const fp = countWhere(yTrue, yPred, 0, 1);
@@ -137,7 +125,6 @@ function precision(yTrue, yPred) {
 }
 
 function recall(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => {
     const tp = countWhere(yTrue, yPred, 1, 1);
     const fn = countWhere(yTrue, yPred, 1, 0);
@@ -146,7 +133,6 @@ function recall(yTrue, yPred) {
 }
 
 function sparseCategoricalAccuracy(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => {
     if (yTrue.rank === yPred.rank) yTrue = T.squeeze(yTrue, [yTrue.rank - 1]);
     yPred = T.argMax(yPred, -1);
@@ -156,7 +142,6 @@ function sparseCategoricalAccuracy(yTrue, yPred) {
 }
 
 function r2Score(yTrue, yPred) {
-  const T = tf();
   return T.tidy(() => {
     const sumSquaresResiduals = yTrue.sub(yPred).square().sum();
     const sumSquares = yTrue.sub(yTrue.mean()).square().sum();

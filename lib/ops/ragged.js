@@ -4,8 +4,7 @@
 // index bookkeeping, which tfjs does on the host on every backend; so does tidytensor, with
 // tfjs's checks and texts.
 const { withMany, listArg } = require('./args');
-
-const creation = () => require('./creation');
+const creation = require('./creation');
 
 const ARRAYS = { float32: Float32Array, int32: Int32Array, bool: Uint8Array };
 const newArray = (dtype, n) => new ARRAYS[dtype](n);
@@ -24,7 +23,7 @@ function tensorList(list, argName, opName) {
 // be made, those already made are disposed.
 function allOrNone(make) {
   const made = [];
-  const C = creation();
+  const C = creation;
   const t = (values, shape, dtype) => {
     const x = C.tensor(values, shape, dtype);
     made.push(x);
@@ -373,7 +372,7 @@ function toDense(shapeT, valuesT, defaultT, partitionTs, typeList) {
       });
     }
   }
-  return creation().tensor(output, shape, dtype);
+  return creation.tensor(output, shape, dtype);
 }
 
 function raggedTensorToTensor(shape, values, defaultValue, rowPartitionTensors, rowPartitionTypes) {

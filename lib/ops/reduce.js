@@ -4,6 +4,10 @@
 const native = require('../native');
 const { Tensor, wrap, wrapId } = require('../tensor');
 const { withOne, axesArg, axisArg } = require('./args');
+const { convertToTensor } = require('../convert');
+const { tidy } = require('../engine');
+const { scalar, tensor } = require('./creation');
+const elementwise = require('./elementwise');
 
 function reduce(fn, opName, x, axis, keepDims, parseAs = 'numeric') {
   return withOne(x, 'x', opName, parseAs, (t) => wrap(fn(t.id, axesArg(axis), !!keepDims)));
@@ -35,8 +39,8 @@ function reducedAxes(axis, rank) {
 function logSumExp(x, axis = null, keepDims = false) {
   return withOne(x, 'x', 'logSumExp', 'numeric', (t) => tidy(() => {
     const xMax = max(t, axis, true);
-    const d = elementwise().log(sum(elementwise().exp(elementwise().sub(t, xMax)), axis));
-    const res = elementwise().add(xMax.reshape(d.shape), d);
+    const d = elementwise.log(sum(elementwise.exp(elementwise.sub(t, xMax)), axis));
+    const res = elementwise.add(xMax.reshape(d.shape), d);
     return keepDims ? res.reshape(keepDimsShape(res.shape, reducedAxes(axis, t.shape.length))) : res;
   }));
 }
@@ -64,8 +68,7 @@ function logSoftmax(logits, axis = -1) {
 // tfjs's normImpl: vector norms (1, 2/'euclidean', ±Infinity) and matrix norms (1, ±Infinity,
 // 'fro'/'euclidean') over two axes.
 function normOf(x, p, axis) {
-  const e = elementwise();
-  const { scalar } = require('./creation');
+  const e = elementwise;
   if (x.rank === 0) return e.abs(x);
   if (x.rank !== 1 && axis === null) return normOf(x.reshape([-1]), p, axis);
   if (x.rank === 1 || typeof axis === 'number' || (Array.isArray(axis) && axis.length === 1)) {
@@ -116,9 +119,6 @@ const cumsum = (x, axis = 0, exclusive = false, reverse = false) =>
 const cumprod = (x, axis = 0, exclusive = false, reverse = false) =>
   cumulative(true, 'cumprod', x, axis, exclusive, reverse);
 
-// Lazy: the elementwise family and the engine load after this module.
-const elementwise = () => require('./elementwise');
-const tidy = (f) => require('../engine').tidy(f);
 
 function argReduce(fn, opName, x, axis) {
   return withOne(x, 'x', opName, 'numeric', (t) => {
@@ -161,7 +161,6 @@ P.softmax = function (dim) { return softmax(this, dim); };
 // tf.inTopKAsync: whether each target is among the k largest predictions of its row (ties go
 // to the lower index, as tfjs's stable sort has them).
 async function inTopKAsync(predictions, targets, k = 1) {
-  const { convertToTensor } = require('../convert');
   const p = convertToTensor(predictions, 'predictions', 'inTopK');
   let t;
   try {
@@ -185,7 +184,7 @@ async function inTopKAsync(predictions, targets, k = 1) {
       row.sort((x, y) => y.value - x.value);
       out[b] = row.slice(0, k).some((e) => e.index === tv[b]) ? 1 : 0;
     }
-    return require('./creation').tensor(out, t.shape, 'bool');
+    return tensor(out, t.shape, 'bool');
   } finally {
     if (p !== predictions) p.dispose();
     if (t !== undefined && t !== targets) t.dispose();

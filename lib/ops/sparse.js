@@ -4,7 +4,9 @@
 // with tfjs's checks and texts.
 const { withMany: withConverted } = require('./args');
 
-const creation = () => require('./creation');
+const creationOps = require('./creation');
+
+const creation = () => creationOps;
 
 const shapeText = (t) => `${t.shape}`;
 

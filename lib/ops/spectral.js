@@ -6,8 +6,9 @@ const native = require('../native');
 const { Tensor, wrap } = require('../tensor');
 const { withOne, withTwo } = require('./args');
 const { tidy } = require('../engine');
-const layout = () => require('./layout');
-const creation = () => require('./creation');
+const layout = require('./layout');
+const creation = require('./creation');
+const { neg } = require('./elementwise');
 
 const complex = (real, imag) => withTwo('complex', real, 'real', 'numeric', imag, 'imag', 'numeric',
   (re, im) => wrap(native.complex(re.id, im.id)));
@@ -33,7 +34,7 @@ function rfft(input, fftLength) {
   if (!(input instanceof Tensor) || input.dtype !== 'float32') {
     throw new Error(`The dtype for rfft() must be real value but got ${input == null ? input : input.dtype}`);
   }
-  const { slice, concat, reshape, split } = layout();
+  const { slice, concat, reshape, split } = layout;
   return tidy(() => {
     const rank = input.shape.length;
     let n = input.shape[rank - 1];
@@ -47,10 +48,10 @@ function rfft(input, fftLength) {
     } else if (fftLength != null && fftLength > n) {
       const zerosShape = input.shape.slice();
       zerosShape[rank - 1] = fftLength - n;
-      x = concat([input, creation().zeros(zerosShape)], rank - 1);
+      x = concat([input, creation.zeros(zerosShape)], rank - 1);
       n = fftLength;
     }
-    const spectrum = fft(reshape(complex(x, creation().zerosLike(x)), [batch, n]));
+    const spectrum = fft(reshape(complex(x, creation.zerosLike(x)), [batch, n]));
     const half = Math.floor(n / 2) + 1;
     const [re] = split(real(spectrum), [half, n - half], 1);
     const [im] = split(imag(spectrum), [half, n - half], 1);
@@ -64,7 +65,7 @@ function rfft(input, fftLength) {
 // complex values of the innermost dimension. As in tfjs, rank-3 input keeps its two outer
 // dimensions and other ranks give [batch, length].
 function irfft(input) {
-  const { slice, concat, reshape, reverse } = layout();
+  const { slice, concat, reshape, reverse } = layout;
   return tidy(() => {
     const n = input.shape[input.shape.length - 1];
     const batch = input.size / n;
@@ -75,7 +76,7 @@ function irfft(input) {
       const re = reshape(real(input), [batch, n]);
       const im = reshape(imag(input), [batch, n]);
       const reConj = reverse(slice(re, [0, 1], [batch, n - 2]), 1);
-      const imConj = require('./elementwise').neg(reverse(slice(im, [0, 1], [batch, n - 2]), 1));
+      const imConj = neg(reverse(slice(im, [0, 1], [batch, n - 2]), 1));
       out = ifft(reshape(complex(concat([re, reConj], 1), concat([im, imConj], 1)), [batch, 2 * (n - 1)]));
     }
     out = real(out);

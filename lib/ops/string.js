@@ -5,9 +5,10 @@
 const { readStrings } = require('../tensor');
 const { withOne, withTwo } = require('./args');
 const { createStrings } = require('../convert');
-const creation = () => require('./creation');
+const creationOps = require('./creation');
 const { util } = require('../util');
 
+const creation = () => creationOps;
 const utf8 = new TextEncoder();
 const bytesOf = (t) => readStrings(t.id);
 
