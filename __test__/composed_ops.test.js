@@ -119,3 +119,350 @@ describe('through a graph model (the converter\'s op names)', () => {
   }, 'AddN'));
   it('LogSoftmax', () => oneNode((g) => g.node('y', 'LogSoftmax', ['x'], { T }), 'LogSoftmax'));
 });
+
+// --- The layout, conv, image, string, sparse and dynamic ops that moved into the core ---
+
+// Reads tensors (or {name: tensor} results, or arrays of either) in a fixed order.
+function readAll(r) {
+  const list = r instanceof Object && !Array.isArray(r) && !(r.dataSync) ? Object.keys(r).sort().map((k) => r[k]) : r;
+  return (Array.isArray(list) ? list : [list]).map((t) => ({ shape: t.shape, dtype: t.dtype, values: Array.from(t.dataSync()) }));
+}
+
+function compare(got, want, what) {
+  assert.equal(got.length, want.length, `${what}: outputs`);
+  for (let i = 0; i < want.length; i++) {
+    assert.deepEqual(got[i].shape, want[i].shape, `${what}: shape ${i}`);
+    assert.equal(got[i].dtype, want[i].dtype, `${what}: dtype ${i}`);
+    if (want[i].dtype === 'string') assert.deepEqual(got[i].values, want[i].values, `${what}: values ${i}`);
+    else close(got[i].values, want[i].values, 1e-5, `${what} ${i}`);
+  }
+}
+
+// `program(tf)` on both libraries (sync or async), the same results, no tensor left, or the
+// same error (`sameText` false: an error on both, with texts that differ, as the README lists).
+async function both(program, what, sameText = true) {
+  const before = tt.memory().numTensors;
+  const outs = [];
+  for (const tf of [tt, tfo]) {
+    try {
+      const r = await program(tf);
+      outs.push({ read: readAll(r) });
+      tf.dispose(r instanceof Object && !Array.isArray(r) && !r.dataSync ? Object.values(r) : r);
+    } catch (e) {
+      outs.push({ error: e.message });
+    }
+  }
+  assert.equal(tt.memory().numTensors, before, `${what}: tensors left on tidytensor`);
+  if (sameText || !outs[1].error) assert.deepEqual(outs[0].error, outs[1].error, `${what}: error`);
+  else assert.ok(outs[0].error, `${what}: throws`);
+  if (!outs[1].error) compare(outs[0].read, outs[1].read, what);
+}
+
+const cube = (tf) => tf.tensor3d(Array.from(lcg(2 * 3 * 4, 11, 3)), [2, 3, 4]);
+const image4 = (tf) => tf.tensor4d(Array.from(lcg(2 * 4 * 4 * 8, 13, 2)), [2, 4, 4, 8]);
+
+describe('moved into the core: through tf.*', () => {
+  it('slice, stridedSlice, tile, reverse, broadcastTo', async () => {
+    await both((tf) => tf.tidy(() => tf.slice(cube(tf), [1], [1])), 'slice short begin/size');
+    await both((tf) => tf.tidy(() => tf.slice(cube(tf), 1, -1)), 'slice numbers');
+    // tfjs slices at a fractional offset and then refuses the fractional shape.
+    await both((tf) => tf.tidy(() => tf.slice(cube(tf), [0, 1.5])), 'slice fractional begin', false);
+    await both((tf) => tf.tidy(() => tf.stridedSlice(cube(tf), [0, 2, 3], [2, 0, 0], [1, -1, -2], 0, 4)), 'stridedSlice');
+    await both((tf) => tf.tidy(() => tf.stridedSlice(cube(tf), [1, 0], [2, 2], [1, 1], 0, 0, 0, 1, 2)), 'stridedSlice masks');
+    await both((tf) => tf.tidy(() => tf.stridedSlice(tf.tensor1d(['a', 'b', 'c', 'd']), [3], [0], [-2])), 'stridedSlice strings');
+    await both((tf) => tf.tidy(() => tf.stridedSlice(cube(tf), [0], [1], [0])), 'stridedSlice stride 0');
+    await both((tf) => tf.tidy(() => tf.tile(cube(tf), [2, 0, 1])), 'tile');
+    await both((tf) => tf.tidy(() => tf.tile(tf.tensor1d(['x', 'y']), [3])), 'tile strings');
+    await both((tf) => tf.tidy(() => tf.tile(cube(tf), [1, -1, 1])), 'tile negative', false);
+    await both((tf) => tf.tidy(() => tf.reverse(cube(tf), [-1, 0])), 'reverse');
+    await both((tf) => tf.tidy(() => tf.reverse(cube(tf))), 'reverse all');
+    await both((tf) => tf.tidy(() => tf.reverse(cube(tf), 3)), 'reverse bad axis');
+    await both((tf) => tf.tidy(() => tf.broadcastTo(tf.tensor1d([1, 2, 3]), [2, 3])), 'broadcastTo');
+  });
+  it('pad, mirrorPad, split, unstack', async () => {
+    await both((tf) => tf.tidy(() => tf.pad(cube(tf), [[1, 0], [0, 2], [1, 1]], 7)), 'pad');
+    // (tfjs pads by a negative amount into a wrong shape; tidytensor refuses it.)
+    assert.throws(() => tt.pad(tt.ones([2, 3]), [[1, 0], [0, -2]]), /paddings must be \[before, after\] pairs of non-negative/);
+    await both((tf) => tf.tidy(() => tf.mirrorPad(cube(tf), [[1, 1], [2, 0], [0, 3]], 'reflect')), 'mirrorPad reflect');
+    await both((tf) => tf.tidy(() => tf.mirrorPad(cube(tf), [[1, 1], [2, 0], [0, 3]], 'symmetric')), 'mirrorPad symmetric');
+    await both((tf) => tf.tidy(() => tf.mirrorPad(cube(tf), [[2, 2], [0, 0], [0, 0]], 'reflect')), 'mirrorPad too wide');
+    await both((tf) => tf.tidy(() => tf.split(cube(tf), 2, -1)), 'split count');
+    await both((tf) => tf.tidy(() => tf.split(cube(tf), [1, -1, 2], 2)), 'split sizes');
+    await both((tf) => tf.tidy(() => tf.split(cube(tf), 3, 2)), 'split uneven');
+    await both((tf) => tf.tidy(() => tf.unstack(cube(tf), 1)), 'unstack');
+    await both((tf) => tf.tidy(() => tf.unstack(tf.tensor2d([['a', 'b'], ['c', 'd']]), -1)), 'unstack strings');
+    await both((tf) => tf.tidy(() => tf.unstack(cube(tf), 3)), 'unstack bad axis');
+  });
+  it('gatherND, space/batch moves, depthToSpace, broadcastArgs', async () => {
+    await both((tf) => tf.tidy(() => tf.gatherND(cube(tf), tf.tensor2d([[1, 2], [0, 0]], [2, 2], 'int32'))), 'gatherND');
+    await both((tf) => tf.tidy(() => tf.gatherND(tf.tensor1d(['a', 'b', 'c']), [[2], [0]])), 'gatherND strings');
+    await both((tf) => tf.tidy(() => tf.spaceToBatchND(image4(tf), [2, 2], [[0, 0], [2, 0]])), 'spaceToBatchND');
+    await both((tf) => tf.tidy(() => tf.batchToSpaceND(image4(tf).reshape([8, 2, 2, 4]), [2, 2], [[0, 1], [1, 0]])), 'batchToSpaceND');
+    await both((tf) => tf.tidy(() => tf.spaceToBatchND(image4(tf), [3, 2], [[0, 0], [0, 0]])), 'spaceToBatchND indivisible');
+    await both((tf) => tf.tidy(() => tf.depthToSpace(image4(tf), 2)), 'depthToSpace NHWC');
+    await both((tf) => tf.tidy(() => tf.depthToSpace(image4(tf), 3)), 'depthToSpace indivisible');
+    await both((tf) => tf.tidy(() => tf.broadcastArgs(tf.tensor1d([2, 1, 3], 'int32'), tf.tensor1d([4, 1], 'int32'))), 'broadcastArgs');
+    await both((tf) => tf.tidy(() => tf.broadcastArgs(tf.tensor1d([2, 3], 'int32'), tf.tensor1d([4], 'int32'))), 'broadcastArgs bad');
+  });
+  it('conv1d, cropAndResize, fused composed (NCHW)', async () => {
+    const x = (tf) => tf.tensor3d(Array.from(lcg(2 * 9 * 3, 17, 1)), [2, 9, 3]);
+    const f = (tf) => tf.tensor3d(Array.from(lcg(3 * 3 * 4, 19, 1)), [3, 3, 4]);
+    await both((tf) => tf.tidy(() => tf.conv1d(x(tf), f(tf), 2, 'same')), 'conv1d');
+    await both((tf) => tf.tidy(() => tf.conv1d(x(tf), f(tf), 1, 'valid', 'NWC', 2)), 'conv1d dilated');
+    await both((tf) => tf.tidy(() => tf.conv1d(x(tf), f(tf), 2, 'valid', 'NWC', 2)), 'conv1d stride and dilation');
+    const boxes = [[0, 0, 1, 1], [0.2, 0.1, 0.9, 0.7], [-0.5, 0.3, 1.5, 0.6]];
+    for (const method of ['bilinear', 'nearest']) {
+      await both((tf) => tf.tidy(() => tf.image.cropAndResize(image4(tf), boxes, [0, 1, 1], [3, 5], method, 0.25)),
+        `cropAndResize ${method}`);
+    }
+    await both((tf) => tf.tidy(() => tf.image.cropAndResize(image4(tf), boxes, [0, 1, 1], [0, 5])), 'cropAndResize size 0');
+    const nchw = (tf) => tf.tensor4d(Array.from(lcg(2 * 3 * 5 * 5, 23, 1)), [2, 3, 5, 5]);
+    const filter = (tf) => tf.tensor4d(Array.from(lcg(2 * 2 * 3 * 4, 29, 1)), [2, 2, 3, 4]);
+    await both((tf) => tf.tidy(() => tf.fused.conv2d({ x: nchw(tf), filter: filter(tf), strides: 1, pad: 'valid',
+      dataFormat: 'NCHW', bias: tf.tensor1d([0.1, -0.2, 0.3, 0]), activation: 'prelu',
+      preluActivationWeights: tf.tensor1d([0.1, 0.2, 0.3, 0.4]) })), 'fused conv2d NCHW prelu');
+  });
+  it('tf.string, tf.sparse', async () => {
+    await both((tf) => tf.tidy(() => tf.string.stringNGrams(['a', 'b', 'c', 'd'], tf.tensor1d([0, 1, 4], 'int32'), '|',
+      [1, 3], 'L', 'R', -1, true)), 'stringNGrams');
+    await both((tf) => tf.tidy(() => tf.string.stringNGrams(['a', 'b'], tf.tensor1d([1, 2], 'int32'), '|', [2], 'L', 'R', 1,
+      false)), 'stringNGrams bad splits');
+    await both((tf) => tf.string.stringSplit(['a b  c', '', 'de'], ' ', false), 'stringSplit');
+    await both((tf) => tf.string.stringSplit(['ab', 'cde'], ''), 'stringSplit empty delimiter');
+    await both((tf) => tf.string.stringToHashBucketFast(['hello', 'world', ''], 1000), 'stringToHashBucketFast');
+    await both((tf) => tf.string.staticRegexReplace(['abcab', 'xyz'], '(a)(b)', '[$2$1$&]'), 'staticRegexReplace');
+    await both((tf) => tf.string.staticRegexReplace(['abab'], '(?<=a)b', 'X', false), 'staticRegexReplace lookbehind');
+    await both((tf) => tf.sparse.sparseSegmentSum([[1, 2], [3, 4], [5, 6]], [0, 2, 1], [0, 0, 2]), 'sparseSegmentSum');
+    await both((tf) => tf.tidy(() => tf.sparse.sparseSegmentMean(tf.tensor2d([[1, 2], [3, 4]], [2, 2], 'int32'), [0, 1], [1, 1])),
+      'sparseSegmentMean int32');
+    await both((tf) => tf.sparse.sparseReshape([[0, 0, 1], [1, 2, 3]], [2, 3, 6], [9, -1]), 'sparseReshape');
+    await both((tf) => tf.sparse.sparseReshape([[0, 0, 1]], [2, 3, 6], [7, -1]), 'sparseReshape bad');
+    await both((tf) => tf.sparse.sparseFillEmptyRows([[0, 0], [1, 0], [1, 3], [1, 4], [3, 2], [3, 3]],
+      [0, 10, 13, 14, 32, 33], [5, 6], -1), 'sparseFillEmptyRows');
+    await both((tf) => tf.sparse.sparseFillEmptyRows([[3, 0], [1, 1]], ['b', 'a'], [4, 2], 'z'), 'sparseFillEmptyRows strings');
+  });
+  it('non-max suppression, whereAsync, setdiff1dAsync, booleanMaskAsync', async () => {
+    const boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1], [0, 100, 1, 101]];
+    const scores = [0.9, 0.75, 0.6, 0.95, 0.5, 0.3];
+    await both((tf) => tf.image.nonMaxSuppression(boxes, scores, 3, 0.5), 'nonMaxSuppression');
+    await both((tf) => tf.image.nonMaxSuppressionAsync(boxes, scores, 3, 0.5, 0.4), 'nonMaxSuppressionAsync');
+    await both((tf) => tf.image.nonMaxSuppressionWithScore(boxes, scores, 6, 1, 0, 0.5), 'nonMaxSuppressionWithScore');
+    await both((tf) => tf.image.nonMaxSuppressionPadded(boxes, scores, 6, 0.5, 0.4, true), 'nonMaxSuppressionPadded');
+    await both((tf) => tf.image.nonMaxSuppressionPaddedAsync(boxes, scores, 6, 0.5, 0.4, false), 'nonMaxSuppressionPaddedAsync');
+    await both((tf) => tf.image.nonMaxSuppression(boxes, scores, 2.5), 'nonMaxSuppression fractional max');
+    await both((tf) => tf.image.nonMaxSuppression(boxes, scores, 3, 1.5), 'nonMaxSuppression bad iou');
+    // Inputs made here are disposed after the awaited op.
+    const using = (make, op) => async (tf) => {
+      const ins = make(tf);
+      try {
+        return await op(tf, ...ins);
+      } finally {
+        tf.dispose(ins);
+      }
+    };
+    await both((tf) => tf.whereAsync([[true, false, true], [false, false, true]]), 'whereAsync');
+    await both((tf) => tf.setdiff1dAsync([1, 2, NaN, 4, 0], [4, NaN, -0]), 'setdiff1dAsync');
+    await both(using((tf) => [tf.tensor1d([1, 2], 'int32'), tf.tensor1d([1])], (tf, a, b) => tf.setdiff1dAsync(a, b)),
+      'setdiff1dAsync dtypes');
+    await both(using((tf) => [cube(tf)], (tf, x) => tf.booleanMaskAsync(x, [[true, false, true], [false, false, true]])),
+      'booleanMaskAsync');
+  });
+});
+
+// One graph over the placeholders `feeds` ({name: [values, shape, dtype]}), its outputs
+// `outputs`, run with executeAsync on both libraries.
+async function graphOf(build, feeds, outputs, what) {
+  const g = new GraphBuilder(what);
+  for (const [name, [, shape, dtype]] of Object.entries(feeds)) g.placeholder(name, shape.map(() => -1), dtype);
+  build(g);
+  await both(async (tf) => {
+    const artifacts = g.artifacts();
+    const model = await tf.loadGraphModel(tf.io.fromMemory({ ...artifacts, weightData: artifacts.weightData.slice(0) }));
+    const inputs = {};
+    for (const [name, [values, shape, dtype]] of Object.entries(feeds)) inputs[name] = tf.tensor(values, shape, dtype);
+    try {
+      return await model.executeAsync(inputs, outputs);
+    } finally {
+      tf.dispose(Object.values(inputs));
+      model.dispose();
+    }
+  }, what);
+}
+
+describe('moved into the core: through a graph model', () => {
+  const graph = graphOf;
+  const T = attr.type('float32');
+  const I = attr.type('int32');
+  const x = { x: [Array.from(lcg(2 * 3 * 4, 11, 3)), [2, 3, 4], 'float32'] };
+  it('layout ops', async () => {
+    await graph((g) => {
+      g.ints('b', [0, 1, 1]);
+      g.ints('s', [-1, 2, 2]);
+      g.node('slice', 'Slice', ['x', 'b', 's'], { T, Index: I });
+      g.ints('sb', [0, 1, 0]);
+      g.ints('se', [2, 3, 4]);
+      g.ints('ss', [1, 1, 1]);
+      g.node('ss_out', 'StridedSlice', ['x', 'sb', 'se', 'ss'], { T, Index: I, begin_mask: attr.int(0),
+        end_mask: attr.int(0), ellipsis_mask: attr.int(0), new_axis_mask: attr.int(0), shrink_axis_mask: attr.int(1) });
+      g.ints('reps', [1, 2, 1]);
+      g.node('tile', 'Tile', ['x', 'reps'], { T, Tmultiples: I });
+      g.ints('axes', [0, 2]);
+      g.node('rev', 'ReverseV2', ['x', 'axes'], { T, Tidx: I });
+      g.ints('pads', [1, 0, 0, 1, 2, 0], [3, 2]);
+      g.node('pad', 'Pad', ['x', 'pads'], { T, Tpaddings: I });
+      g.node('mpad', 'MirrorPad', ['x', 'pads'], { T, Tpaddings: I, mode: attr.str('REFLECT') });
+      g.ints('dim', [2], []);
+      g.node('split', 'Split', ['dim', 'x'], { T, num_split: attr.int(2) });
+      g.node('unpack', 'Unpack', ['x'], { T, num: attr.int(3), axis: attr.int(1) });
+      g.ints('idx', [1, 2, 0, 0], [2, 2]);
+      g.node('gnd', 'GatherNd', ['x', 'idx'], { Tparams: T, Tindices: I });
+    }, x, ['slice', 'ss_out', 'tile', 'rev', 'pad', 'mpad', 'split', 'split:1', 'unpack:2', 'gnd'], 'layout graph');
+  });
+  it('image, conv, string, sparse and dynamic ops', async () => {
+    const img = { img: [Array.from(lcg(2 * 4 * 4 * 8, 13, 2)), [2, 4, 4, 8], 'float32'] };
+    await graph((g) => {
+      g.ints('block', [2, 2]);
+      g.ints('pads', [0, 0, 2, 0], [2, 2]);
+      g.node('s2b', 'SpaceToBatchND', ['img', 'block', 'pads'], { T, Tblock_shape: I, Tpaddings: I });
+      g.node('d2s', 'DepthToSpace', ['img'], { T, block_size: attr.int(2), data_format: attr.str('NHWC') });
+      g.constant('boxes', [2, 4], [0, 0, 1, 1, 0.2, 0.1, 0.9, 0.7]);
+      g.ints('ind', [1, 0]);
+      g.ints('size', [3, 2]);
+      g.node('crop', 'CropAndResize', ['img', 'boxes', 'ind', 'size'], { T, method: attr.str('bilinear'),
+        extrapolation_value: attr.float(0) });
+    }, img, ['s2b', 'd2s', 'crop'], 'image graph');
+    const strs = { s: [['a b', 'c'], [2], 'string'], d: [[' '], [], 'string'] };
+    await graph((g) => {
+      g.node('split', 'StringSplit', ['s', 'd'], { skip_empty: attr.bool(true) });
+      g.node('hash', 'StringToHashBucketFast', ['s'], { num_buckets: attr.int(77) });
+    }, strs, ['split', 'split:1', 'split:2', 'hash'], 'string graph');
+    const nms = {
+      boxes: [[0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, 10, 1, 11], [3, 4], 'float32'],
+      scores: [[0.9, 0.8, 0.7], [3], 'float32'],
+    };
+    await graph((g) => {
+      g.ints('max', [3], []);
+      g.constant('iou', [], [0.5]);
+      g.constant('thr', [], [0]);
+      g.node('nms', 'NonMaxSuppressionV3', ['boxes', 'scores', 'max', 'iou', 'thr'], { T });
+      g.node('where', 'Where', ['scores'], { T });
+    }, nms, ['nms', 'where'], 'dynamic graph');
+  });
+});
+
+describe('the ops tfjs-converter maps that the graph executor lacked, now in the core', () => {
+  it('through tf.*', async () => {
+    const m = (tf) => tf.tensor2d(Array.from(lcg(12, 31, 2)), [3, 4]);
+    await both((tf) => tf.tidy(() => tf.linalg.bandPart(m(tf), 1, 0)), 'bandPart');
+    await both((tf) => tf.tidy(() => tf.linalg.bandPart(m(tf), -1, 2)), 'bandPart all below');
+    await both((tf) => tf.tidy(() => tf.linalg.bandPart(m(tf), 0.5, 0)), 'bandPart fraction', false);
+    await both((tf) => tf.tidy(() => tf.einsum('ij,jk->ik', m(tf), m(tf).transpose())), 'einsum matmul');
+    await both((tf) => tf.tidy(() => tf.einsum('ij->j', m(tf))), 'einsum sum');
+    await both((tf) => tf.tidy(() => tf.einsum('ij,ij->i', m(tf), m(tf))), 'einsum dot rows');
+    await both((tf) => tf.tidy(() => tf.einsum('ij,jk', m(tf), m(tf))), 'einsum no arrow');
+    await both((tf) => tf.tidy(() => tf.euclideanNorm(m(tf), 1, true)), 'euclideanNorm');
+    for (const ord of [1, 2, Infinity, -Infinity, 'euclidean']) {
+      await both((tf) => tf.tidy(() => tf.norm(m(tf), ord, 0)), `norm ${ord}`);
+    }
+    for (const ord of [1, Infinity, -Infinity, 'fro']) {
+      await both((tf) => tf.tidy(() => tf.norm(m(tf), ord, [0, 1], true)), `matrix norm ${ord}`);
+    }
+    await both((tf) => tf.tidy(() => tf.norm(m(tf), 3, 0)), 'norm bad ord');
+    await both((tf) => tf.tidy(() => tf.logSumExp(m(tf), 1, true)), 'logSumExp');
+    const x = (tf) => tf.tensor1d([1, 3, 1, 0, 7, 3, 9], 'int32');
+    await both((tf) => tf.tidy(() => tf.bincount(x(tf), [], 5)), 'bincount');
+    await both((tf) => tf.tidy(() => tf.bincount(x(tf), tf.tensor1d([1, 2, 3, 4, 5, 6, 7]), 8)), 'bincount weights');
+    await both((tf) => tf.tidy(() => tf.denseBincount(tf.tensor2d([[1, 2], [2, 9]], [2, 2], 'int32'), [], 4, true)),
+      'denseBincount binary 2-D');
+    await both((tf) => tf.tidy(() => tf.unsortedSegmentSum(m(tf), tf.tensor1d([2, 0, 2], 'int32'), 3)), 'unsortedSegmentSum');
+    const seq = (tf) => tf.tensor2d([[0, 3, 9, 10, 10], [1, 2, 3, 4, 5]]);
+    const v = (tf) => tf.tensor2d([[2, 10], [3, 6]]);
+    await both((tf) => tf.tidy(() => tf.lowerBound(seq(tf), v(tf))), 'lowerBound');
+    await both((tf) => tf.tidy(() => tf.upperBound(seq(tf), v(tf))), 'upperBound');
+    await both((tf) => tf.tidy(() => tf.scatterND([[1], [3], [1]], [9, 10, 11], [5])), 'scatterND');
+    await both((tf) => tf.tidy(() => tf.scatterND([[0, 1], [2, 0]], [[1, 2], [3, 4]], [3, 2, 2])), 'scatterND slices');
+    await both((tf) => tf.tidy(() => tf.scatterND([[0, 1]], [1, 2], [3])), 'scatterND bad shapes');
+    await both((tf) => tf.tidy(() => tf.tensorScatterUpdate(m(tf), tf.tensor2d([[0], [2]], [2, 1], 'int32'),
+      tf.ones([2, 4]))), 'tensorScatterUpdate');
+    await both((tf) => tf.tidy(() => tf.sparseToDense(tf.tensor1d([0, 2], 'int32'), tf.tensor1d([5, 6]), [4], 1)), 'sparseToDense');
+    await both((tf) => tf.tidy(() => tf.sparseToDense(tf.tensor1d([1, 3], 'int32'), tf.scalar(7), [4], 2)), 'sparseToDense scalar value');
+    await both((tf) => tf.tidy(() => tf.unique(tf.tensor1d([4, 1, 4, NaN, 1, NaN, -0, 0]))), 'unique');
+    await both((tf) => tf.tidy(() => tf.unique(tf.tensor2d([[1, 0, 1], [1, 0, 1]]), 1)), 'unique axis 1');
+    await both((tf) => tf.tidy(() => tf.unique(tf.tensor1d(['b', 'a', 'b']))), 'unique strings');
+    const sig = (tf) => tf.tensor2d(Array.from(lcg(16, 37, 1)), [2, 8]);
+    await both((tf) => tf.tidy(() => tf.spectral.rfft(sig(tf))), 'rfft');
+    await both((tf) => tf.tidy(() => tf.spectral.rfft(sig(tf), 5)), 'rfft shorter');
+    await both((tf) => tf.tidy(() => tf.spectral.rfft(sig(tf), 11)), 'rfft longer');
+    await both((tf) => tf.tidy(() => tf.spectral.irfft(tf.spectral.rfft(sig(tf)))), 'irfft');
+    await both((tf) => tf.tidy(() => tf.multinomial(tf.tensor2d([[0.1, 2, 0.5], [3, 0, 0]]), 6, 5)), 'multinomial seeded');
+    await both((tf) => tf.tidy(() => tf.multinomial(tf.tensor1d([0.2, 0.3, 0.5]), 4, 3, true)), 'multinomial normalized');
+    await both((tf) => tf.tidy(() => tf.bitwiseAnd(tf.tensor1d([12, -1, 7], 'int32'), tf.tensor1d([10, 5, 0], 'int32'))), 'bitwiseAnd');
+    await both((tf) => tf.tidy(() => tf.bitwiseAnd(tf.tensor1d([1], 'int32'), tf.tensor1d([1]))), 'bitwiseAnd float');
+    // (One image: tfjs's cpu kernel transforms the first image of a batch and fills the others.)
+    const img = (tf) => tf.tensor4d(Array.from(lcg(5 * 6 * 3, 41, 2)), [1, 5, 6, 3]);
+    const tr = [[1.1, 0.2, -0.5, -0.1, 0.9, 0.7, 0.01, 0]];
+    for (const interpolation of ['nearest', 'bilinear']) {
+      for (const fillMode of ['constant', 'reflect', 'wrap', 'nearest']) {
+        await both((tf) => tf.tidy(() => tf.image.transform(img(tf), tr, interpolation, fillMode, 0.5, [4, 7])),
+          `transform ${interpolation} ${fillMode}`);
+      }
+    }
+    await both((tf) => tf.tidy(() => tf.image.rotateWithOffset(img(tf), 0.7, [1, 2, 3], [0.3, 0.6])), 'rotateWithOffset');
+  });
+  it('through a graph model', async () => {
+    const T = attr.type('float32');
+    const I = attr.type('int32');
+    const feeds = {
+      m: [Array.from(lcg(12, 31, 2)), [3, 4], 'float32'],
+      xi: [[1, 3, 1, 0, 7, 3, 9], [7], 'int32'],
+    };
+    const g = (build, outputs, what, extra = {}) => graphOf(build, { ...feeds, ...extra }, outputs, what);
+    await g((b) => {
+      b.ints('lo', [1], []);
+      b.ints('hi', [1], []); // (tfjs reads num_lower for both counts)
+      b.node('band', 'MatrixBandPart', ['m', 'lo', 'hi'], { T, Tindex: I });
+      b.node('ein', 'Einsum', ['m', 'm'], { T, N: attr.int(2), equation: attr.str('ij,kj->ik') });
+      b.ints('ax', [1]);
+      b.node('enorm', 'EuclideanNorm', ['m', 'ax'], { T, Tidx: I, keep_dims: attr.bool(true) });
+      b.ints('size', [10], []);
+      b.constant('w', [0], []);
+      b.node('bins', 'Bincount', ['xi', 'size', 'w'], { T });
+      b.node('dbins', 'DenseBincount', ['xi', 'size', 'w'], { T, Tidx: I, binary_output: attr.bool(true) });
+      b.constant('seq', [5], [0, 3, 9, 10, 10]);
+      b.constant('vals', [3], [2, 10, 11]);
+      b.node('lb', 'LowerBound', ['seq', 'vals'], { T });
+      b.node('ub', 'UpperBound', ['seq', 'vals'], { T });
+    }, ['band', 'ein', 'enorm', 'bins', 'dbins', 'lb', 'ub'], 'matrices, norm, counts, bounds');
+    await g((b) => {
+      b.ints('idx', [1, 3, 1], [3, 1]);
+      b.constant('upd', [3], [9, 10, 11]);
+      b.ints('shape', [5]);
+      b.node('snd', 'ScatterNd', ['idx', 'upd', 'shape'], { T, Tindices: I });
+      b.ints('rows', [0, 2], [2, 1]);
+      b.constant('ones', [2, 4], [1, 1, 1, 1, 1, 1, 1, 1]);
+      b.node('tsu', 'TensorScatterUpdate', ['m', 'rows', 'ones'], { T, Tindices: I });
+      b.ints('sidx', [0, 2]);
+      b.ints('dshape', [4]);
+      b.constant('svals', [2], [5, 6]);
+      b.ints('dflt', [1], []);
+      b.node('s2d', 'SparseToDense', ['sidx', 'dshape', 'svals', 'dflt'], { T, Tindices: I });
+      b.node('uniq', 'Unique', ['xi'], { T: I, out_idx: I });
+      b.ints('uax', [0]);
+      b.node('uniq2', 'UniqueV2', ['xi', 'uax'], { T: I, Taxis: I, out_idx: I });
+      b.node('and', 'BitwiseAnd', ['xi', 'xi'], { T: I });
+    }, ['snd', 'tsu', 's2d', 'uniq', 'uniq:1', 'uniq2', 'uniq2:1'], 'scatters, unique');
+    await g((b) => {
+      b.node('spec', 'RFFT', ['m', 'len'], { Tcomplex: attr.type('complex64') });
+      b.node('back', 'IRFFT', ['spec', 'len'], { Treal: T });
+      b.ints('len', [4]);
+    }, ['back'], 'rfft, irfft');
+    const img = { img: [Array.from(lcg(5 * 6 * 3, 41, 2)), [1, 5, 6, 3], 'float32'] };
+    await g((b) => {
+      b.constant('tr', [1, 8], [1.1, 0.2, -0.5, -0.1, 0.9, 0.7, 0.01, 0]);
+      b.ints('oshape', [4, 7]);
+      b.constant('fill', [], [0.5]);
+      b.node('warp', 'ImageProjectiveTransformV3', ['img', 'tr', 'oshape', 'fill'], { dtype: T,
+        interpolation: attr.str('BILINEAR'), fill_mode: attr.str('REFLECT') });
+    }, ['warp'], 'ImageProjectiveTransformV3', img);
+  });
+});

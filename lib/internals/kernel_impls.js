@@ -1,15 +1,15 @@
 'use strict';
 // tf.kernel_impls: the host implementations backends share, on plain or typed arrays.
 const { tensor } = require('../convert');
-const { util } = require('../util');
-const { selectBoxes } = require('../ops/image');
+const native = require('../native');
+const { wrapId } = require('../tensor');
 
-const { computeStrides } = util;
-
-// Non-max suppression through tf.image's host implementation (lib/ops/image.js). The box
-// values are [y1, x1, y2, x2] per box; unlike the ops, the arguments are not checked.
+// Non-max suppression on plain values ([y1, x1, y2, x2] per box), the core's selection
+// (crates/core/src/ops/dynamic.rs): the selected indices and their scores.
 function nmsImpl(boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma) {
-  return selectBoxes(boxes, scores, { max: maxOutputSize, iou: iouThreshold, minScore: scoreThreshold, sigma: softNmsSigma });
+  const r = native.nmsSelect(Array.from(boxes, Number), Array.from(scores, Number), +maxOutputSize, +iouThreshold,
+    +scoreThreshold, +softNmsSigma);
+  return { picked: r.indices, pickedScores: r.scores };
 }
 
 function nonMaxSuppressionV3Impl(boxes, scores, maxOutputSize, iouThreshold, scoreThreshold) {
@@ -32,17 +32,14 @@ function nonMaxSuppressionV5Impl(boxes, scores, maxOutputSize, iouThreshold, sco
 }
 
 // The coordinates of the truthy values of a condition (its shape and flat values), as an int32
-// tensor of shape [count, rank] (tf.whereAsync's result).
+// tensor of shape [count, rank] (tf.whereAsync's result, computed by the core).
 function whereImpl(condShape, condVals) {
-  const rank = condShape.length;
-  const strides = computeStrides(condShape);
-  const hits = [];
-  for (let i = 0; i < condVals.length; i++) if (condVals[i]) hits.push(i);
-  const out = new Int32Array(hits.length * rank);
-  hits.forEach((flat, k) => {
-    out.set(rank === 0 ? [] : util.indexToLoc(flat, rank, strides), k * rank);
-  });
-  return tensor(out, [hits.length, rank], 'int32');
+  const cond = tensor(Uint8Array.from(condVals, (v) => (v ? 1 : 0)), condShape, 'bool');
+  try {
+    return wrapId(native.whereTrue(cond.id));
+  } finally {
+    cond.dispose();
+  }
 }
 
 const kernel_impls = { nonMaxSuppressionV3Impl, nonMaxSuppressionV4Impl, nonMaxSuppressionV5Impl, whereImpl };

@@ -1,6 +1,8 @@
 'use strict';
 // tfjs-core's top-level helpers outside the namespaces: tf.rand, tf.ensureShape and
 // tf.bitwiseAnd (ops made with tf.op), tf.enclosingPowerOfTwo, tf.cosineWindow, tf.nextFrame.
+const native = require('../native');
+const { wrap } = require('../tensor');
 const { tensor, convertToTensor } = require('../convert');
 const { util } = require('../util');
 const signal = require('../ops/signal');
@@ -53,23 +55,17 @@ function cosineWindow(windowLength, a, b) {
   return signal.cosineWindow(windowLength, a, b);
 }
 
-// tf.bitwiseAnd(x, y): int32 only, same shapes. Computed on the host from the values: the
-// float32 elementwise ops cannot represent every int32 exactly.
+// tf.bitwiseAnd(x, y): int32 only, same shapes (crates/core/src/ops/elementwise.rs).
 const bitwiseAnd = op({
   bitwiseAnd_(x, y) {
     const a = convertToTensor(x, 'x', 'bitwiseAnd');
     const b = convertToTensor(y, 'y', 'bitwiseAnd');
-    if (!util.arraysEqual(a.shape, b.shape)) {
-      throw new Error(`BitwiseAnd: Tensors must have the same shape. x: ${a.shape}, y: ${b.shape}`);
+    try {
+      return wrap(native.bitwiseAnd(a.id, b.id));
+    } finally {
+      if (a !== x) a.dispose();
+      if (b !== y) b.dispose();
     }
-    if (a.dtype !== 'int32' || b.dtype !== 'int32') {
-      throw new Error(`BitwiseAnd: Only supports 'int32' values in tensor, found type of x: ${a.dtype} and type of y: ${b.dtype}`);
-    }
-    const va = a.dataSync();
-    const vb = b.dataSync();
-    const out = new Int32Array(va.length);
-    for (let i = 0; i < out.length; i++) out[i] = va[i] & vb[i];
-    return tensor(out, a.shape, 'int32');
   },
 });
 

@@ -80,32 +80,12 @@ function dilation2d(x, filter, strides, pad, dilations = [1, 1], dataFormat = 'N
   });
 }
 
-// tfjs composes conv1d of conv2d over a height of 1.
+// tf.conv1d: a conv2d over a height of 1 (composed in the core).
 function conv1d(x, filter, stride, pad, dataFormat = 'NWC', dilation = 1, dimRoundingMode) {
   return withTwo('conv1d', x, 'x', 'numeric', filter, 'filter', 'numeric', (tx, tf) => {
-    const x3 = tx.rank === 2 ? [1, ...tx.shape] : tx.shape;
-    if (x3.length !== 3) throw new Error(`Error in conv1d: input must be rank 3, but got rank ${x3.length}.`);
-    if (tf.rank !== 3) throw new Error(`Error in conv1d: filter must be rank 3, but got rank ${tf.rank}.`);
-    if (x3[2] !== tf.shape[1]) {
-      throw new Error(`Error in conv1d: depth of input (${x3[2]}) must match input depth for filter ${tf.shape[1]}.`);
-    }
-    const one = (v) => sizes(v).every((s) => s === 1);
-    if (!one(stride) && !one(dilation)) {
-      throw new Error('Error in conv1D: Either stride or dilation must be 1. ' +
-        `Got stride ${stride} and dilation '${dilation}'`);
-    }
-    if (!sizes(dilation).every((d) => d > 0)) throw new Error('Error in conv1D: Dilated rates should be larger than 0.');
-    if (!sizes(stride).every((s) => s > 0)) throw new Error('Error in conv1D: Stride should be larger than 0.');
-    if (dataFormat !== 'NWC') {
-      throw new Error(`Error in conv1d: got dataFormat of ${dataFormat} but only NWC is currently supported.`);
-    }
-    const { reshape } = layout();
-    return tidy(() => {
-      const f4 = reshape(tf, [1, ...tf.shape]);
-      const x4 = reshape(tx, [x3[0], 1, x3[1], x3[2]]);
-      const y = conv2d(x4, f4, [1, num(stride)], pad, 'NHWC', [1, num(dilation)], dimRoundingMode);
-      return tx.rank === 2 ? reshape(y, [y.shape[2], y.shape[3]]) : reshape(y, [y.shape[0], y.shape[2], y.shape[3]]);
-    });
+    const [kindPad, padValues] = padArg(pad);
+    return wrap(native.conv1d(tx.id, tf.id, num(stride), kindPad, padValues, String(dataFormat), num(dilation),
+      rounding(dimRoundingMode)));
   });
 }
 

@@ -2,13 +2,13 @@
 // The creation ops tfjs composes of other families' ops: meshgrid, diag, multinomial, dropout.
 // They sit above those families, so that creation.js stays below them (the families make
 // their tensors with it).
-const { Tensor } = require('../tensor');
+const native = require('../native');
+const { Tensor, wrap } = require('../tensor');
 const { convertToTensor } = require('../convert');
 const { tidy } = require('../engine');
 const { withOne, listArg } = require('./args');
 const { ones, zeros, eye, randomUniform } = require('./creation');
 const E = require('./elementwise');
-const R = require('./reduce');
 const L = require('./layout');
 const { matMul } = require('./matmul');
 
@@ -51,22 +51,8 @@ function multinomial(logits, numSamples, seed, normalized = false) {
     if (!Number.isInteger(numSamples) || numSamples < 0) {
       throw new Error(`numSamples must be a non-negative integer, but got ${String(numSamples)}.`);
     }
-    // The draws compare every sample with every outcome: bound that product.
-    if (numSamples * t.size > 2 ** 31 - 1) {
-      throw new Error(`Error in multinomial: ${numSamples} samples of ${t.size} outcomes are too many.`);
-    }
-    return tidy(() => {
-      const rows = t.rank === 1 ? L.reshape(t, [1, -1]) : t;
-      const probs = normalized ? rows.cast('float32') : R.softmax(rows.cast('float32'));
-      // Every row draws the same stream (tfjs seeds each row's generator alike); an index is
-      // the number of the first n-1 cumulative probabilities at or below the draw.
-      const n = rows.shape[1];
-      const cdf = L.slice(R.cumsum(probs, 1), [0, 0], [-1, n - 1]);
-      const u = randomUniform([1, numSamples], 0, 1, 'float32', seed || Math.random());
-      const below = E.lessEqual(L.expandDims(cdf, 1), L.expandDims(u, 2));
-      const idx = R.sum(below.cast('int32'), 2);
-      return t.rank === 1 ? L.reshape(idx, [numSamples]) : idx;
-    });
+    // tfjs's `seed || Math.random()`: a falsy seed draws a fresh stream.
+    return wrap(native.multinomial(t.id, numSamples, seed ? String(seed) : null, !!normalized));
   });
 }
 

@@ -2,6 +2,8 @@
 // tf.fused: matMul, conv2d and depthwiseConv2d followed by a bias and an activation, as one
 // call: one native kernel (FusedConv2D, FusedDepthwiseConv2D, _FusedMatMul), or composed of
 // the ops themselves as tfjs composes them where that kernel does not apply.
+const native = require('../native');
+const { wrap } = require('../tensor');
 const { convertToTensor } = require('../convert');
 const { tidy } = require('../engine');
 const matmul = require('./matmul');
@@ -12,30 +14,14 @@ const MODULES = { matmul, conv };
 const ops = () => OPS;
 const modules = () => MODULES;
 
-// tfjs's applyActivation.
-function activate(o, y, activation, preluActivationWeights, leakyreluAlpha) {
-  switch (activation) {
-    case 'linear': return y;
-    case 'relu': return o.relu(y);
-    case 'elu': return o.elu(y);
-    case 'relu6': return o.relu6(y);
-    case 'prelu': return o.prelu(y, preluActivationWeights);
-    case 'leakyrelu': return o.leakyRelu(y, leakyreluAlpha);
-    case 'sigmoid': return o.sigmoid(y);
-    default: throw new Error(`Unknown fused activation ${activation}.`);
-  }
-}
-
-// Adds the bias and applies the activation; in NCHW a 1-D bias or PReLU weight is per channel.
+// Adds the bias and applies the activation, composed (crates/core/src/ops/fused.rs); in NCHW a
+// 1-D bias or PReLU weight is per channel.
 function finish(op, y, { bias, activation, preluActivationWeights, leakyreluAlpha }, nchw) {
-  const o = ops();
   return tidy(() => {
-    const perChannel = (t) => (nchw && t.rank === 1 && t.shape[0] !== 1 ? o.reshape(t, [t.shape[0], 1, 1]) : t);
-    let out = y;
-    if (bias != null) out = o.add(out, perChannel(convertToTensor(bias, 'bias', op)));
-    const alpha = preluActivationWeights == null ? preluActivationWeights
-      : perChannel(convertToTensor(preluActivationWeights, 'prelu weights', op));
-    return activate(o, out, activation || 'linear', alpha, leakyreluAlpha);
+    const b = bias == null ? null : convertToTensor(bias, 'bias', op);
+    const alpha = preluActivationWeights == null ? null : convertToTensor(preluActivationWeights, 'prelu weights', op);
+    return wrap(native.fusedFinish(y.id, b == null ? undefined : b.id, String(activation || 'linear'),
+      alpha == null ? undefined : alpha.id, leakyreluAlpha === undefined ? 0.2 : +leakyreluAlpha, !!nchw));
   });
 }
 

@@ -4,8 +4,9 @@
 // compute), and non-max suppression (on the host, as tfjs runs it); the checks and texts are
 // tfjs's.
 const native = require('../native');
-const { wrap } = require('../tensor');
+const { wrap, wrapId } = require('../tensor');
 const { withOne, listArg } = require('./args');
+const { convertToTensor } = require('../convert');
 
 const { tidy } = require('../engine');
 const layoutOps = require('./layout');
@@ -60,149 +61,67 @@ function flipLeftRight(image) {
   });
 }
 
-// --- Non-max suppression: tfjs runs it on the host, on the values of boxes and scores ---
+// --- Non-max suppression: on the host, as tfjs runs it (crates/core/src/ops/dynamic.rs) ---
 
-// tfjs's nonMaxSuppSanityCheck: defaults, the output size capped at the number of boxes.
-function nmsArgs(boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma) {
-  const iou = iouThreshold == null ? 0.5 : iouThreshold;
-  const minScore = scoreThreshold == null ? Number.NEGATIVE_INFINITY : scoreThreshold;
-  const sigma = softNmsSigma == null ? 0 : softNmsSigma;
-  const numBoxes = boxes.shape[0];
-  if (!(iou >= 0 && iou <= 1)) throw new Error(`iouThreshold must be in [0, 1], but was '${iou}'`);
-  if (boxes.rank !== 2) throw new Error(`boxes must be a 2D tensor, but was of rank '${boxes.rank}'`);
-  if (boxes.shape[1] !== 4) throw new Error(`boxes must have 4 columns, but 2nd dimension was ${boxes.shape[1]}`);
-  if (scores.rank !== 1) throw new Error('scores must be a 1D tensor');
-  if (scores.shape[0] !== numBoxes) {
-    throw new Error(`scores has incompatible shape with boxes. Expected ${numBoxes}, but was ${scores.shape[0]}`);
-  }
-  if (!(sigma >= 0 && sigma <= 1)) throw new Error(`softNmsSigma must be in [0, 1], but was '${sigma}'`);
-  const max = Math.min(maxOutputSize, numBoxes);
-  if (!Number.isInteger(max) || max < 0) {
-    throw new Error(`maxOutputSize must be a non-negative integer, but was ${maxOutputSize}`);
-  }
-  return { max, iou, minScore, sigma };
-}
-
-// Intersection over union of boxes i and j ([y1, x1, y2, x2], corners in either order).
-function overlap(b, i, j) {
-  const box = (k) => [Math.min(b[4 * k], b[4 * k + 2]), Math.min(b[4 * k + 1], b[4 * k + 3]),
-    Math.max(b[4 * k], b[4 * k + 2]), Math.max(b[4 * k + 1], b[4 * k + 3])];
-  const [ay0, ax0, ay1, ax1] = box(i);
-  const [by0, bx0, by1, bx1] = box(j);
-  const areaA = (ay1 - ay0) * (ax1 - ax0);
-  const areaB = (by1 - by0) * (bx1 - bx0);
-  if (areaA <= 0 || areaB <= 0) return 0;
-  const inter = Math.max(Math.min(ay1, by1) - Math.max(ay0, by0), 0) *
-    Math.max(Math.min(ax1, bx1) - Math.max(ax0, bx0), 0);
-  return inter / (areaA + areaB - inter);
-}
-
-// Greedy selection by score: a candidate overlapping a selected box by iou or more is dropped;
-// with softNmsSigma > 0 lesser overlaps scale its score by exp(-iou² / 2σ) and it competes
-// again (TensorFlow's NonMaxSuppressionV5). Ties go to the lower box index.
-function selectBoxes(b, scores, { max, iou, minScore, sigma }) {
-  const before = (p, q) => p.score - q.score || q.box - p.box; // ascending: best last
-  const queue = [];
-  for (let i = 0; i < scores.length; i++) {
-    if (scores[i] > minScore) queue.push({ score: scores[i], box: i, checkedUpTo: 0 });
-  }
-  queue.sort(before);
-  const scale = sigma > 0 ? -0.5 / sigma : 0;
-  const picked = [];
-  const pickedScores = [];
-  while (picked.length < max && queue.length > 0) {
-    const c = queue.pop();
-    const original = c.score;
-    if (original < minScore) break;
-    let dropped = false;
-    for (let j = picked.length - 1; j >= c.checkedUpTo; j--) {
-      const o = overlap(b, c.box, picked[j]);
-      if (o >= iou) { dropped = true; break; }
-      c.score *= o <= iou ? Math.exp(scale * o * o) : 0;
-      if (c.score <= minScore) break;
-    }
-    c.checkedUpTo = picked.length;
-    if (dropped) continue;
-    if (c.score === original) {
-      picked.push(c.box);
-      pickedScores.push(c.score);
-    } else if (c.score > minScore) {
-      // Back into the queue at its new place (binary search in the ascending list).
-      let lo = 0;
-      let hi = queue.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (before(queue[mid], c) < 0) lo = mid + 1; else hi = mid;
-      }
-      queue.splice(lo, 0, c);
-    }
-  }
-  return { picked, pickedScores };
-}
-
-// Converts the arguments, runs `pick(boxValues, scoreValues, args)` (synchronously, or after
-// awaiting the values), and frees the conversions.
-function nms(op, boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma, async, pick) {
+// Converts the arguments, runs the native selection (`outputs`: 'indices', 'scores' or
+// 'padded'; after awaiting the values when `async`, so no GPU read blocks), and frees the
+// conversions.
+function nms(op, boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma, async, outputs, pad) {
   // Only the synchronous nonMaxSuppression insists on float32 values, as in tfjs.
   const parseAs = op === 'nonMaxSuppression' && softNmsSigma === null ? 'float32' : 'numeric';
-  const { convertToTensor } = require('../convert');
   const tb = convertToTensor(boxes, 'boxes', op, parseAs);
   let ts;
   const free = () => {
     if (tb !== boxes) tb.dispose();
     if (ts !== undefined && ts !== scores) ts.dispose();
   };
+  const run = () => {
+    const ids = native.nonMaxSuppression(tb.id, ts.id, Number(maxOutputSize),
+      iouThreshold == null ? 0.5 : Number(iouThreshold),
+      scoreThreshold == null ? Number.NEGATIVE_INFINITY : Number(scoreThreshold),
+      softNmsSigma == null ? 0 : Number(softNmsSigma), outputs, !!pad);
+    const [indices, second] = ids.map(wrapId);
+    if (outputs === 'indices') return indices;
+    if (outputs === 'scores') return { selectedIndices: indices, selectedScores: second };
+    return { selectedIndices: indices, validOutputs: second };
+  };
   let reading = false;
   try {
     ts = convertToTensor(scores, 'scores', op, parseAs);
-    const args = nmsArgs(tb, ts, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma);
-    if (!async) return pick(tb.dataSync(), ts.dataSync(), args);
+    if (!async) return run();
     reading = true;
-    return Promise.all([tb.data(), ts.data()]).then(([b, s]) => pick(b, s, args)).finally(free);
+    return Promise.all([tb.data(), ts.data()]).then(run).finally(free);
   } finally {
     if (!reading) free();
   }
 }
 
-const indicesOf = ({ picked }) => creation().tensor1d(picked, 'int32');
-const withScores = (r) => ({
-  selectedIndices: creation().tensor1d(r.picked, 'int32'),
-  selectedScores: creation().tensor1d(r.pickedScores, 'float32'),
-});
-const padded = (max, pad) => ({ picked }) => {
-  const valid = picked.length;
-  const out = pad && valid < max ? picked.concat(new Array(max - valid).fill(0)) : picked;
-  return { selectedIndices: creation().tensor1d(out, 'int32'), validOutputs: creation().scalar(valid, 'int32') };
-};
-
 function nonMaxSuppression(boxes, scores, maxOutputSize, iouThreshold = 0.5, scoreThreshold = Number.NEGATIVE_INFINITY) {
-  return nms('nonMaxSuppression', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, null, false,
-    (b, s, a) => indicesOf(selectBoxes(b, s, a)));
+  return nms('nonMaxSuppression', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, null, false, 'indices');
 }
 async function nonMaxSuppressionAsync(boxes, scores, maxOutputSize, iouThreshold = 0.5,
   scoreThreshold = Number.NEGATIVE_INFINITY) {
-  return nms('nonMaxSuppressionAsync', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, 0, true,
-    (b, s, a) => indicesOf(selectBoxes(b, s, a)));
+  return nms('nonMaxSuppressionAsync', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, null, true, 'indices');
 }
 function nonMaxSuppressionWithScore(boxes, scores, maxOutputSize, iouThreshold = 0.5,
   scoreThreshold = Number.NEGATIVE_INFINITY, softNmsSigma = 0) {
   return nms('nonMaxSuppression', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma, false,
-    (b, s, a) => withScores(selectBoxes(b, s, a)));
+    'scores');
 }
 async function nonMaxSuppressionWithScoreAsync(boxes, scores, maxOutputSize, iouThreshold = 0.5,
   scoreThreshold = Number.NEGATIVE_INFINITY, softNmsSigma = 0) {
   return nms('nonMaxSuppressionAsync', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma,
-    true, (b, s, a) => withScores(selectBoxes(b, s, a)));
+    true, 'scores');
 }
 function nonMaxSuppressionPadded(boxes, scores, maxOutputSize, iouThreshold = 0.5,
   scoreThreshold = Number.NEGATIVE_INFINITY, padToMaxOutputSize = false) {
-  return nms('nonMaxSuppression', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, 0, false,
-    (b, s, a) => padded(a.max, padToMaxOutputSize)(selectBoxes(b, s, a)));
+  return nms('nonMaxSuppression', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, 0, false, 'padded',
+    padToMaxOutputSize);
 }
 async function nonMaxSuppressionPaddedAsync(boxes, scores, maxOutputSize, iouThreshold = 0.5,
   scoreThreshold = Number.NEGATIVE_INFINITY, padToMaxOutputSize = false) {
-  return nms('nonMaxSuppressionAsync', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, 0, true,
-    (b, s, a) => padded(a.max, padToMaxOutputSize)(selectBoxes(b, s, a)));
+  return nms('nonMaxSuppressionAsync', boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, 0, true, 'padded',
+    padToMaxOutputSize);
 }
 
 // --- Color conversions ---
@@ -233,34 +152,17 @@ function rgbToGrayscale(image) {
   });
 }
 
-// tf.image.cropAndResize: the sample positions of every output pixel are computed on the host
-// from the (small) boxes, as tfjs's kernel computes them; the image values are gathered and
-// interpolated on the backend.
+// tf.image.cropAndResize (crates/core/src/ops/image.rs: tfjs's sample positions from the
+// boxes, the image values gathered and interpolated).
 function cropAndResize(image, boxes, boxInd, cropSize, method = 'bilinear', extrapolationValue = 0) {
-  const { convertToTensor } = require('../convert');
   return withOne(image, 'image', 'cropAndResize', 'numeric', (img) => {
     const tb = convertToTensor(boxes, 'boxes', 'cropAndResize', 'float32');
     let ti;
     try {
       ti = convertToTensor(boxInd, 'boxInd', 'cropAndResize', 'int32');
-      const n = tb.shape[0];
-      if (img.rank !== 4) throw new Error(`Error in cropAndResize: image must be rank 4,but got rank ${img.rank}.`);
-      if (tb.rank !== 2 || tb.shape[1] !== 4) {
-        throw new Error(`Error in cropAndResize: boxes must be have size [${n},4] but had shape ${tb.shape}.`);
-      }
-      if (ti.rank !== 1 || ti.shape[0] !== n) {
-        throw new Error(`Error in cropAndResize: boxInd must be have size [${n}] but had shape ${tb.shape}.`);
-      }
       const size = listArg(cropSize);
-      if (!size || size.length !== 2) {
-        throw new Error(`Error in cropAndResize: cropSize must be of length 2, but got length ${size && size.length}.`);
-      }
-      if (!(size[0] >= 1 && size[1] >= 1)) throw new Error(`cropSize must be atleast [1,1], but was ${cropSize}`);
-      if (!size.every(Number.isSafeInteger)) throw new Error(`cropSize must be integers, but was ${cropSize}`);
-      if (method !== 'bilinear' && method !== 'nearest') {
-        throw new Error(`method must be bilinear or nearest, but was ${method}`);
-      }
-      return sampleBoxes(img, tb.dataSync(), ti.dataSync(), size, method, +extrapolationValue);
+      const sizes = Array.isArray(size) || ArrayBuffer.isView(size) ? Array.from(size, Number) : [];
+      return wrap(native.cropAndResize(img.id, tb.id, ti.id, sizes, String(method), +extrapolationValue));
     } finally {
       if (tb !== boxes) tb.dispose();
       if (ti !== undefined && ti !== boxInd) ti.dispose();
@@ -268,159 +170,20 @@ function cropAndResize(image, boxes, boxInd, cropSize, method = 'bilinear', extr
   });
 }
 
-function sampleBoxes(img, box, which, [ch, cw], method, fillValue) {
-  const [batch, h, w, c] = img.shape;
-  const n = which.length;
-  const pixels = n * ch * cw;
-  const corners = [0, 1, 2, 3].map(() => new Int32Array(pixels));
-  const [xl, yl, inside, fill] = [0, 1, 2, 3].map(() => new Float32Array(pixels));
-  // Source position along one axis of output step `i` of `count`, as tfjs's kernel has it.
-  const at = (lo, hi, i, count, dim) => (count > 1
-    ? lo * (dim - 1) + i * ((hi - lo) * (dim - 1) / (count - 1))
-    : 0.5 * (lo + hi) * (dim - 1));
-  for (let b = 0; b < n; b++) {
-    const [y1, x1, y2, x2] = box.subarray(4 * b, 4 * b + 4);
-    const img0 = which[b] * h * w;
-    for (let y = 0; y < ch; y++) {
-      const yi = at(y1, y2, y, ch, h);
-      for (let x = 0; x < cw; x++) {
-        const p = (b * ch + y) * cw + x;
-        const xi = at(x1, x2, x, cw, w);
-        if (which[b] < 0 || which[b] >= batch) continue; // the box's image does not exist: zeros
-        if (yi < 0 || yi > h - 1 || xi < 0 || xi > w - 1) { fill[p] = 1; continue; }
-        inside[p] = 1;
-        const [top, bottom, left, right] = method === 'bilinear'
-          ? [Math.floor(yi), Math.ceil(yi), Math.floor(xi), Math.ceil(xi)]
-          : [Math.round(yi), Math.round(yi), Math.round(xi), Math.round(xi)];
-        corners[0][p] = img0 + top * w + left;
-        corners[1][p] = img0 + top * w + right;
-        corners[2][p] = img0 + bottom * w + left;
-        corners[3][p] = img0 + bottom * w + right;
-        if (method === 'bilinear') { xl[p] = xi - left; yl[p] = yi - top; }
-      }
-    }
-  }
-  const C = creation();
-  const E = e();
-  const L = layout();
-  return tidy(() => {
-    const rows = L.reshape(img.cast('float32'), [batch * h * w, c]);
-    const [tl, tr, bl, br] = corners.map((idx) => L.gather(rows, C.tensor1d(idx, 'int32')));
-    const col = (v) => C.tensor2d(v, [pixels, 1]);
-    const top = E.add(tl, E.mul(E.sub(tr, tl), col(xl)));
-    const bottom = E.add(bl, E.mul(E.sub(br, bl), col(xl)));
-    const value = E.add(top, E.mul(E.sub(bottom, top), col(yl)));
-    const out = E.add(E.mul(value, col(inside)), E.mul(col(fill), C.scalar(fillValue)));
-    return L.reshape(out, [n, ch, cw, c]);
-  });
-}
-
-// out[p, c] = Σ_k weights[k][p] * image[index[k][p], c] + fillWeight[p] * fill[c]: the
-// sampling that transform and rotateWithOffset compute, the positions and weights found on
-// the host (they depend on the arguments, not on the values), the values gathered and summed
-// on the backend. `fill` has one value, or one per channel.
-function sampleTaps(img, index, weights, fillWeight, fill, outShape) {
-  const [batch, h, w, c] = img.shape;
-  const pixels = fillWeight.length;
-  const C = creation();
-  const E = e();
-  const L = layout();
-  return tidy(() => {
-    const rows = L.reshape(img.cast('float32'), [batch * h * w, c]);
-    let out = E.mul(C.tensor2d(fillWeight, [pixels, 1]), C.tensor2d(fill, [1, fill.length]));
-    index.forEach((idx, k) => {
-      out = E.add(out, E.mul(L.gather(rows, C.tensor1d(idx, 'int32')), C.tensor2d(weights[k], [pixels, 1])));
-    });
-    return L.reshape(out, outShape).cast(img.dtype);
-  });
-}
-
-// tfjs's fill modes: where an input coordinate outside [0, len) reads from.
-function mapCoord(v, len, mode) {
-  const clamp = (x) => Math.min(Math.max(x, 0), len - 1);
-  if (mode === 'nearest') return clamp(v);
-  if (mode === 'reflect' || mode === 'wrap') {
-    if (len <= 1) return (v < 0 || v > len - 1) ? 0 : clamp(v);
-    let x = v;
-    if (mode === 'reflect') {
-      const sz2 = 2 * len;
-      if (x < 0) {
-        if (x < sz2) x = sz2 * Math.trunc(-x / sz2) + x;
-        x = x < -len ? x + sz2 : -x - 1;
-      } else if (x > len - 1) {
-        x -= sz2 * Math.trunc(x / sz2);
-        if (x >= len) x = sz2 - x - 1;
-      }
-    } else if (x < 0) {
-      x += len * (Math.trunc(-x / (len - 1)) + 1);
-    } else if (x > len - 1) {
-      x -= len * Math.trunc(x / (len - 1));
-    }
-    return clamp(x);
-  }
-  return v; // 'constant': outside reads the fill value
-}
-
 // tf.image.transform: projective transforms [a0, a1, a2, b0, b1, b2, c0, c1] mapping output
 // (x, y) to input ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1. Every
-// image of the batch is transformed (tfjs's cpu kernel fills all but the first).
+// image of the batch is transformed (tfjs's cpu kernel fills all but the first); the taps are
+// found in crates/core/src/ops/image.rs.
 function transform(image, transforms, interpolation = 'nearest', fillMode = 'constant', fillValue = 0, outputShape) {
-  const { convertToTensor } = require('../convert');
   return withOne(image, 'image', 'transform', 'float32', (img) => {
     const tt = convertToTensor(transforms, 'transforms', 'transform', 'float32');
     try {
-      if (img.rank !== 4) throw new Error(`Error in transform: image must be rank 4,but got rank ${img.rank}.`);
-      if (!(tt.rank === 2 && (tt.shape[0] === img.shape[0] || tt.shape[0] === 1) && tt.shape[1] === 8)) {
-        throw new Error('Error in transform: Input transform should be batch x 8 or 1 x 8');
-      }
       const shape = outputShape == null ? null : listArg(outputShape);
-      if (shape != null && shape.length !== 2) {
+      if (shape != null && !(Array.isArray(shape) || ArrayBuffer.isView(shape))) {
         throw new Error(`Error in transform: outputShape must be [height, width] or null, but got ${outputShape}.`);
       }
-      if (interpolation !== 'nearest' && interpolation !== 'bilinear') {
-        throw new Error(`Error in Transform: Expect 'nearest' or 'bilinear', but got ${interpolation}`);
-      }
-      const [batch, h, w, c] = img.shape;
-      const [oh, ow] = shape || [h, w];
-      if (![oh, ow].every((d) => Number.isSafeInteger(d) && d >= 0)) {
-        throw new Error(`Error in transform: outputShape must be non-negative integers, but got ${outputShape}.`);
-      }
-      const m = tt.dataSync();
-      const pixels = batch * oh * ow;
-      const taps = interpolation === 'nearest' ? 1 : 4;
-      const index = Array.from({ length: taps }, () => new Int32Array(pixels));
-      const weights = Array.from({ length: taps }, () => new Float32Array(pixels));
-      const fillWeight = new Float32Array(pixels);
-      for (let b = 0; b < batch; b++) {
-        const t = tt.shape[0] === 1 ? m : m.subarray(8 * b, 8 * b + 8);
-        for (let y = 0; y < oh; y++) {
-          for (let x = 0; x < ow; x++) {
-            const p = (b * oh + y) * ow + x;
-            const k = t[6] * x + t[7] * y + 1;
-            if (k === 0) { fillWeight[p] = 1; continue; }
-            const ix = mapCoord((t[0] * x + t[1] * y + t[2]) / k, w, fillMode);
-            const iy = mapCoord((t[3] * x + t[4] * y + t[5]) / k, h, fillMode);
-            const tap = (i, yy, xx, wt) => {
-              if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
-                index[i][p] = (b * h + yy) * w + xx;
-                weights[i][p] = wt;
-              } else {
-                fillWeight[p] += wt;
-              }
-            };
-            if (taps === 1) {
-              tap(0, Math.round(iy), Math.round(ix), 1);
-            } else {
-              const [yf, xf] = [Math.floor(iy), Math.floor(ix)];
-              tap(0, yf, xf, (yf + 1 - iy) * (xf + 1 - ix));
-              tap(1, yf, xf + 1, (yf + 1 - iy) * (ix - xf));
-              tap(2, yf + 1, xf, (iy - yf) * (xf + 1 - ix));
-              tap(3, yf + 1, xf + 1, (iy - yf) * (ix - xf));
-            }
-          }
-        }
-      }
-      return sampleTaps(img, index, weights, fillWeight, [+fillValue], [batch, oh, ow, c]);
+      return wrap(native.transform(img.id, tt.id, String(interpolation), String(fillMode), +fillValue,
+        shape == null ? null : Array.from(shape, Number)));
     } finally {
       if (tt !== transforms) tt.dispose();
     }
@@ -433,32 +196,11 @@ function transform(image, transforms, interpolation = 'nearest', fillMode = 'con
 function rotateWithOffset(image, radians, fillValue = 0, center = 0.5) {
   return withOne(image, 'image', 'rotateWithOffset', 'float32', (img) => {
     if (img.rank !== 4) throw new Error(`Error in rotateWithOffset: image must be rank 4,but got rank ${img.rank}.`);
-    const [batch, h, w, c] = img.shape;
-    const cx = w * (typeof center === 'number' ? center : center[0]);
-    const cy = h * (typeof center === 'number' ? center : center[1]);
-    const [sin, cos] = [Math.sin(radians), Math.cos(radians)];
-    const pixels = batch * h * w;
-    const index = new Int32Array(pixels);
-    const weight = new Float32Array(pixels);
-    const fillWeight = new Float32Array(pixels);
-    for (let b = 0; b < batch; b++) {
-      for (let y = 0; y < h; y++) {
-        for (let x = 0; x < w; x++) {
-          const p = (b * h + y) * w + x;
-          const sx = Math.round((x - cx) * cos - (y - cy) * sin + cx);
-          const sy = Math.round((x - cx) * sin + (y - cy) * cos + cy);
-          if (sx >= 0 && sx < w && sy >= 0 && sy < h) {
-            index[p] = (b * h + sy) * w + sx;
-            weight[p] = 1;
-          } else {
-            fillWeight[p] = 1;
-          }
-        }
-      }
-    }
+    const c = img.shape[3];
+    const [cx, cy] = typeof center === 'number' ? [center, center] : [center[0], center[1]];
     const fill = typeof fillValue === 'number' ? [fillValue]
       : Array.from({ length: c }, (_, k) => (k === 3 ? 255 : fillValue[k]));
-    return sampleTaps(img, [index], [weight], fillWeight, fill, img.shape);
+    return wrap(native.rotateWithOffset(img.id, Number(radians), fill.map(Number), Number(cx), Number(cy)));
   });
 }
 
@@ -525,4 +267,4 @@ const image = {
   nonMaxSuppressionPadded, nonMaxSuppressionPaddedAsync,
 };
 
-module.exports = { image, selectBoxes };
+module.exports = { image };

@@ -2,15 +2,12 @@
 // Shapes and indexing: reshape, expandDims, squeeze, transpose, concat, stack, slice, gather,
 // clone, and the chained reshapes (flatten, asScalar, as1D ... as5D, reshapeAs).
 const native = require('../native');
-const { Tensor, wrap } = require('../tensor');
-const { withOne, withTwo, convertList, disposeTemps, listArg, intList, axesArg, axisArg } =
+const { Tensor, wrap, wrapId } = require('../tensor');
+const { convertToTensor, assertShape } = require('../convert');
+const { withOne, withTwo, withMany, convertList, disposeTemps, listArg, intList, axesArg, axisArg } =
   require('./args');
 const { tidy } = require('../engine');
-const creationOps = require('./creation');
 const elementwise = require('./elementwise');
-const reduce = require('./reduce');
-const { scatter_util } = require('../internals/scatter_util');
-const { stridedSliceInfo } = require('../internals/slice_util');
 
 const SON = 'string_or_numeric';
 
@@ -74,58 +71,20 @@ function stack(tensors, axis = 0) {
   }
 }
 
-// tfjs's parseSliceParams: begin/size may be a number or shorter than the rank. Entries must
-// be integers (tfjs slices at fractional offsets into tensors of fractional shapes).
-function sliceBegin(begin, rank) {
-  let out;
-  if (typeof begin === 'number') {
-    out = new Array(rank).fill(0);
-    out[0] = begin;
-  } else {
-    const b = listArg(begin);
-    if (!Array.isArray(b)) throw new Error(`slice() begin must be a number or a list of numbers but got ${String(begin)}`);
-    out = new Array(rank);
-    for (let i = 0; i < rank; i++) out[i] = i < b.length ? b[i] : 0;
-    for (let i = rank; i < b.length; i++) out.push(b[i]);
-  }
-  for (let i = 0; i < out.length; i++) {
-    if (out[i] === -1) throw new Error('slice() does not support negative begin indexing.');
-    if (!Number.isSafeInteger(out[i])) {
-      throw new Error(`Error in slice${rank}D: begin[${i}] must be an integer but got ${out[i]}`);
-    }
-  }
-  return out;
-}
-
-function sliceSize(size, rank) {
-  let out;
-  if (size == null) {
-    out = new Array(rank).fill(-1);
-  } else if (typeof size === 'number') {
-    out = new Array(rank).fill(-1);
-    out[0] = size;
-  } else {
-    const s = listArg(size);
-    if (!Array.isArray(s)) throw new Error(`slice() size must be a number or a list of numbers but got ${String(size)}`);
-    out = s.length < rank ? s.concat(new Array(rank - s.length).fill(-1)) : s.slice();
-  }
-  for (let i = 0; i < out.length; i++) {
-    if (!(out[i] >= 0) && out[i] !== -1) {
-      throw new Error(`Negative size values should be exactly -1 but got ${out[i]} ` +
-        `for the slice() size at index ${i}.`);
-    }
-    if (!Number.isSafeInteger(out[i])) {
-      throw new Error(`Tensor must have a shape comprised of positive integers but got shape [${out}].`);
-    }
-  }
-  return out;
+// tfjs's parseSliceParams reads begin/size as a number or a list (shorter than the rank:
+// the core fills and checks them).
+function sliceList(v, rank, fill, what) {
+  if (typeof v === 'number') return [v, ...new Array(Math.max(rank - 1, 0)).fill(fill)];
+  const list = listArg(v);
+  if (!Array.isArray(list)) throw new Error(`slice() ${what} must be a number or a list of numbers but got ${String(v)}`);
+  return Array.from(list, Number);
 }
 
 function slice(x, begin, size) {
   return withOne(x, 'x', 'slice', SON, (t) => {
     const rank = t.shape.length;
     if (rank === 0) throw new Error('Slicing scalar is not possible');
-    return wrap(native.slice(t.id, sliceBegin(begin, rank), sliceSize(size, rank)));
+    return wrap(native.slice(t.id, sliceList(begin, rank, 0, 'begin'), size == null ? [] : sliceList(size, rank, -1, 'size')));
   });
 }
 
@@ -133,93 +92,34 @@ const gather = (x, indices, axis = 0, batchDims = 0) =>
   withTwo('gather', x, 'x', 'numeric', indices, 'indices', 'int32',
     (tx, ti) => wrap(native.gather(tx.id, ti.id, axisArg(axis, 0), axisArg(batchDims, 0))));
 
-// The gather of ops that take strings too (gatherND, unique, stridedSlice): tfjs's `gather`
-// refuses string tensors, its kernel does not.
-const gatherAny = (t, ti, axis) => wrap(native.gather(t.id, ti.id, axis, 0));
-
 function clone(x) {
   if (x instanceof Tensor) return wrap(native.clone(x.id));
   // Converting a TensorLike already makes a fresh tensor of its own.
   return withOne(x, 'x', 'clone', SON, (t) => wrap(native.clone(t.id)));
 }
 
-// ---- ops tfjs runs as kernels of their own, composed here of the kernels above ----
+// ---- ops tfjs runs as kernels of their own, composed in the core (layout_composed.rs) ----
 
-const creation = () => creationOps;
+// Arguments as lists of numbers (the core checks that they are integers in range).
+const numbers = (v) => Array.from(listArg(v), Number);
+const flatPairs = (v) => Array.from(listArg(v), (p) => {
+  const pair = listArg(p);
+  return Array.isArray(pair) && pair.length === 2 ? [Number(pair[0]), Number(pair[1])] : [NaN, NaN];
+}).flat();
+const wrapIds = (ids) => ids.map(wrapId);
 
 // The pieces of x along `axis` (tfjs's Unpack).
 function unstack(x, axis = 0) {
-  return withOne(x, 'x', 'unstack', SON, (t) => {
-    const rank = t.shape.length;
-    if (!(axis >= -rank && axis < rank)) throw new Error(`Axis = ${axis} is not in [-${rank}, ${rank})`);
-    const a = axisArg(axis < 0 ? axis + rank : axis);
-    const size = t.shape.map((d, i) => (i === a ? 1 : d));
-    const outShape = t.shape.filter((_, i) => i !== a);
-    return tidy(() => {
-      const out = [];
-      for (let k = 0; k < t.shape[a]; k++) {
-        const begin = t.shape.map((_, i) => (i === a ? k : 0));
-        out.push(reshape(slice(t, begin, size), outShape));
-      }
-      return out;
-    });
-  });
+  return withOne(x, 'x', 'unstack', SON, (t) => wrapIds(native.unstack(t.id, Number(axis))));
 }
 
 // tfjs's prepareSplitSize: a count that divides the axis, or sizes with at most one -1.
-function splitSizes(dim, numOrSizeSplits) {
-  if (typeof numOrSizeSplits === 'number') {
-    if (dim % numOrSizeSplits !== 0) throw new Error('Number of splits must evenly divide the axis.');
-    return new Array(numOrSizeSplits).fill(dim / numOrSizeSplits);
-  }
-  const sizes = Array.from(listArg(numOrSizeSplits));
-  if (sizes.filter((v) => v === -1).length > 1) {
-    throw new Error('There should be only one negative value in split array.');
-  }
-  const neg = sizes.indexOf(-1);
-  if (neg !== -1) sizes[neg] = dim - sizes.reduce((a, b) => (b > 0 ? a + b : a), 0);
-  if (dim !== sizes.reduce((a, b) => a + b, 0)) {
-    throw new Error('The sum of sizes must match the size of the axis dimension.');
-  }
-  if (!sizes.every((v) => Number.isSafeInteger(v) && v >= 0)) {
-    throw new Error(`split sizes must be non-negative integers but got ${sizes}`);
-  }
-  return sizes;
-}
-
 function split(x, numOrSizeSplits, axis = 0) {
   return withOne(x, 'x', 'split', 'numeric', (t) => {
-    const rank = t.shape.length;
     const a = axesArg(axis)[0];
-    if (!(a >= -rank && a < rank)) {
-      throw new Error(`All values in axis param must be in range [-${rank}, ${rank}) but got axis ${axis}`);
-    }
-    const ax = a < 0 ? a + rank : a;
-    const sizes = splitSizes(t.shape[ax], numOrSizeSplits);
-    return tidy(() => {
-      const out = [];
-      let at = 0;
-      for (const n of sizes) {
-        out.push(slice(t, t.shape.map((_, i) => (i === ax ? at : 0)), t.shape.map((d, i) => (i === ax ? n : d))));
-        at += n;
-      }
-      return out;
-    });
+    const count = typeof numOrSizeSplits === 'number' ? numOrSizeSplits : null;
+    return wrapIds(native.split(t.id, count, count === null ? numbers(numOrSizeSplits) : null, a));
   });
-}
-
-// `t` repeated `reps[i]` times along each axis i, by concatenation.
-function tileBy(t, reps) {
-  let y = t;
-  reps.forEach((r, axis) => {
-    if (r === 1) return;
-    if (r === 0) {
-      y = slice(y, y.shape.map(() => 0), y.shape.map((d, i) => (i === axis ? 0 : d)));
-    } else {
-      y = concat(new Array(r).fill(y), axis);
-    }
-  });
-  return y === t ? clone(t) : y;
 }
 
 function tile(x, reps) {
@@ -228,10 +128,7 @@ function tile(x, reps) {
     if (!Array.isArray(r) || t.shape.length !== r.length) {
       throw new Error(`Error in transpose: rank of input ${t.shape.length} must match length of reps ${reps}.`);
     }
-    if (!r.every((v) => Number.isSafeInteger(v) && v >= 0)) {
-      throw new Error(`tile: reps must be non-negative integers but got ${reps}`);
-    }
-    return tidy(() => tileBy(t, r));
+    return wrap(native.tile(t.id, Array.from(r, Number)));
   });
 }
 
@@ -239,7 +136,7 @@ function broadcastTo(x, shape) {
   // (tfjs names the arguments this way round in its messages)
   return withOne(x, 'broadcastTo', 'x', 'numeric', (t) => {
     const target = listArg(shape);
-    require('../convert').assertShape(target);
+    assertShape(target);
     const xShape = t.shape;
     if (target.length < xShape.length) {
       throw new Error(`broadcastTo(): shape.length=${target.length} < input.rank=${xShape.length}.`);
@@ -250,27 +147,23 @@ function broadcastTo(x, shape) {
       if (padded[i] !== 1) throw new Error(`broadcastTo(): [${xShape}] cannot be broadcast to [${target}].`);
       return d;
     });
-    return tidy(() => tileBy(reshape(t, padded), reps));
+    const r = reshape(t, padded);
+    try {
+      return wrap(native.tile(r.id, reps));
+    } finally {
+      r.dispose();
+    }
   });
 }
 
 function reverse(x, axis) {
   return withOne(x, 'x', 'reverse', 'numeric', (t) => {
     const rank = t.shape.length;
-    const axes = axis == null ? [...Array(rank).keys()] : axesArg(axis);
-    for (const a of axes) {
-      if (!(a >= -rank && a < rank)) {
-        throw new Error(`All values in axis param must be in range [-${rank}, ${rank}) but got axis ${axis}`);
-      }
+    const axes = axis == null ? null : axesArg(axis);
+    if (axes != null && !axes.every((a) => a >= -rank && a < rank)) {
+      throw new Error(`All values in axis param must be in range [-${rank}, ${rank}) but got axis ${axis}`);
     }
-    return tidy(() => {
-      let y = t;
-      for (const a of new Set(axes.map((a) => (a < 0 ? a + rank : a)))) {
-        const n = t.shape[a];
-        if (n > 1) y = gather(y, creation().range(n - 1, -1, -1, 'int32'), a);
-      }
-      return y === t ? clone(t) : y;
-    });
+    return wrap(native.reverse(t.id, axes));
   });
 }
 
@@ -279,20 +172,11 @@ function pad(x, paddings, constantValue = 0) {
     if (t.shape.length === 0) throw new Error('pad(scalar) is not defined. Pass non-scalar to pad');
     const p = listArg(paddings);
     const pairs = Array.isArray(p) ? p.map(listArg) : null;
-    if (!pairs || pairs.length !== t.shape.length || !pairs.every((q) => Array.isArray(q) && q.length === 2 &&
-        q.every((v) => Number.isSafeInteger(v) && v >= 0))) {
+    if (!pairs || pairs.length !== t.shape.length || !pairs.every((q) => Array.isArray(q) && q.length === 2)) {
       throw new Error('pad: paddings must be [before, after] pairs of non-negative integers, one ' +
         `per dimension (${t.shape.length}), but got ${JSON.stringify(paddings)}`);
     }
-    return tidy(() => {
-      let y = t;
-      pairs.forEach(([before, after], axis) => {
-        if (before === 0 && after === 0) return;
-        const side = (n) => creation().fill(y.shape.map((d, i) => (i === axis ? n : d)), constantValue, t.dtype);
-        y = concat([side(before), y, side(after)], axis);
-      });
-      return y === t ? clone(t) : y;
-    });
+    return wrap(native.pad(t.id, flatPairs(pairs), Number(constantValue)));
   });
 }
 
@@ -305,57 +189,18 @@ function mirrorPad(x, paddings, mode) {
     if (rank === 0) throw new Error('mirrorPad(scalar) is not defined. Pass non-scalar to mirrorPad');
     const p = listArg(paddings);
     if (p.length !== rank) throw new Error(`Padding doesn't match input. Must be ${rank}. Got ${p.length}.`);
-    const offset = mode === 'reflect' ? 1 : 0;
-    const pairs = p.map((q, i) => {
-      const pair = listArg(q);
-      if (pair.length !== 2) throw new Error('Invalid number of paddings. Must be length of 2 each.');
-      if (!(pair[0] >= 0 && pair[0] <= t.shape[i] - offset && pair[1] >= 0 && pair[1] <= t.shape[i] - offset)) {
-        throw new Error(`Padding in dimension ${i} cannot be greater than or equal to ` +
-          `${t.shape[i] - offset} or less than 0 for input of shape ${t.shape}`);
-      }
-      if (!pair.every(Number.isSafeInteger)) throw new Error(`mirrorPad: paddings must be integers but got ${pair}`);
-      return pair;
-    });
-    return tidy(() => {
-      let y = t;
-      pairs.forEach(([before, after], axis) => {
-        if (before === 0 && after === 0) return;
-        const n = t.shape[axis];
-        // The source row of each output row: mirrored about the edges (with or without them).
-        const idx = new Int32Array(before + n + after);
-        for (let k = 0; k < idx.length; k++) {
-          const q = k - before;
-          if (q < 0) idx[k] = mode === 'reflect' ? -q : -q - 1;
-          else if (q >= n) idx[k] = mode === 'reflect' ? 2 * (n - 1) - q : 2 * n - 1 - q;
-          else idx[k] = q;
-        }
-        y = gather(y, creation().tensor(idx, [idx.length], 'int32'), axis);
-      });
-      return y === t ? clone(t) : y;
-    });
+    if (!p.every((q) => listArg(q).length === 2)) throw new Error('Invalid number of paddings. Must be length of 2 each.');
+    return wrap(native.mirrorPad(t.id, flatPairs(p), mode));
   });
 }
 
-// The coordinates of the true elements, [n, rank] int32 (reads the condition's values).
+// The coordinates of the true elements, [n, rank] int32 (after awaiting the values, so no
+// GPU read blocks).
 async function whereAsync(condition) {
-  const t = require('../convert').convertToTensor(condition, 'condition', 'whereAsync', 'bool');
+  const t = convertToTensor(condition, 'condition', 'whereAsync', 'bool');
   try {
-    const vals = await t.data();
-    const rank = t.shape.length;
-    const strides = t.strides;
-    const coords = [];
-    let n = 0;
-    for (let i = 0; i < vals.length; i++) {
-      if (!vals[i]) continue;
-      n++;
-      let r = i;
-      for (let d = 0; d < rank - 1; d++) {
-        coords.push(Math.floor(r / strides[d]));
-        r %= strides[d];
-      }
-      if (rank > 0) coords.push(r);
-    }
-    return creation().tensor(Int32Array.from(coords), [n, rank], 'int32');
+    await t.data();
+    return wrap(native.whereTrue(t.id));
   } finally {
     if (t !== condition) t.dispose();
   }
@@ -389,25 +234,14 @@ async function booleanMaskAsync(tensor, mask, axis) {
   }
 }
 
-// The values of x not in y, and their indices (reads both tensors' values).
+// The values of x not in y, and their indices.
 async function setdiff1dAsync(x, y) {
-  const conv = require('../convert').convertToTensor;
-  const tx = conv(x, 'x', 'setdiff1d');
+  const tx = convertToTensor(x, 'x', 'setdiff1d');
   let ty;
   try {
-    ty = conv(y, 'y', 'setdiff1d');
-    if (tx.dtype !== ty.dtype) {
-      throw new Error(`x and y should have the same dtype, but got x (${tx.dtype}) and y (${ty.dtype}).`);
-    }
-    if (tx.shape.length !== 1) throw new Error(`x should be 1D tensor, but got x (${tx.shape}).`);
-    if (ty.shape.length !== 1) throw new Error(`y should be 1D tensor, but got y (${ty.shape}).`);
-    const [xv, yv] = [await tx.data(), await ty.data()];
-    const ySet = new Set(yv);
-    const keep = [];
-    for (let i = 0; i < xv.length; i++) if (!ySet.has(xv[i])) keep.push(i);
-    const values = xv.constructor.from(keep, (i) => xv[i]);
-    return [creation().tensor(values, [keep.length], tx.dtype),
-      creation().tensor(Int32Array.from(keep), [keep.length], 'int32')];
+    ty = convertToTensor(y, 'y', 'setdiff1d');
+    await Promise.all([tx.data(), ty.data()]);
+    return native.setdiff1d(tx.id, ty.id).map(wrapId);
   } finally {
     if (tx !== x) tx.dispose();
     if (ty !== undefined && ty !== y) ty.dispose();
@@ -416,111 +250,29 @@ async function setdiff1dAsync(x, y) {
 
 // gatherND: the slices of x at the index tuples of the last axis of `indices` (a flat gather).
 function gatherND(x, indices) {
-  const conv = require('../convert').convertToTensor;
-  const ti = conv(indices, 'indices', 'gatherND', 'int32');
+  const ti = convertToTensor(indices, 'indices', 'gatherND', 'int32');
   let tx;
   try {
-    tx = conv(x, 'x', 'gatherND', SON);
-    const [rank, irank] = [tx.shape.length, ti.shape.length];
-    if (rank < 1) throw new Error(`tf.gatherND() expects the input to be rank 1 or higher, but the rank was ${rank}.`);
-    if (irank < 1) throw new Error(`tf.gatherND() expects the indices to be rank 1 or higher, but the rank was ${irank}.`);
-    const k = ti.shape[irank - 1];
-    if (k > rank) throw new Error(`index innermost dimension length must be <= tensor rank; saw: ${k} vs. ${rank}`);
-    if (tx.size === 0) throw new Error(`Requested more than 0 entries, but input is empty. Input shape: ${tx.shape}.`);
-    const rest = tx.shape.slice(k);
-    const sliceSize = rest.reduce((a, b) => a * b, 1);
-    const outShape = ti.shape.slice(0, -1).concat(rest);
-    const strides = tx.strides.map((s) => s / sliceSize).concat([1]).slice(0, k);
-    return tidy(() => {
-      const E = elementwise;
-      const R = reduce;
-      const flatIdx = R.sum(E.mul(ti, creation().tensor(Int32Array.from(strides), [k], 'int32')), -1);
-      const rows = reshape(tx, [tx.size / sliceSize, sliceSize]);
-      return reshape(gatherAny(rows, reshape(flatIdx, [-1]), 0), outShape);
-    });
+    tx = convertToTensor(x, 'x', 'gatherND', SON);
+    return wrap(native.gatherND(tx.id, ti.id));
   } finally {
     if (ti !== indices) ti.dispose();
     if (tx !== undefined && tx !== x) tx.dispose();
   }
 }
 
-// tfjs's array_ops_util: the reshape, permutation and final shape of space <-> batch moves.
-function spaceBatchShapes(shape, block, prod, toSpace) {
-  const m = block.length;
-  const reshaped = toSpace ? [...block, shape[0] / prod, ...shape.slice(1)] :
-    [shape[0], ...block.flatMap((b, i) => [shape[i + 1] / b, b]), ...shape.slice(m + 1)];
-  const perm = [];
-  if (toSpace) {
-    perm.push(m);
-    for (let i = m + 1; i < reshaped.length; i++) {
-      if (i <= 2 * m) perm.push(i, i - (m + 1));
-      else perm.push(i);
-    }
-  } else {
-    const before = [];
-    const after = [];
-    for (let i = 1; i < reshaped.length; i++) (i >= 2 * m + 1 || i % 2 === 1 ? after : before).push(i);
-    perm.push(...before, 0, ...after);
-  }
-  const final = [toSpace ? shape[0] / prod : shape[0] * prod];
-  for (let i = 1; i < shape.length; i++) {
-    if (i <= m) final.push(toSpace ? block[i - 1] * shape[i] : shape[i] / block[i - 1]);
-    else final.push(shape[i]);
-  }
-  return { reshaped, perm, final };
-}
-
 function spaceToBatchND(x, blockShape, paddings) {
-  return withOne(x, 'x', 'spaceToBatchND', 'numeric', (t) => {
-    const block = Array.from(listArg(blockShape));
-    const pads = Array.from(listArg(paddings), listArg);
-    if (!(t.rank >= 1 + block.length)) {
-      throw new Error(`input rank ${t.rank} should be > than [blockShape] ${block.length}`);
-    }
-    if (pads.length !== block.length) {
-      throw new Error(`paddings.shape[0] ${pads.length} must be equal to [blockShape] ${block.length}`);
-    }
-    if (!t.shape.every((d, i) => i === 0 || i > block.length || (d + pads[i - 1][0] + pads[i - 1][1]) % block[i - 1] === 0)) {
-      throw new Error(`input spatial dimensions ${t.shape.slice(1)} with paddings ${pads.toString()} must be ` +
-        `divisible by blockShapes ${block.toString()}`);
-    }
-    const prod = block.reduce((a, b) => a * b, 1);
-    return tidy(() => {
-      const full = [[0, 0], ...pads, ...new Array(t.rank - 1 - block.length).fill([0, 0])];
-      const padded = pad(t, full);
-      const { reshaped, perm, final } = spaceBatchShapes(padded.shape, block, prod, false);
-      return reshape(transpose(reshape(padded, reshaped), perm), final);
-    });
-  });
+  return withOne(x, 'x', 'spaceToBatchND', 'numeric', (t) =>
+    wrap(native.spaceToBatchND(t.id, numbers(blockShape), flatPairs(paddings))));
 }
 
 function batchToSpaceND(x, blockShape, crops) {
-  return withOne(x, 'x', 'batchToSpaceND', 'numeric', (t) => {
-    const block = Array.from(listArg(blockShape));
-    const cr = Array.from(listArg(crops), listArg);
-    const prod = block.reduce((a, b) => a * b, 1);
-    if (!(t.rank >= 1 + block.length)) {
-      throw new Error(`input rank is ${t.rank} but should be > than blockShape.length ${block.length}`);
-    }
-    if (cr.length !== block.length) {
-      throw new Error(`crops.length is ${cr.length} but should be equal to blockShape.length  ${block.length}`);
-    }
-    if (t.shape[0] % prod !== 0) {
-      throw new Error(`input tensor batch is ${t.shape[0]} but is not divisible by the product of ` +
-        `the elements of blockShape ${block.join(' * ')} === ${prod}`);
-    }
-    return tidy(() => {
-      const { reshaped, perm, final } = spaceBatchShapes(t.shape, block, prod, true);
-      const y = reshape(transpose(reshape(t, reshaped), perm), final);
-      const begin = [0, ...cr.map((c) => c[0])];
-      const size = [final[0], ...cr.map((c, i) => final[i + 1] - c[0] - c[1])];
-      return slice(y, begin, size);
-    });
-  });
+  return withOne(x, 'x', 'batchToSpaceND', 'numeric', (t) =>
+    wrap(native.batchToSpaceND(t.id, numbers(blockShape), flatPairs(crops))));
 }
 
 // The distinct values (or slices along `axis`) in order of first appearance, and for each
-// element the index of its value there (reads the tensor's values, as tfjs's kernel does).
+// element the index of its value there (read on the host, as tfjs's kernel does).
 function unique(x, axis = 0) {
   return withOne(x, 'x', 'unique', SON, (t) => {
     const rank = t.shape.length;
@@ -532,94 +284,27 @@ function unique(x, axis = 0) {
       throw new Error(`All values in axis param must be in range [-${rank}, ${rank}) but got axis ${axis}`);
     }
     if (axes.length === 0) throw new Error('unique: the axis must name one axis, but got []');
-    const ax = axes[0] < 0 ? axes[0] + rank : axes[0];
-    const outer = t.shape.slice(0, ax).reduce((p, d) => p * d, 1);
-    const n = t.shape[ax];
-    const inner = t.shape.slice(ax + 1).reduce((p, d) => p * d, 1);
-    const vals = t.dataSync();
-    const seen = new Map();
-    const idx = new Int32Array(n);
-    const firsts = [];
-    for (let i = 0; i < n; i++) {
-      const parts = [];
-      for (let o = 0; o < outer; o++) {
-        for (let k = 0; k < inner; k++) parts.push(vals[(o * n + i) * inner + k]);
-      }
-      const key = t.dtype === 'string' ? JSON.stringify(parts) : parts.join(',');
-      if (!seen.has(key)) {
-        seen.set(key, seen.size);
-        firsts.push(i);
-      }
-      idx[i] = seen.get(key);
-    }
-    const values = tidy(() => gatherAny(t, creation().tensor(Int32Array.from(firsts), [firsts.length], 'int32'), ax));
-    return { values, indices: creation().tensor(idx, [n], 'int32') };
+    const [values, indices] = native.unique(t.id, axes[0]).map(wrapId);
+    return { values, indices };
   });
 }
 
-// TensorFlow's strided-slice spec is tfjs's slice_util.sliceInfo (lib/internals/slice_util.js's
-// stridedSliceInfo): each input dimension's begin, stride and length, and the final shape.
+// TensorFlow's strided-slice spec (ellipsis, new and shrunk axes), as the core reads it.
 function stridedSlice(x, begin, end, strides, beginMask = 0, endMask = 0, ellipsisMask = 0,
   newAxisMask = 0, shrinkAxisMask = 0) {
-  return withOne(x, 'x', 'stridedSlice', SON, (t) => {
-    const masks = { beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask };
-    const info = stridedSliceInfo(t.shape, Array.from(listArg(begin)), Array.from(listArg(end)),
-      strides == null ? null : Array.from(listArg(strides)), masks);
-    return tidy(() => {
-      let y = t;
-      info.lengths.forEach((len, i) => {
-        const [b, s] = [info.begin[i], info.strides[i]];
-        if (s === 1) {
-          if (b === 0 && len === t.shape[i]) return;
-          y = slice(y, y.shape.map((_, k) => (k === i ? b : 0)), y.shape.map((dim, k) => (k === i ? len : dim)));
-        } else {
-          const idx = Int32Array.from({ length: len }, (_, k) => b + k * s);
-          y = gatherAny(y, creation().tensor(idx, [len], 'int32'), i);
-        }
-      });
-      return reshape(y, info.finalShape);
-    });
-  });
-}
-
-// tfjs's scatter_nd_util.validateInput (tf.scatter_util's, lib/internals/scatter_util.js);
-// returns the slice dimension (the last dimension of `indices`).
-function validateScatter(updates, indices, shape) {
-  scatter_util.validateInput(updates, indices, shape);
-  return indices.rank > 1 ? indices.shape[indices.rank - 1] : 1;
-}
-
-// Index tuples to output rows (as gatherND), then the native row scatter.
-function scatterRows(base, indices, updates, shape, sliceDim) {
-  const rest = shape.slice(sliceDim);
-  const sliceSize = rest.reduce((a, b) => a * b, 1);
-  const rowStrides = new Array(sliceDim);
-  for (let k = sliceDim - 1, s = 1; k >= 0; k--) {
-    rowStrides[k] = s;
-    s *= shape[k];
-  }
-  return tidy(() => {
-    const E = elementwise;
-    const R = reduce;
-    const idx = reshape(indices, [-1, sliceDim]);
-    const rows = R.sum(E.mul(idx, creation().tensor(Int32Array.from(rowStrides), [sliceDim], 'int32')), -1);
-    const numRows = shape.slice(0, sliceDim).reduce((a, b) => a * b, 1);
-    const u = reshape(updates, [rows.size, sliceSize]);
-    const flat = wrap(native.scatterRows(base == null ? null : reshape(base, [numRows, sliceSize]).id, rows.id, u.id, numRows));
-    return reshape(flat, shape);
-  });
+  return withOne(x, 'x', 'stridedSlice', SON, (t) => wrap(native.stridedSlice(t.id, numbers(begin), numbers(end),
+    strides == null ? null : numbers(strides), beginMask | 0, endMask | 0, ellipsisMask | 0, newAxisMask | 0,
+    shrinkAxisMask | 0)));
 }
 
 function scatterND(indices, updates, shape) {
   const dims = listArg(shape);
-  require('../convert').assertShape(dims);
-  const conv = require('../convert').convertToTensor;
-  const ti = conv(indices, 'indices', 'scatterND', 'int32');
+  assertShape(dims);
+  const ti = convertToTensor(indices, 'indices', 'scatterND', 'int32');
   let tu;
   try {
-    tu = conv(updates, 'updates', 'scatterND');
-    const sliceDim = validateScatter(tu, ti, dims);
-    return scatterRows(null, ti, tu, dims, sliceDim);
+    tu = convertToTensor(updates, 'updates', 'scatterND');
+    return wrap(native.scatterND(ti.id, tu.id, Array.from(dims, Number)));
   } finally {
     if (ti !== indices) ti.dispose();
     if (tu !== undefined && tu !== updates) tu.dispose();
@@ -627,21 +312,8 @@ function scatterND(indices, updates, shape) {
 }
 
 function tensorScatterUpdate(tensor, indices, updates) {
-  const conv = require('../convert').convertToTensor;
-  const temps = [];
-  const c = (v, name, as) => { const t = conv(v, name, 'tensorScatterupdate', as); if (t !== v) temps.push(t); return t; };
-  try {
-    const tt = c(tensor, 'tensor');
-    const ti = c(indices, 'indices', 'int32');
-    const tu = c(updates, 'updates');
-    const sliceDim = validateScatter(tu, ti, tt.shape);
-    if (tt.dtype !== tu.dtype) {
-      throw new Error(`tensor and updates must have the same dtype, instead they are ${tt.dtype} and ${tu.dtype}.`);
-    }
-    return scatterRows(tt, ti, tu, tt.shape, sliceDim);
-  } finally {
-    for (const t of temps) t.dispose();
-  }
+  return withMany('tensorScatterupdate', [[tensor, 'tensor'], [indices, 'indices', 'int32'], [updates, 'updates']],
+    ([tt, ti, tu]) => wrap(native.tensorScatterUpdate(tt.id, ti.id, tu.id)));
 }
 
 const P = Tensor.prototype;
@@ -689,113 +361,33 @@ P.as5D = function (rows, columns, depth, depth2, depth3) {
   return reshape(this, [rows, columns, depth, depth2, depth3]);
 };
 
-// --- Segment sums, counts and sorted search, composed of the scatter and comparison kernels ---
-
-const E = () => elementwise;
-const R = () => reduce;
+// --- Segment sums, counts and sorted search (crates/core/src/ops/reduce_composed.rs) ---
 
 // tf.unsortedSegmentSum: rows of x summed by segment id; ids outside [0, numSegments) are
 // dropped (tfjs's kernels compare each id with each segment).
 function unsortedSegmentSum(x, segmentIds, numSegments) {
-  const conv = require('../convert').convertToTensor;
-  return withOne(x, 'x', 'unsortedSegmentSum', 'numeric', (tx) => {
-    const ids = conv(segmentIds, 'segmentIds', 'unsortedSegmentSum', 'int32');
-    try {
+  return withOne(x, 'x', 'unsortedSegmentSum', 'numeric', (tx) =>
+    withOne(segmentIds, 'segmentIds', 'unsortedSegmentSum', 'int32', (ids) => {
       if (!Number.isInteger(numSegments)) throw new Error('numSegments must be of dtype int');
-      if (numSegments < 0) throw new Error(`numSegments must be non-negative, but got ${numSegments}`);
-      if (ids.rank > tx.rank || ids.shape.some((d, i) => d !== tx.shape[i])) {
-        throw new Error(`segmentIds.shape ${JSON.stringify(ids.shape)} must be a prefix of x.shape ${JSON.stringify(tx.shape)}`);
-      }
-      const rest = tx.shape.slice(ids.rank);
-      // tfjs's kernels multiply by a float32 mask: the sum is float32 whatever x's dtype.
-      return tidy(() => segmentScatter(reshape(ids, [-1]), reshape(tx.cast('float32'), [ids.size, ...rest]),
-        numSegments, rest));
-    } finally {
-      if (ids !== segmentIds) ids.dispose();
-    }
-  });
-}
-
-// Sums rows of `rows` ([n, ...rest]) into `num` rows by the int32 `ids` ([n]), dropping ids out
-// of range; the sum is the native scatter (duplicates add up).
-function segmentScatter(ids, rows, num, rest) {
-  const e = E();
-  const valid = e.logicalAnd(e.greaterEqual(ids, 0), e.less(ids, num));
-  const at = e.where(valid, ids, creation().zerosLike(ids));
-  const mask = reshape(valid, [ids.size, ...rest.map(() => 1)]);
-  const upd = e.where(mask, rows, creation().zerosLike(rows));
-  if (num === 0 || ids.size === 0) return creation().zeros([num, ...rest], rows.dtype);
-  return scatterND(reshape(at, [-1, 1]), upd, [num, ...rest]);
-}
-
-function countArgs(op, x, weights, size) {
-  if (x.dtype !== 'int32') throw new Error(`Error in ${op}: input dtype must be int32, but got ${x.dtype}`);
-  if (!(size >= 0)) throw new Error(`size must be non-negative, but got ${size}.`);
-  if (!Number.isInteger(size)) throw new Error(`size must be an integer, but got ${size}.`);
-  if (weights.size !== x.size && weights.size !== 0) {
-    const what = op === 'bincount' ? 'the same size as input or' : 'the same shape as x or ';
-    const xs = op === 'bincount' ? 'input shape' : 'x shape';
-    throw new Error(`Error in ${op}: weights must have ${what}0-length, but got ${xs}: ${x.shape}, weights shape: ${weights.shape}.`);
-  }
-}
-
-// Counts (or weight sums) of each value of x in [0, size), as the weights' dtype; values out
-// of range are ignored.
-function counts(x, weights, size, binary, rows) {
-  const e = E();
-  const flat = reshape(x, [-1]);
-  const w = binary || weights.size === 0 ? creation().onesLike(flat).cast(weights.dtype) : reshape(weights, [-1]);
-  let ids = flat;
-  if (rows > 0) {
-    // 2-D: row r's values go to segment r * size + value (out-of-range values dropped first).
-    const inRange = e.logicalAnd(e.greaterEqual(flat, 0), e.less(flat, size));
-    const row = e.floorDiv(creation().range(0, x.size, 1, 'int32'), creation().scalar(x.shape[1], 'int32'));
-    const at = e.add(e.mul(row, creation().scalar(size, 'int32')), flat);
-    ids = e.where(inRange, at, creation().fill(flat.shape, -1, 'int32'));
-  }
-  const total = rows > 0 ? rows * size : size;
-  let out = segmentScatter(ids, w, total, []);
-  if (binary) out = e.greater(out, 0).cast(weights.dtype);
-  return rows > 0 ? reshape(out, [rows, size]) : out;
+      return wrap(native.unsortedSegmentSum(tx.id, ids.id, numSegments));
+    }));
 }
 
 function bincount(x, weights, size) {
-  return withTwo('bincount', x, 'x', 'numeric', weights, 'weights', 'numeric', (tx, tw) => {
-    countArgs('bincount', tx, tw, size);
-    return tidy(() => counts(tx, tw, size, false, 0));
-  });
+  return withTwo('bincount', x, 'x', 'numeric', weights, 'weights', 'numeric', (tx, tw) =>
+    wrap(native.bincount(tx.id, tw.id, Number(size), false, false)));
 }
 
 function denseBincount(x, weights, size, binaryOutput = false) {
-  return withTwo('denseBincount', x, 'x', 'numeric', weights, 'weights', 'numeric', (tx, tw) => {
-    if (tx.dtype !== 'int32') throw new Error(`Error in denseBincount: input dtype must be int32, but got ${tx.dtype}`);
-    if (tx.rank > 2) throw new Error(`Error in denseBincount: input must be at most rank 2, but got rank ${tx.rank}.`);
-    countArgs('denseBincount', tx, tw, size);
-    return tidy(() => counts(tx, tw, size, !!binaryOutput, tx.rank === 2 ? tx.shape[0] : 0));
-  });
+  return withTwo('denseBincount', x, 'x', 'numeric', weights, 'weights', 'numeric', (tx, tw) =>
+    wrap(native.bincount(tx.id, tw.id, Number(size), true, !!binaryOutput)));
 }
 
 // tf.searchSorted: for each value, how many entries of its row of the sorted sequence are
 // below it ('left') or at most it ('right').
 function searchSorted(sortedSequence, values, side = 'left') {
-  return withTwo('searchSorted', sortedSequence, 'sortedSequence', 'numeric', values, 'values', 'numeric', (ts, tv) => {
-    const seqLen = ts.shape[ts.rank - 1];
-    const valLen = tv.shape[tv.rank - 1];
-    if (ts.rank < 1) throw new Error('Sorted input argument must be at least 2-dimensional');
-    return tidy(() => {
-      const s2 = reshape(ts, [-1, seqLen]);
-      const v2 = reshape(tv, [-1, valLen]);
-      if (s2.shape[0] !== v2.shape[0]) {
-        throw new Error("Leading dimension of 'sortedSequence' and 'values' must match.");
-      }
-      const dtype = s2.dtype === 'float32' || v2.dtype === 'float32' ? 'float32' : 'int32';
-      const [a, b] = [s2.cast(dtype), v2.cast(dtype)];
-      const below = side === 'right' ? E().lessEqual : E().less;
-      // [rows, values, sequence] comparisons, counted along the sequence.
-      const hits = below(expandDims(a, 1), expandDims(b, 2));
-      return R().sum(hits.cast('int32'), 2);
-    });
-  });
+  return withTwo('searchSorted', sortedSequence, 'sortedSequence', 'numeric', values, 'values', 'numeric',
+    (ts, tv) => wrap(native.searchSorted(ts.id, tv.id, side === 'right')));
 }
 
 const lowerBound = (sortedSequence, values) => searchSorted(sortedSequence, values, 'left');
@@ -803,75 +395,24 @@ const upperBound = (sortedSequence, values) => searchSorted(sortedSequence, valu
 
 // tf.depthToSpace: blocks of channels moved into blockSize x blockSize spatial blocks.
 function depthToSpace(x, blockSize, dataFormat = 'NHWC') {
-  return withOne(x, 'x', 'depthToSpace', 'float32', (t) => {
-    const nhwc = dataFormat === 'NHWC';
-    const [h, w, d] = nhwc ? [t.shape[1], t.shape[2], t.shape[3]] : [t.shape[2], t.shape[3], t.shape[1]];
-    if (!(blockSize > 1)) throw new Error(`blockSize should be > 1 for depthToSpace, but was: ${blockSize}`);
-    if (d % (blockSize * blockSize) !== 0) {
-      throw new Error(`Dimension size must be evenly divisible by ${blockSize * blockSize} but is ${d} for depthToSpace with input shape ${t.shape}`);
-    }
-    if (t.rank !== 4) throw new Error(`depthToSpace expects a rank-4 input, but got rank ${t.rank}.`);
-    const b = blockSize;
-    const c = d / (b * b);
-    const n = t.shape[0];
-    return tidy(() => {
-      if (nhwc) {
-        const y = transpose(reshape(t, [n, h, w, b, b, c]), [0, 1, 3, 2, 4, 5]);
-        return reshape(y, [n, h * b, w * b, c]);
-      }
-      const y = transpose(reshape(t, [n, b, b, c, h, w]), [0, 3, 4, 1, 5, 2]);
-      return reshape(y, [n, c, h * b, w * b]);
-    });
-  });
+  return withOne(x, 'x', 'depthToSpace', 'float32', (t) =>
+    wrap(native.depthToSpace(t.id, Number(blockSize), String(dataFormat))));
 }
 
 // tf.broadcastArgs: the broadcast of two int32 shapes, computed from their values.
 function broadcastArgs(s0, s1) {
-  return withTwo('broadcastArgs', s0, 's0', 'int32', s1, 's1', 'int32', (a, b) => {
-    if (a.rank !== 1) throw new Error(`broadcastArgs(): first input must be a vector (rank=1). Has rank ${a.rank}`);
-    if (b.rank !== 1) throw new Error(`broadcastArgs(): second input must be a vector (rank=1). Has rank ${b.rank}`);
-    const [x, y] = [Array.from(a.dataSync()), Array.from(b.dataSync())];
-    const n = Math.max(x.length, y.length);
-    const out = [];
-    for (let i = 0; i < n; i++) {
-      const p = x[x.length - n + i] ?? 1;
-      const q = y[y.length - n + i] ?? 1;
-      if (p !== q && p !== 1 && q !== 1) {
-        throw new Error(`Operands could not be broadcast together with shapes ${x} and ${y}.`);
-      }
-      out.push(p === 1 ? q : p);
-    }
-    return creation().tensor1d(out, 'int32');
-  });
+  return withTwo('broadcastArgs', s0, 's0', 'int32', s1, 's1', 'int32', (a, b) => wrap(native.broadcastArgs(a.id, b.id)));
 }
 
 // tf.sparseToDense: defaultValue everywhere but at the indices, which take the values (the
-// last of repeated indices wins), through the native scatter.
+// last of repeated indices wins).
 function sparseToDense(sparseIndices, sparseValues, outputShape, defaultValue = 0) {
-  const { assertShape } = require('../convert');
-  const { withMany } = require('./args');
   const shape = listArg(outputShape);
   assertShape(shape);
   return withMany('sparseToDense', [[sparseIndices, 'sparseIndices', 'int32'],
     [sparseValues, 'sparseValues', 'string_or_numeric']], ([ti, tv]) =>
-    withMany('sparseToDense', [[defaultValue, 'defaultValue', tv.dtype]], ([td]) => {
-      if (ti.rank > 2) throw new Error(`sparseIndices should be a scalar, vector, or matrix, but got shape ${ti.shape}.`);
-      const numElems = ti.rank > 0 ? ti.shape[0] : 1;
-      const numDims = ti.rank > 1 ? ti.shape[1] : 1;
-      if (shape.length !== numDims) {
-        throw new Error(`outputShape has incorrect number of elements:, ${shape.length}, should be: ${numDims}.`);
-      }
-      if (!(tv.rank === 0 || (tv.rank === 1 && tv.size === numElems))) {
-        throw new Error(`sparseValues has incorrect shape ${tv.shape}, should be [] or [${numElems}]`);
-      }
-      if (tv.dtype !== td.dtype) throw new Error('sparseValues.dtype must match defaultValues.dtype');
-      return tidy(() => {
-        const base = creation().fill(shape, td.dataSync()[0], td.dtype);
-        const values = tv.rank === 0 ? creation().fill([numElems], tv.dataSync()[0], tv.dtype) : tv;
-        // Straight to the scatter: tensorScatterUpdate refuses strings, sparseToDense does not.
-        return scatterRows(base, reshape(ti, [numElems, numDims]), values, shape, numDims);
-      });
-    }));
+    withMany('sparseToDense', [[defaultValue, 'defaultValue', tv.dtype]], ([td]) =>
+      wrap(native.sparseToDense(ti.id, tv.id, Array.from(shape, Number), td.id))));
 }
 
 module.exports = {

@@ -56,29 +56,18 @@ function outerProduct(v1, v2) {
 // the whole lower or upper triangle).
 function bandPart(a, numLower, numUpper) {
   return withOne(a, 'a', 'bandPart', 'numeric', (t) => {
-    if (t.rank < 2) throw new Error(`bandPart(): Rank must be at least 2, got ${t.rank}.`);
-    const [M, N] = t.shape.slice(-2);
-    const count = (n, dim, what, name) => {
-      // A tensor count is a scalar read on the host (tfjs compares it on the backend; the
-      // band is the same).
+    // A tensor count is a scalar read on the host (tfjs compares it on the backend; the band
+    // is the same).
+    const count = (n, name) => {
       if (n instanceof Tensor) {
         if (n.rank !== 0) throw new Error(`bandPart(): ${name} must be a scalar, but got rank ${n.rank}.`);
-        n = n.dataSync()[0];
+        return n.dataSync()[0];
       }
-      if (typeof n === 'number') {
-        if (n % 1 !== 0) throw new Error(`bandPart(): ${name} must be an integer, got ${n}.`);
-        if (n > dim) throw new Error(`bandPart(): ${name} (${n}) must not be greater than the number of ${what} (${dim}).`);
-        return n < 0 ? dim : n;
-      }
+      if (typeof n === 'number') return n;
       throw new Error(`bandPart(): ${name} must be a number or a scalar tensor, but got ${n}.`);
     };
-    const lower = count(numLower, M, 'rows', 'numLower');
-    const upper = count(numUpper, N, 'columns', 'numUpper');
-    return tidy(() => {
-      const ij = E.sub(reshape(C.range(0, M, 1, 'int32'), [-1, 1]), C.range(0, N, 1, 'int32'));
-      const inBand = E.logicalAnd(E.lessEqual(ij, C.scalar(lower, 'int32')), E.greaterEqual(ij, C.scalar(-upper, 'int32')));
-      return E.where(inBand, t, C.zeros([M, N], t.dtype));
-    });
+    if (t.rank < 2) throw new Error(`bandPart(): Rank must be at least 2, got ${t.rank}.`);
+    return wrap(native.bandPart(t.id, count(numLower, 'numLower'), count(numUpper, 'numUpper')));
   });
 }
 
@@ -121,52 +110,7 @@ function einsum(equation, ...tensors) {
   const converted = [];
   try {
     tensors.forEach((t, i) => converted.push(convertToTensor(t, `tensors${i}`, 'einsum')));
-    const eq = String(equation).replace(/\s/g, '');
-    const arrows = eq.split('->').length - 1;
-    if (arrows < 1) throw new Error('Equations without an arrow are not supported.');
-    if (arrows > 1) throw new Error('Equation must contain exactly one arrow ("->").');
-    const [inputs, output] = eq.split('->');
-    if (inputs.includes('...')) throw new Error('The ellipsis notation ("...") is not supported yet.');
-    const terms = inputs.split(',');
-    if (converted.length !== terms.length) {
-      throw new Error(`Expected ${terms.length} input tensors, received ${converted.length}`);
-    }
-    if (terms.length > 2) throw new Error('Support for more than 2 input tensors is not implemented yet.');
-    const labels = [];
-    for (const l of output) {
-      if (!terms.some((t) => t.includes(l))) {
-        throw new Error(`Output subscripts contain the label ${l} not present in the input subscripts.`);
-      }
-      if (!labels.includes(l)) labels.push(l);
-    }
-    for (const l of inputs) if (l !== ',' && !labels.includes(l)) labels.push(l);
-    const sizes = {};
-    terms.forEach((term, i) => {
-      if (new Set(term).size !== term.length) {
-        throw new Error(`Found duplicate axes in input component ${term}. Support for duplicate axes in input is not implemented yet.`);
-      }
-      const shape = converted[i].shape;
-      if (shape.length !== term.length) {
-        throw new Error(`Input ${i} of einsum has rank ${shape.length} but its subscripts ${term} name ${term.length} axes.`);
-      }
-      [...term].forEach((l, j) => {
-        if (sizes[l] === undefined) sizes[l] = shape[j];
-        else if (sizes[l] !== shape[j]) {
-          throw new Error(`Expected dimension ${sizes[l]} at axis ${j} of input shaped ${JSON.stringify(shape)}, but got dimension ${shape[j]}`);
-        }
-      });
-    });
-    return tidy(() => {
-      let product = null;
-      terms.forEach((term, i) => {
-        const own = labels.filter((l) => term.includes(l));
-        const moved = L.transpose(converted[i], own.map((l) => term.indexOf(l)));
-        const x = reshape(moved, labels.map((l) => (term.includes(l) ? sizes[l] : 1)));
-        product = product === null ? x : E.mul(x, product);
-      });
-      const summed = labels.slice(output.length).map((_, k) => output.length + k);
-      return summed.length > 0 ? R.sum(product, summed) : product;
-    });
+    return wrap(native.einsum(String(equation), converted.map((t) => t.id)));
   } finally {
     converted.forEach((t, i) => { if (t !== tensors[i]) t.dispose(); });
   }

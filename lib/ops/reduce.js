@@ -1,13 +1,11 @@
 'use strict';
-// Reductions: sum, mean, max, min, prod, all, any, moments (axis, keepDims), logSumExp
-// (composed as tfjs composes it), argMax, argMin, softmax.
+// Reductions: sum, mean, max, min, prod, all, any, moments (axis, keepDims), logSumExp, norm,
+// argMax, argMin, softmax; each one native call.
 const native = require('../native');
 const { Tensor, wrap, wrapId } = require('../tensor');
 const { withOne, axesArg, axisArg } = require('./args');
 const { convertToTensor } = require('../convert');
-const { tidy } = require('../engine');
-const { scalar, tensor } = require('./creation');
-const elementwise = require('./elementwise');
+const { tensor } = require('./creation');
 
 function reduce(fn, opName, x, axis, keepDims, parseAs = 'numeric') {
   return withOne(x, 'x', opName, parseAs, (t) => wrap(fn(t.id, axesArg(axis), !!keepDims)));
@@ -21,28 +19,9 @@ const prod = (x, axis = null, keepDims = false) => reduce(native.prod, 'prod', x
 const all = (x, axis = null, keepDims = false) => reduce(native.all, 'all', x, axis, keepDims, 'bool');
 const any = (x, axis = null, keepDims = false) => reduce(native.any, 'any', x, axis, keepDims, 'bool');
 
-// `shape` with the reduced axes put back as 1s (tfjs's expandShapeToKeepDim).
-function keepDimsShape(shape, axes) {
-  const out = [];
-  for (let i = 0, j = 0; i < shape.length + axes.length; i++) out.push(axes.includes(i) ? 1 : shape[j++]);
-  return out;
-}
-
-// The reduced axes, non-negative (tfjs's parseAxisParam; the range is checked natively).
-function reducedAxes(axis, rank) {
-  const axes = axesArg(axis);
-  if (axes == null) return [...Array(rank).keys()];
-  return axes.map((a) => (a < 0 ? rank + a : a));
-}
-
-// log(sum(exp(x))) without overflow, composed as tfjs composes it.
+// log(sum(exp(x))) without overflow (composed in crates/core/src/ops/reduce_composed.rs).
 function logSumExp(x, axis = null, keepDims = false) {
-  return withOne(x, 'x', 'logSumExp', 'numeric', (t) => tidy(() => {
-    const xMax = max(t, axis, true);
-    const d = elementwise.log(sum(elementwise.exp(elementwise.sub(t, xMax)), axis));
-    const res = elementwise.add(xMax.reshape(d.shape), d);
-    return keepDims ? res.reshape(keepDimsShape(res.shape, reducedAxes(axis, t.shape.length))) : res;
-  }));
+  return withOne(x, 'x', 'logSumExp', 'numeric', (t) => wrap(native.logSumExp(t.id, axesArg(axis), !!keepDims)));
 }
 
 // { mean, variance } over the axes (one native op: a single kernel when no gradient is
@@ -67,32 +46,15 @@ function logSoftmax(logits, axis = -1) {
 
 // tfjs's normImpl: vector norms (1, 2/'euclidean', ±Infinity) and matrix norms (1, ±Infinity,
 // 'fro'/'euclidean') over two axes.
-function normOf(x, p, axis) {
-  const e = elementwise;
-  if (x.rank === 0) return e.abs(x);
-  if (x.rank !== 1 && axis === null) return normOf(x.reshape([-1]), p, axis);
-  if (x.rank === 1 || typeof axis === 'number' || (Array.isArray(axis) && axis.length === 1)) {
-    if (p === 1) return sum(e.abs(x), axis);
-    if (p === Infinity) return max(e.abs(x), axis);
-    if (p === -Infinity) return min(e.abs(x), axis);
-    if (p === 'euclidean' || p === 2) return e.sqrt(sum(e.pow(e.abs(x), scalar(2, 'int32')), axis));
-    throw new Error(`Error in norm: invalid ord value: ${p}`);
-  }
-  if (Array.isArray(axis) && axis.length === 2) {
-    if (p === 1) return max(sum(e.abs(x), axis[0]), axis[1] - 1);
-    if (p === Infinity) return max(sum(e.abs(x), axis[1]), axis[0]);
-    if (p === -Infinity) return min(sum(e.abs(x), axis[1]), axis[0]);
-    if (p === 'fro' || p === 'euclidean') return e.sqrt(sum(e.square(x), axis));
-    throw new Error(`Error in norm: invalid ord value: ${p}`);
-  }
-  throw new Error(`Error in norm: invalid axis: ${axis}`);
-}
 
+// tf.norm: vector norms over all values or one axis, matrix norms over two
+// (crates/core/src/ops/reduce_composed.rs).
 function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
-  return withOne(x, 'x', 'norm', 'numeric', (t) => tidy(() => {
-    const n = normOf(t, ord, axis);
-    return keepDims ? n.reshape(keepDimsShape(n.shape, reducedAxes(axis, t.shape.length))) : n;
-  }));
+  return withOne(x, 'x', 'norm', 'numeric', (t) => {
+    const named = typeof ord === 'string';
+    if (named && ord !== 'euclidean' && ord !== 'fro') throw new Error(`Error in norm: invalid ord value: ${ord}`);
+    return wrap(native.norm(t.id, named ? null : Number(ord), named ? ord : null, axesArg(axis), !!keepDims));
+  });
 }
 
 // The k largest values along the last axis and their indices (always sorted: an unsorted

@@ -20,3 +20,13 @@ pub fn complex_part(x: f64, imag: bool) -> Result<f64> {
 pub fn fft(x: f64, inverse: bool) -> Result<f64> {
     make(|e| e.fft(id(x), inverse))
 }
+
+#[napi]
+pub fn rfft(x: f64, fft_length: Option<f64>) -> Result<f64> {
+    make(|e| e.rfft(id(x), fft_length))
+}
+
+#[napi]
+pub fn irfft(x: f64) -> Result<f64> {
+    make(|e| e.irfft(id(x)))
+}

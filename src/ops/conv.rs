@@ -64,6 +64,40 @@ pub fn conv(
     })
 }
 
+/// `tf.conv1d` (a conv2d over height 1).
+#[napi(js_name = "conv1d")]
+#[allow(clippy::too_many_arguments)]
+pub fn conv1d(
+    x: f64,
+    filter: f64,
+    stride: f64,
+    pad: String,
+    pad_values: Vec<f64>,
+    data_format: String,
+    dilation: f64,
+    rounding: Option<String>,
+) -> Result<f64> {
+    make(|e| {
+        let rounding = rounding.as_deref().map(Rounding::parse).transpose()?;
+        let pad = padding(&pad, &pad_values)?;
+        e.conv1d(id(x), id(filter), stride, &pad, &data_format, dilation, rounding)
+    })
+}
+
+/// tf.fused's bias and activation after a product, composed (channels first, or an activation
+/// the fused kernel does not run).
+#[napi]
+pub fn fused_finish(
+    y: f64,
+    bias: Option<f64>,
+    activation: String,
+    prelu: Option<f64>,
+    leaky_alpha: f64,
+    channels_first: bool,
+) -> Result<f64> {
+    make(|e| e.fused_finish(id(y), bias.map(id), &activation, prelu.map(id), leaky_alpha, channels_first))
+}
+
 /// What `tf.fused` ops add after the product: a bias tensor, an activation by name, prelu's
 /// weights, leakyRelu's alpha.
 #[napi(object)]

@@ -75,3 +75,8 @@ pub fn random_uniform(shape: Vec<i64>, minval: f64, maxval: f64, dtype: String, 
 pub fn random_gamma(shape: Vec<i64>, alpha: f64, beta: f64, dtype: String, seed: Option<String>) -> Result<f64> {
     make(|e| e.random(&dims(&shape)?, Random::Gamma { alpha, beta }, parse_dtype(&dtype)?, seed.as_deref()))
 }
+
+#[napi]
+pub fn multinomial(logits: f64, num_samples: f64, seed: Option<String>, normalized: bool) -> Result<f64> {
+    make(|e| e.multinomial(id(logits), num_samples, seed.as_deref(), normalized))
+}

@@ -108,3 +108,8 @@ pub fn binary(op: u32, a: f64, b: f64) -> Result<f64> {
 pub fn cast(x: f64, dtype: String) -> Result<f64> {
     make(|e| e.cast(id(x), parse_dtype(&dtype)?))
 }
+
+#[napi]
+pub fn bitwise_and(x: f64, y: f64) -> Result<f64> {
+    make(|e| e.bitwise_and(id(x), id(y)))
+}

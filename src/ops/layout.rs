@@ -1,9 +1,11 @@
 //! Shapes and indexing: clone, reshape, expandDims, squeeze, transpose, concat, stack, slice,
-//! gather.
+//! gather, and the layout ops tfjs composes (tile, pad, split, stridedSlice ...).
 
-use crate::{id, make};
+use crate::{engine, id, make};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use tidytensor_core::ops::Splits;
+use tidytensor_core::TensorId;
 
 #[napi]
 pub fn clone(x: f64) -> Result<f64> {
@@ -42,9 +44,11 @@ pub fn stack(xs: Vec<f64>, axis: i64) -> Result<f64> {
     make(|e| e.stack(&ids, axis))
 }
 
+/// `tf.slice`: begin and size as tfjs's `parseSliceParams` reads them (shorter than the rank,
+/// -1 sizes).
 #[napi]
-pub fn slice(x: f64, begin: Vec<i64>, size: Vec<i64>) -> Result<f64> {
-    make(|e| e.slice(id(x), &begin, &size))
+pub fn slice(x: f64, begin: Vec<f64>, size: Vec<f64>) -> Result<f64> {
+    make(|e| e.slice_params(id(x), &begin, &size))
 }
 
 /// `tf.scatterND` (no base) and `tf.tensorScatterUpdate` on rows (see `Engine::scatter_rows`).
@@ -56,4 +60,120 @@ pub fn scatter_rows(base: Option<f64>, rows: f64, updates: f64, num_rows: f64) -
 #[napi]
 pub fn gather(x: f64, indices: f64, axis: i64, batch_dims: i64) -> Result<f64> {
     make(|e| e.gather(id(x), id(indices), axis, batch_dims))
+}
+
+/// Several tensors' ids, for JavaScript to wrap (`wrapId` reads each one's shape).
+pub(super) fn ids(
+    f: impl FnOnce(&mut tidytensor_core::Engine) -> tidytensor_core::Result<Vec<TensorId>>,
+) -> Result<Vec<f64>> {
+    engine(|e| Ok(f(e)?.into_iter().map(|t| t as f64).collect()))
+}
+
+/// `[before, after]` pairs from a flat list.
+fn pairs(v: &[f64]) -> Vec<[f64; 2]> {
+    v.chunks(2).map(|c| [c[0], c.get(1).copied().unwrap_or(f64::NAN)]).collect()
+}
+
+#[napi]
+#[allow(clippy::too_many_arguments)]
+pub fn strided_slice(
+    x: f64,
+    begin: Vec<f64>,
+    end: Vec<f64>,
+    strides: Option<Vec<f64>>,
+    begin_mask: i32,
+    end_mask: i32,
+    ellipsis_mask: i32,
+    new_axis_mask: i32,
+    shrink_axis_mask: i32,
+) -> Result<f64> {
+    make(|e| {
+        e.strided_slice(
+            id(x),
+            &begin,
+            &end,
+            strides.as_deref(),
+            begin_mask,
+            end_mask,
+            ellipsis_mask,
+            new_axis_mask,
+            shrink_axis_mask,
+        )
+    })
+}
+
+#[napi]
+pub fn tile(x: f64, reps: Vec<f64>) -> Result<f64> {
+    make(|e| e.tile(id(x), &reps))
+}
+
+#[napi]
+pub fn reverse(x: f64, axes: Option<Vec<i64>>) -> Result<f64> {
+    make(|e| e.reverse(id(x), axes.as_deref()))
+}
+
+/// `tf.pad`: `paddings` as a flat list of `[before, after]` pairs.
+#[napi]
+pub fn pad(x: f64, paddings: Vec<f64>, value: f64) -> Result<f64> {
+    make(|e| e.pad(id(x), &pairs(&paddings), value))
+}
+
+#[napi]
+pub fn mirror_pad(x: f64, paddings: Vec<f64>, mode: String) -> Result<f64> {
+    make(|e| e.mirror_pad(id(x), &pairs(&paddings), &mode))
+}
+
+/// `tf.split` into `count` equal parts, or parts of `sizes`.
+#[napi]
+pub fn split(x: f64, count: Option<f64>, sizes: Option<Vec<f64>>, axis: f64) -> Result<Vec<f64>> {
+    let splits = match (count, sizes) {
+        (_, Some(v)) => Splits::Sizes(v),
+        (c, None) => Splits::Count(c.unwrap_or(f64::NAN)),
+    };
+    ids(|e| e.split(id(x), splits, axis))
+}
+
+#[napi]
+pub fn unstack(x: f64, axis: f64) -> Result<Vec<f64>> {
+    ids(|e| e.unstack(id(x), axis))
+}
+
+#[napi(js_name = "gatherND")]
+pub fn gather_nd(x: f64, indices: f64) -> Result<f64> {
+    make(|e| e.gather_nd(id(x), id(indices)))
+}
+
+#[napi(js_name = "spaceToBatchND")]
+pub fn space_to_batch_nd(x: f64, block: Vec<f64>, paddings: Vec<f64>) -> Result<f64> {
+    make(|e| e.space_to_batch_nd(id(x), &block, &pairs(&paddings)))
+}
+
+#[napi(js_name = "batchToSpaceND")]
+pub fn batch_to_space_nd(x: f64, block: Vec<f64>, crops: Vec<f64>) -> Result<f64> {
+    make(|e| e.batch_to_space_nd(id(x), &block, &pairs(&crops)))
+}
+
+#[napi]
+pub fn depth_to_space(x: f64, block_size: f64, data_format: String) -> Result<f64> {
+    make(|e| e.depth_to_space(id(x), block_size, &data_format))
+}
+
+#[napi]
+pub fn broadcast_args(s0: f64, s1: f64) -> Result<f64> {
+    make(|e| e.broadcast_args(id(s0), id(s1)))
+}
+
+#[napi(js_name = "scatterND")]
+pub fn scatter_nd(indices: f64, updates: f64, shape: Vec<f64>) -> Result<f64> {
+    make(|e| e.scatter_nd(id(indices), id(updates), &shape))
+}
+
+#[napi]
+pub fn tensor_scatter_update(tensor: f64, indices: f64, updates: f64) -> Result<f64> {
+    make(|e| e.tensor_scatter_update(id(tensor), id(indices), id(updates)))
+}
+
+#[napi]
+pub fn sparse_to_dense(indices: f64, values: f64, shape: Vec<f64>, default_value: f64) -> Result<f64> {
+    make(|e| e.sparse_to_dense(id(indices), id(values), &shape, id(default_value)))
 }

@@ -4,8 +4,11 @@
 mod complex;
 mod conv;
 mod creation;
+mod dynamic;
 mod elementwise;
 mod image;
 mod layout;
 mod matmul;
 mod reduce;
+mod sparse;
+mod string_ops;

@@ -551,6 +551,19 @@ impl Engine {
         }
     }
 
+    /// Runs an op composed of other ops in a scope of its own, so it leaves only its result.
+    pub(crate) fn composed(&mut self, f: impl FnOnce(&mut Engine) -> Result<TensorId>) -> Result<TensorId> {
+        Ok(self.tidy(|e| f(e).map(|y| vec![y]))?[0])
+    }
+
+    /// [`Engine::composed`] for ops with several results.
+    pub(crate) fn composed_many(
+        &mut self,
+        f: impl FnOnce(&mut Engine) -> Result<Vec<TensorId>>,
+    ) -> Result<Vec<TensorId>> {
+        self.tidy(f)
+    }
+
     // ---- data ----
 
     /// Creates a tensor from host values.
@@ -559,6 +572,15 @@ impl Engine {
         let dtype = data.dtype();
         let storage = self.backend()?.upload(data)?;
         self.output(storage, shape.to_vec(), dtype)
+    }
+
+    /// A numeric tensor's values as f64 (`dataSync`), for the ops that read values on the host.
+    pub fn read_f64(&self, id: TensorId) -> Result<Vec<f64>> {
+        Ok(match self.read(id)? {
+            HostData::F32(v) => v.into_iter().map(f64::from).collect(),
+            HostData::I32(v) => v.into_iter().map(f64::from).collect(),
+            HostData::Bool(v) => v.into_iter().map(f64::from).collect(),
+        })
     }
 
     /// Reads a tensor's values (from whichever backend holds them).

@@ -14,6 +14,7 @@ macro_rules! kernel_names {
 
 kernel_names! {
     // elementwise
+    BITWISE_AND = "BitwiseAnd",
     CAST = "Cast",
     SELECT = "Select",
     // reduce
@@ -61,6 +62,20 @@ kernel_names! {
     MAX_POOL = "MaxPool",
     MAX_POOL_3D = "MaxPool3D",
     MAX_POOL_WITH_ARGMAX = "MaxPoolWithArgmax",
+    // dynamic (output shapes from values)
+    NON_MAX_SUPPRESSION_V3 = "NonMaxSuppressionV3",
+    NON_MAX_SUPPRESSION_V4 = "NonMaxSuppressionV4",
+    NON_MAX_SUPPRESSION_V5 = "NonMaxSuppressionV5",
+    // sparse (tf.sparse)
+    SPARSE_FILL_EMPTY_ROWS = "SparseFillEmptyRows",
+    SPARSE_RESHAPE = "SparseReshape",
+    SPARSE_SEGMENT_MEAN = "SparseSegmentMean",
+    SPARSE_SEGMENT_SUM = "SparseSegmentSum",
+    // strings (tf.string)
+    STATIC_REGEX_REPLACE = "StaticRegexReplace",
+    STRING_NGRAMS = "StringNGrams",
+    STRING_SPLIT = "StringSplit",
+    STRING_TO_HASH_BUCKET_FAST = "StringToHashBucketFast",
     // complex
     COMPLEX = "Complex",
     COMPLEX_ABS = "ComplexAbs",

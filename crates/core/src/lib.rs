@@ -7,6 +7,7 @@ mod dtype;
 mod engine;
 mod error;
 pub mod host_memory;
+pub mod js;
 pub mod kernels;
 pub mod ops;
 pub mod random;

@@ -66,33 +66,10 @@ impl Alea {
     }
 }
 
-/// A number as JavaScript's `toString` writes it (the seed strings tfjs makes of numbers).
-pub fn js_number_string(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let a = x.abs();
-    if (1e-6..1e21).contains(&a) {
-        // Rust's shortest round-trip digits, as JavaScript's, in plain notation.
-        return format!("{x}");
-    }
-    let s = format!("{x:e}");
-    match s.split_once('e') {
-        Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
-        _ => s,
-    }
-}
-
 /// A seed for an unseeded generator: a random double's string, as tfjs uses `Math.random()`.
 pub(crate) fn random_seed() -> String {
     use rand::{rngs::StdRng, Rng, SeedableRng};
-    js_number_string(StdRng::from_os_rng().random::<f64>())
+    crate::js::number(StdRng::from_os_rng().random::<f64>())
 }
 
 /// tfjs's `MPRandGauss`: normals in pairs by the polar method; truncated ones beyond two
@@ -205,7 +182,7 @@ pub(crate) struct Gamma {
 impl Gamma {
     pub(crate) fn new(alpha: f64, beta: f64, round: bool, seed: &str) -> Gamma {
         let mut u = Alea::new(seed);
-        let n = Gauss::new(0.0, 1.0, false, round, &js_number_string(u.next()));
+        let n = Gauss::new(0.0, 1.0, false, round, &crate::js::number(u.next()));
         let d = if alpha < 1.0 { alpha + 2.0 / 3.0 } else { alpha - 1.0 / 3.0 };
         Gamma { u, n, alpha, beta, d, c: 1.0 / (9.0 * d).sqrt(), round }
     }
@@ -253,7 +230,7 @@ mod tests {
         for (x, s) in
             [(42.0, "42"), (0.5, "0.5"), (-3.25, "-3.25"), (1e21, "1e+21"), (1.5e-7, "1.5e-7"), (1e-6, "0.000001")]
         {
-            assert_eq!(js_number_string(x), s);
+            assert_eq!(crate::js::number(x), s);
         }
     }
 }

@@ -20,15 +20,13 @@
 //!   runs between them), abortable, within [`Limits`] (call depth, loop iterations).
 //! - `ops/<category>.rs`: the ops, one file per tfjs-converter executor (`arithmetic`,
 //!   `basic_math`, `convolution` ...), with its attribute names and defaults (`op_table.rs`
-//!   lists every op tfjs maps); `compose.rs` holds the ops tfjs composes of others (strided
-//!   slices, tiles, pads, splits, batch norms, fused activations), written with the core's
-//!   front-ends as `lib/ops/*.js` writes them in JavaScript.
+//!   lists every op tfjs maps). Every op, composed ones included, is the core's (`tf.*` runs the
+//!   same front-ends); this crate reads the node's inputs and attributes and calls it.
 
 // `!(x > 0.0)` is meant: NaN fails the checks it guards, as it fails tfjs's.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 mod attr;
-mod compose;
 mod exec;
 mod flow;
 mod graph;
@@ -38,5 +36,4 @@ mod ops;
 pub use attr::{parse_dtype, parse_shape, AttrReader, Attrs, Decoded};
 pub use flow::{Execution, Limits, DEFAULT_MAX_CALL_DEPTH};
 pub use graph::{Graph, Node, TensorSpec};
-pub use ops::dynamic::{non_max_suppression, Nms};
 pub use ops::supported_ops;

@@ -214,3 +214,78 @@ fn dft_matrix(n: usize, inverse: bool) -> Vec<f32> {
     }
     w
 }
+
+impl Engine {
+    /// `tf.spectral.rfft`: the fft of a real signal along the innermost axis (cut or zero
+    /// padded to `fft_length`), its first `n / 2 + 1` frequencies.
+    pub fn rfft(&mut self, x: TensorId, fft_length: Option<f64>) -> Result<TensorId> {
+        let dtype = self.dtype(x)?;
+        if dtype != DType::Float32 {
+            bail!("The dtype for rfft() must be real value but got {}", dtype.name());
+        }
+        let s = self.shape(x)?.to_vec();
+        let rank = s.len();
+        if rank == 0 {
+            bail!("rfft() needs a tensor of rank 1 or more");
+        }
+        self.composed(|e| {
+            let mut n = s[rank - 1];
+            let mut x = x;
+            if let Some(len) = fft_length.filter(|l| l.is_finite() && *l >= 0.0).map(|l| l as usize) {
+                if len < n {
+                    x = e.slice_axis(x, rank - 1, 0, len)?;
+                } else if len > n {
+                    x = e.pad_with(x, &vec![0; rank], &[vec![0; rank - 1], vec![len - n]].concat(), 0.0)?;
+                }
+                n = len;
+            }
+            let batch = if n == 0 { 0 } else { shape::size(e.shape(x)?) / n };
+            let zeros = e.fill_like(x, 0.0)?;
+            let c = e.complex(x, zeros)?;
+            let c = e.reshape(c, &[batch as i64, n as i64])?;
+            let spectrum = e.fft(c, false)?;
+            let half = n / 2 + 1;
+            let (re, im) = (e.complex_part(spectrum, false)?, e.complex_part(spectrum, true)?);
+            let (re, im) = (e.slice_axis(re, 1, 0, half)?, e.slice_axis(im, 1, 0, half)?);
+            let mut out: Vec<i64> = e.shape(x)?.iter().map(|&d| d as i64).collect();
+            out[rank - 1] = half as i64;
+            let y = e.complex(re, im)?;
+            e.reshape(y, &out)
+        })
+    }
+
+    /// `tf.spectral.irfft`: the real signal of a half spectrum (its innermost axis), the
+    /// conjugate half restored, as tfjs composes it.
+    pub fn irfft(&mut self, x: TensorId) -> Result<TensorId> {
+        let s = self.shape(x)?.to_vec();
+        let Some(&n) = s.last() else { bail!("irfft() needs a tensor of rank 1 or more") };
+        let batch = if n == 0 { 0 } else { shape::size(&s) / n };
+        self.composed(|e| {
+            let out = if n <= 2 {
+                let c = e.reshape(x, &[batch as i64, n as i64])?;
+                e.fft(c, true)?
+            } else {
+                let re = e.complex_part(x, false)?;
+                let re = e.reshape(re, &[batch as i64, n as i64])?;
+                let im = e.complex_part(x, true)?;
+                let im = e.reshape(im, &[batch as i64, n as i64])?;
+                let re_mid = e.slice_axis(re, 1, 1, n - 2)?;
+                let re_conj = e.reverse(re_mid, Some(&[1]))?;
+                let im_mid = e.slice_axis(im, 1, 1, n - 2)?;
+                let im_rev = e.reverse(im_mid, Some(&[1]))?;
+                let im_conj = e.neg(im_rev)?;
+                let re_all = e.concat(&[re, re_conj], 1)?;
+                let im_all = e.concat(&[im, im_conj], 1)?;
+                let c = e.complex(re_all, im_all)?;
+                e.fft(c, true)?
+            };
+            let out = e.complex_part(out, false)?;
+            if s.len() == 3 && s[0] != 0 {
+                let m = e.shape(out)?[1];
+                e.reshape(out, &[s[0] as i64, s[1] as i64, m as i64])
+            } else {
+                Ok(out)
+            }
+        })
+    }
+}

@@ -8,7 +8,7 @@ use super::require_dtype;
 use crate::backend::{ConvGeom, CumOp, PoolOp};
 use crate::engine::Input;
 // A number as JavaScript prints it.
-use crate::random::js_number_string as js;
+use crate::js::{list as js_list, number as js};
 use crate::{bail, kernels as k, shape, Backend, BinaryOp, DType, Engine, Result, Storage, TensorId, UnaryOp, View};
 
 /// tfjs's `pad` argument.
@@ -74,11 +74,6 @@ pub enum PoolKind {
     Avg2d,
     Max3d,
     Avg3d,
-}
-
-/// A list as JavaScript's `${list}` prints it.
-fn js_list(v: &[f64]) -> String {
-    v.iter().map(|&x| js(x)).collect::<Vec<_>>().join(",")
 }
 
 fn pad_text(pad: &Padding) -> String {
@@ -357,6 +352,58 @@ impl Engine {
                 out = e.reshape(out, &s)?;
             }
             Ok(out)
+        })
+    }
+
+    /// `tf.conv1d`: a conv2d over height 1 (as tfjs composes it).
+    pub fn conv1d(
+        &mut self,
+        x: TensorId,
+        filter: TensorId,
+        stride: f64,
+        pad: &Padding,
+        data_format: &str,
+        dilation: f64,
+        rounding: Option<Rounding>,
+    ) -> Result<TensorId> {
+        let (xs, fs) = (self.shape(x)?.to_vec(), self.shape(filter)?.to_vec());
+        let x3 = if xs.len() == 2 { [&[1], &xs[..]].concat() } else { xs.clone() };
+        if x3.len() != 3 {
+            bail!("Error in conv1d: input must be rank 3, but got rank {}.", x3.len());
+        }
+        if fs.len() != 3 {
+            bail!("Error in conv1d: filter must be rank 3, but got rank {}.", fs.len());
+        }
+        if x3[2] != fs[1] {
+            bail!("Error in conv1d: depth of input ({}) must match input depth for filter {}.", x3[2], fs[1]);
+        }
+        if stride != 1.0 && dilation != 1.0 {
+            bail!(
+                "Error in conv1D: Either stride or dilation must be 1. Got stride {} and dilation '{}'",
+                js(stride),
+                js(dilation)
+            );
+        }
+        if !(dilation > 0.0) {
+            bail!("Error in conv1D: Dilated rates should be larger than 0.");
+        }
+        if !(stride > 0.0) {
+            bail!("Error in conv1D: Stride should be larger than 0.");
+        }
+        if data_format != "NWC" {
+            bail!("Error in conv1d: got dataFormat of {data_format} but only NWC is currently supported.");
+        }
+        self.composed(|e| {
+            let f4 = e.reshape(filter, &[1, fs[0] as i64, fs[1] as i64, fs[2] as i64])?;
+            let x4 = e.reshape(x, &[x3[0] as i64, 1, x3[1] as i64, x3[2] as i64])?;
+            let w = Window { strides: &[1.0, stride], dilations: &[1.0, dilation], pad, rounding };
+            let y = e.conv(ConvKind::Conv2d, x4, f4, &w, false)?;
+            let ys = e.shape(y)?.to_vec();
+            if xs.len() == 2 {
+                e.reshape(y, &[ys[2] as i64, ys[3] as i64])
+            } else {
+                e.reshape(y, &[ys[0] as i64, ys[2] as i64, ys[3] as i64])
+            }
         })
     }
 

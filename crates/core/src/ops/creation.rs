@@ -239,3 +239,53 @@ fn uint8_truthy(value: f64) -> f64 {
     let t = value.trunc();
     (t.is_finite() && t.rem_euclid(256.0) != 0.0) as u8 as f64
 }
+
+impl Engine {
+    /// `tf.multinomial`: `num_samples` draws per row of `logits` (probabilities when
+    /// `normalized`): the index of the first cumulative probability above a uniform draw (the
+    /// last outcome when none is, as tfjs's kernel answers for rows that sum to less than 1).
+    /// Every row draws the same stream, as tfjs seeds each row's generator alike.
+    pub fn multinomial(
+        &mut self,
+        logits: TensorId,
+        num_samples: f64,
+        seed: Option<&str>,
+        normalized: bool,
+    ) -> Result<TensorId> {
+        let s = self.shape(logits)?.to_vec();
+        let size = shape::size(&s);
+        if size < 2 {
+            bail!("Error in multinomial: you need at least 2 outcomes, but got {size}.");
+        }
+        if s.len() > 2 {
+            bail!("Rank of probabilities must be 1 or 2, but is {}", s.len());
+        }
+        if !(num_samples >= 0.0 && num_samples.fract() == 0.0 && num_samples.is_finite()) {
+            bail!("numSamples must be a non-negative integer, but got {}.", crate::js::number(num_samples));
+        }
+        // The draws compare every sample with every outcome: bound that product.
+        if num_samples * size as f64 > i32::MAX as f64 {
+            bail!("Error in multinomial: {num_samples} samples of {size} outcomes are too many.");
+        }
+        let samples = num_samples as usize;
+        self.composed(|e| {
+            let rows = if s.len() == 1 { e.reshape(logits, &[1, -1])? } else { logits };
+            let rows = e.cast(rows, DType::Float32)?;
+            let probs = if normalized { rows } else { e.softmax(rows, -1)? };
+            let n = e.shape(probs)?[1];
+            let cdf = e.cumulative(crate::CumOp::Sum, probs, 1, false, false)?;
+            let cdf = e.slice_axis(cdf, 1, 0, n - 1)?;
+            let u = e.random(&[1, samples], super::Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, seed)?;
+            let cdf = e.expand_dims(cdf, 1)?;
+            let u = e.expand_dims(u, 2)?;
+            let below = e.binary(crate::BinaryOp::LessEqual, cdf, u)?;
+            let below = e.cast(below, DType::Int32)?;
+            let idx = e.reduce(crate::ReduceOp::Sum, below, Some(&[2]), false)?;
+            if s.len() == 1 {
+                e.reshape(idx, &[samples as i64])
+            } else {
+                Ok(idx)
+            }
+        })
+    }
+}

@@ -184,15 +184,10 @@ impl Engine {
 
     // ---- ops tfjs composes of others: composed here once, for tf.*, graphs and layers ----
 
-    /// Runs `f` in a scope of its own, so a composition leaves only its result.
-    fn composed(&mut self, f: impl FnOnce(&mut Engine) -> Result<TensorId>) -> Result<TensorId> {
-        Ok(self.tidy(|e| f(e).map(|y| vec![y]))?[0])
-    }
-
     /// `tf.clipByValue`: `x` within `[lo, hi]`, the bounds stored in `x`'s dtype (as tfjs's
     /// kernel stores its results); NaN stays NaN; `lo == hi` fills.
     pub fn clip_by_value(&mut self, x: TensorId, lo: f64, hi: f64) -> Result<TensorId> {
-        let js = crate::random::js_number_string;
+        let js = crate::js::number;
         if !(lo <= hi) {
             bail!("Error in clip: min ({}) must be less than or equal to max ({}).", js(lo), js(hi));
         }
@@ -530,5 +525,29 @@ fn unary_grad(e: &mut Engine, op: UnaryOp, t: TensorId, dy: TensorId) -> Result<
             let t = e.sub(one, y2)?;
             times(e, t)
         }
+    }
+}
+
+impl Engine {
+    /// `tf.bitwiseAnd`: int32 tensors of one shape, on the host from the values (the float32
+    /// elementwise kernels cannot represent every int32 exactly).
+    pub fn bitwise_and(&mut self, x: TensorId, y: TensorId) -> Result<TensorId> {
+        let (xs, ys) = (self.shape(x)?.to_vec(), self.shape(y)?.to_vec());
+        if xs != ys {
+            bail!("BitwiseAnd: Tensors must have the same shape. x: {}, y: {}", shape::fmt(&xs), shape::fmt(&ys));
+        }
+        let (xd, yd) = (self.dtype(x)?, self.dtype(y)?);
+        if xd != DType::Int32 || yd != DType::Int32 {
+            bail!(
+                "BitwiseAnd: Only supports 'int32' values in tensor, found type of x: {} and type of y: {}",
+                xd.name(),
+                yd.name()
+            );
+        }
+        self.run_kernel_any(k::BITWISE_AND, &[x, y], |e, _, _| {
+            let (a, b) = (e.read_f64(x)?, e.read_f64(y)?);
+            let out = a.iter().zip(&b).map(|(&p, &q)| (p as i32) & (q as i32)).collect();
+            e.tensor(crate::HostData::I32(out), &xs)
+        })
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::backend::{Activation, BatchNormParams};
 use crate::engine::Input;
-use crate::{shape, Backend, BinaryOp, DType, Engine, HostData, Result, Storage, TensorId, UnaryOp, View};
+use crate::{bail, shape, Backend, BinaryOp, DType, Engine, HostData, Result, Storage, TensorId, UnaryOp, View};
 
 /// What follows the product: `bias` added (broadcast over the output), then `activation`
 /// (`alpha`: prelu's weights).
@@ -24,6 +24,62 @@ impl Fused {
 }
 
 impl Engine {
+    /// tfjs's `applyActivation` (fused ops).
+    pub fn activate(
+        &mut self,
+        y: TensorId,
+        activation: &str,
+        prelu: Option<TensorId>,
+        leaky_alpha: f64,
+    ) -> Result<TensorId> {
+        match activation {
+            "linear" => Ok(y),
+            "relu" => self.unary(UnaryOp::Relu, y),
+            "elu" => self.unary(UnaryOp::Elu, y),
+            "relu6" => self.unary(UnaryOp::Relu6, y),
+            "prelu" => match prelu {
+                Some(a) => self.binary(BinaryOp::Prelu, y, a),
+                None => bail!("Argument 'alpha' passed to 'prelu' must be a Tensor or TensorLike, but got 'undefined'"),
+            },
+            "leakyrelu" => self.leaky_relu(y, leaky_alpha),
+            "sigmoid" => self.unary(UnaryOp::Sigmoid, y),
+            other => bail!("Unknown fused activation {other}."),
+        }
+    }
+
+    /// The bias and activation of the fused ops (tf.fused's composition where the fused kernel does not apply): channels-first data
+    /// takes a 1-D bias or PReLU weight per channel.
+    pub fn fused_finish(
+        &mut self,
+        y: TensorId,
+        bias: Option<TensorId>,
+        activation: &str,
+        prelu: Option<TensorId>,
+        leaky_alpha: f64,
+        nchw: bool,
+    ) -> Result<TensorId> {
+        self.composed(|e| {
+            let per_channel = |e: &mut Engine, t: TensorId| -> Result<TensorId> {
+                let s = e.shape(t)?.to_vec();
+                if nchw && s.len() == 1 && s[0] != 1 {
+                    e.reshape(t, &[s[0] as i64, 1, 1])
+                } else {
+                    Ok(t)
+                }
+            };
+            let mut out = y;
+            if let Some(b) = bias {
+                let b = per_channel(e, b)?;
+                out = e.add(out, b)?;
+            }
+            let alpha = match prelu {
+                Some(a) => Some(per_channel(e, a)?),
+                None => None,
+            };
+            e.activate(out, activation, alpha, leaky_alpha)
+        })
+    }
+
     /// Whether the epilogue can run inside the product's kernel: no gradient being recorded,
     /// a float32 product, and a float32 bias / alpha that broadcasts over the last axis only
     /// (`channels` values or one, leading dims 1), so the output keeps the product's shape.

@@ -3,7 +3,8 @@
 
 use super::{cast_if, view_of};
 use crate::backend::{Taps, View};
-use crate::{bail, kernels as k, shape, DType, Engine, Result, TensorId};
+use crate::js::list as js_list;
+use crate::{bail, kernels as k, shape, DType, Engine, HostData, Result, TensorId};
 
 /// How a resize picks its source values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,5 +129,331 @@ impl Engine {
             })?;
         }
         Ok(y)
+    }
+
+    /// `tf.image.cropAndResize`: the sample positions of every output pixel computed on the host from the boxes, the image values gathered and interpolated.
+    #[allow(clippy::too_many_arguments)]
+    pub fn crop_and_resize(
+        &mut self,
+        image: TensorId,
+        boxes: TensorId,
+        box_ind: TensorId,
+        crop_size: &[f64],
+        method: &str,
+        extrapolation: f64,
+    ) -> Result<TensorId> {
+        self.composed(|e| {
+            let (is, bs, ib) = (e.shape(image)?.to_vec(), e.shape(boxes)?.to_vec(), e.shape(box_ind)?.to_vec());
+            let n = bs.first().copied().unwrap_or(0);
+            if is.len() != 4 {
+                bail!("Error in cropAndResize: image must be rank 4,but got rank {}.", is.len());
+            }
+            let shown = bs.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",");
+            if bs.len() != 2 || bs[1] != 4 {
+                bail!("Error in cropAndResize: boxes must be have size [{n},4] but had shape {shown}.");
+            }
+            if ib.len() != 1 || ib[0] != n {
+                bail!("Error in cropAndResize: boxInd must be have size [{n}] but had shape {shown}.");
+            }
+            if crop_size.len() != 2 {
+                bail!("Error in cropAndResize: cropSize must be of length 2, but got length {}.", crop_size.len());
+            }
+            if !(crop_size[0] >= 1.0 && crop_size[1] >= 1.0) {
+                bail!("cropSize must be atleast [1,1], but was {}", js_list(crop_size));
+            }
+            if !crop_size.iter().all(|&v| v.fract() == 0.0 && v < 9007199254740992.0) {
+                bail!("cropSize must be integers, but was {}", js_list(crop_size));
+            }
+            if method != "bilinear" && method != "nearest" {
+                bail!("method must be bilinear or nearest, but was {method}");
+            }
+            let boxes_f = e.cast(boxes, DType::Float32)?;
+            let bx = e.read_f64(boxes_f)?;
+            let which_t = e.cast(box_ind, DType::Int32)?;
+            let which = e.read_f64(which_t)?;
+            let (batch, h, w, c) = (is[0], is[1], is[2], is[3]);
+            let (ch, cw) = (crop_size[0] as usize, crop_size[1] as usize);
+            let pixels = n * ch * cw;
+            let mut corners = [vec![0i32; pixels], vec![0i32; pixels], vec![0i32; pixels], vec![0i32; pixels]];
+            let (mut xl, mut yl, mut inside, mut fill) =
+                (vec![0f32; pixels], vec![0f32; pixels], vec![0f32; pixels], vec![0f32; pixels]);
+            let at = |lo: f64, hi: f64, i: usize, count: usize, dim: usize| -> f64 {
+                let d = dim as f64 - 1.0;
+                if count > 1 {
+                    lo * d + i as f64 * ((hi - lo) * d / (count as f64 - 1.0))
+                } else {
+                    0.5 * (lo + hi) * d
+                }
+            };
+            let (hf, wf) = (h as f64, w as f64);
+            for b in 0..n {
+                let bb: [f64; 4] = [
+                    bx[4 * b] as f32 as f64,
+                    bx[4 * b + 1] as f32 as f64,
+                    bx[4 * b + 2] as f32 as f64,
+                    bx[4 * b + 3] as f32 as f64,
+                ];
+                let [y1, x1, y2, x2] = bb;
+                let wb = which[b];
+                let img0 = wb * hf * wf;
+                for y in 0..ch {
+                    let yi = at(y1, y2, y, ch, h);
+                    for x in 0..cw {
+                        let p = (b * ch + y) * cw + x;
+                        let xi = at(x1, x2, x, cw, w);
+                        if wb < 0.0 || wb >= batch as f64 {
+                            continue;
+                        }
+                        if yi < 0.0 || yi > hf - 1.0 || xi < 0.0 || xi > wf - 1.0 {
+                            fill[p] = 1.0;
+                            continue;
+                        }
+                        inside[p] = 1.0;
+                        let (top, bottom, left, right) = if method == "bilinear" {
+                            (yi.floor(), yi.ceil(), xi.floor(), xi.ceil())
+                        } else {
+                            // Math.round: halves up.
+                            let (ry, rx) = ((yi + 0.5).floor(), (xi + 0.5).floor());
+                            (ry, ry, rx, rx)
+                        };
+                        corners[0][p] = (img0 + top * wf + left) as i32;
+                        corners[1][p] = (img0 + top * wf + right) as i32;
+                        corners[2][p] = (img0 + bottom * wf + left) as i32;
+                        corners[3][p] = (img0 + bottom * wf + right) as i32;
+                        if method == "bilinear" {
+                            xl[p] = (xi - left) as f32;
+                            yl[p] = (yi - top) as f32;
+                        }
+                    }
+                }
+            }
+            let img = e.cast(image, DType::Float32)?;
+            let rows = e.reshape(img, &[(batch * h * w) as i64, c as i64])?;
+            let mut g = Vec::with_capacity(4);
+            for idx in corners {
+                let t = e.tensor(HostData::I32(idx), &[pixels])?;
+                g.push(e.gather(rows, t, 0, 0)?);
+            }
+            let col = |e: &mut Engine, v: Vec<f32>| e.tensor(HostData::F32(v), &[pixels, 1]);
+            let (cxl, cyl, cin, cfill) = (col(e, xl)?, col(e, yl)?, col(e, inside)?, col(e, fill)?);
+            let lerp = |e: &mut Engine, a: TensorId, b: TensorId, t: TensorId| -> Result<TensorId> {
+                let d = e.sub(b, a)?;
+                let d = e.mul(d, t)?;
+                e.add(a, d)
+            };
+            let top = lerp(e, g[0], g[1], cxl)?;
+            let bottom = lerp(e, g[2], g[3], cxl)?;
+            let value = lerp(e, top, bottom, cyl)?;
+            let v = e.mul(value, cin)?;
+            let fv = e.fill(&[], extrapolation, DType::Float32)?;
+            let f = e.mul(cfill, fv)?;
+            let out = e.add(v, f)?;
+            e.reshape(out, &[n as i64, ch as i64, cw as i64, c as i64])
+        })
+    }
+}
+
+/// Where an image is read for each output pixel: up to four taps (flat pixel index and
+/// weight per output pixel) and the weight of the fill value. Found on the host (they depend
+/// on the arguments, not on the values); the values are gathered and summed on the backend.
+struct Taps2d {
+    index: Vec<Vec<i32>>,
+    weights: Vec<Vec<f32>>,
+    fill_weight: Vec<f32>,
+}
+
+impl Taps2d {
+    fn new(taps: usize, pixels: usize) -> Taps2d {
+        Taps2d {
+            index: vec![vec![0; pixels]; taps],
+            weights: vec![vec![0.0; pixels]; taps],
+            fill_weight: vec![0.0; pixels],
+        }
+    }
+}
+
+/// JavaScript's `Math.round`: halves up.
+fn js_round(v: f64) -> f64 {
+    (v + 0.5).floor()
+}
+
+/// tfjs's fill modes: where an input coordinate outside `[0, len)` reads from.
+fn map_coord(v: f64, len: usize, mode: &str) -> f64 {
+    let len_f = len as f64;
+    let clamp = |x: f64| x.max(0.0).min(len_f - 1.0);
+    match mode {
+        "nearest" => clamp(v),
+        "reflect" | "wrap" => {
+            if len <= 1 {
+                return if v < 0.0 || v > len_f - 1.0 { 0.0 } else { clamp(v) };
+            }
+            let mut x = v;
+            if mode == "reflect" {
+                let sz2 = 2.0 * len_f;
+                if x < 0.0 {
+                    if x < sz2 {
+                        x += sz2 * (-x / sz2).trunc();
+                    }
+                    x = if x < -len_f { x + sz2 } else { -x - 1.0 };
+                } else if x > len_f - 1.0 {
+                    x -= sz2 * (x / sz2).trunc();
+                    if x >= len_f {
+                        x = sz2 - x - 1.0;
+                    }
+                }
+            } else if x < 0.0 {
+                x += len_f * ((-x / (len_f - 1.0)).trunc() + 1.0);
+            } else if x > len_f - 1.0 {
+                x -= len_f * (x / (len_f - 1.0)).trunc();
+            }
+            clamp(x)
+        }
+        // 'constant': outside reads the fill value.
+        _ => v,
+    }
+}
+
+impl Engine {
+    /// out[p, c] = Σ_k weights[k][p] * image[index[k][p], c] + fill_weight[p] * fill[c], in
+    /// `image`'s dtype; `fill` has one value, or one per channel.
+    fn sample_taps(&mut self, image: TensorId, taps: Taps2d, fill: &[f64], out_shape: &[usize]) -> Result<TensorId> {
+        let s = self.shape(image)?.to_vec();
+        let dtype = self.dtype(image)?;
+        let (pixels, c) = (taps.fill_weight.len(), s[3]);
+        self.composed(|e| {
+            let img = e.cast(image, DType::Float32)?;
+            let rows = e.reshape(img, &[(s[0] * s[1] * s[2]) as i64, c as i64])?;
+            let fw = e.tensor(HostData::F32(taps.fill_weight), &[pixels, 1])?;
+            let fv = e.tensor(HostData::F32(fill.iter().map(|&v| v as f32).collect()), &[1, fill.len()])?;
+            let mut out = e.mul(fw, fv)?;
+            for (idx, w) in taps.index.into_iter().zip(taps.weights) {
+                let idx = e.tensor(HostData::I32(idx), &[pixels])?;
+                let g = e.gather(rows, idx, 0, 0)?;
+                let w = e.tensor(HostData::F32(w), &[pixels, 1])?;
+                let term = e.mul(g, w)?;
+                out = e.add(out, term)?;
+            }
+            let dims: Vec<i64> = out_shape.iter().map(|&d| d as i64).collect();
+            let out = e.reshape(out, &dims)?;
+            e.cast(out, dtype)
+        })
+    }
+
+    /// `tf.image.transform`: projective transforms `[a0, a1, a2, b0, b1, b2, c0, c1]` (one, or
+    /// one per image) mapping output (x, y) to input ((a0 x + a1 y + a2) / k, (b0 x + b1 y +
+    /// b2) / k), k = c0 x + c1 y + 1; `output_shape` [height, width] or the input's.
+    pub fn transform(
+        &mut self,
+        image: TensorId,
+        transforms: TensorId,
+        interpolation: &str,
+        fill_mode: &str,
+        fill_value: f64,
+        output_shape: Option<&[f64]>,
+    ) -> Result<TensorId> {
+        let (is, ts) = (self.shape(image)?.to_vec(), self.shape(transforms)?.to_vec());
+        if is.len() != 4 {
+            bail!("Error in transform: image must be rank 4,but got rank {}.", is.len());
+        }
+        if !(ts.len() == 2 && (ts[0] == is[0] || ts[0] == 1) && ts[1] == 8) {
+            bail!("Error in transform: Input transform should be batch x 8 or 1 x 8");
+        }
+        if let Some(shape) = output_shape.filter(|s| s.len() != 2) {
+            bail!("Error in transform: outputShape must be [height, width] or null, but got {}.", js_list(shape));
+        }
+        if interpolation != "nearest" && interpolation != "bilinear" {
+            bail!("Error in Transform: Expect 'nearest' or 'bilinear', but got {interpolation}");
+        }
+        let (batch, h, w, c) = (is[0], is[1], is[2], is[3]);
+        let (oh, ow) = match output_shape {
+            Some(s) => {
+                if !s.iter().all(|&d| d >= 0.0 && d.fract() == 0.0 && d < 9007199254740992.0) {
+                    bail!("Error in transform: outputShape must be non-negative integers, but got {}.", js_list(s));
+                }
+                (s[0] as usize, s[1] as usize)
+            }
+            None => (h, w),
+        };
+        let pixels = shape::checked_size(&[batch, oh, ow]).filter(|&p| p <= i32::MAX as usize);
+        let Some(pixels) = pixels else {
+            bail!("Error in transform: the output of {batch}x{oh}x{ow} pixels is too large.")
+        };
+        self.check_size(&[pixels, 4 * 2 + 1], DType::Float32)?;
+        let m = self.read_f64(transforms)?;
+        let n_taps = if interpolation == "nearest" { 1 } else { 4 };
+        let mut taps = Taps2d::new(n_taps, pixels);
+        let (hf, wf) = (h as f64, w as f64);
+        for b in 0..batch {
+            let t = if ts[0] == 1 { &m[..8] } else { &m[8 * b..8 * b + 8] };
+            for y in 0..oh {
+                for x in 0..ow {
+                    let p = (b * oh + y) * ow + x;
+                    let (xf, yf) = (x as f64, y as f64);
+                    let k = t[6] * xf + t[7] * yf + 1.0;
+                    if k == 0.0 {
+                        taps.fill_weight[p] = 1.0;
+                        continue;
+                    }
+                    let ix = map_coord((t[0] * xf + t[1] * yf + t[2]) / k, w, fill_mode);
+                    let iy = map_coord((t[3] * xf + t[4] * yf + t[5]) / k, h, fill_mode);
+                    let mut tap = |i: usize, yy: f64, xx: f64, wt: f64| {
+                        if yy >= 0.0 && yy < hf && xx >= 0.0 && xx < wf {
+                            taps.index[i][p] = ((b as f64 * hf + yy) * wf + xx) as i32;
+                            taps.weights[i][p] = wt as f32;
+                        } else {
+                            taps.fill_weight[p] += wt as f32;
+                        }
+                    };
+                    if n_taps == 1 {
+                        tap(0, js_round(iy), js_round(ix), 1.0);
+                    } else {
+                        let (y0, x0) = (iy.floor(), ix.floor());
+                        tap(0, y0, x0, (y0 + 1.0 - iy) * (x0 + 1.0 - ix));
+                        tap(1, y0, x0 + 1.0, (y0 + 1.0 - iy) * (ix - x0));
+                        tap(2, y0 + 1.0, x0, (iy - y0) * (x0 + 1.0 - ix));
+                        tap(3, y0 + 1.0, x0 + 1.0, (iy - y0) * (ix - x0));
+                    }
+                }
+            }
+        }
+        self.sample_taps(image, taps, &[fill_value], &[batch, oh, ow, c])
+    }
+
+    /// `tf.image.rotateWithOffset`: each output pixel reads the input pixel that the rotation
+    /// about `center` (fractions of the width and height) brings to it, or the fill value (one
+    /// per channel, or one for all).
+    pub fn rotate_with_offset(
+        &mut self,
+        image: TensorId,
+        radians: f64,
+        fill: &[f64],
+        center: [f64; 2],
+    ) -> Result<TensorId> {
+        let s = self.shape(image)?.to_vec();
+        if s.len() != 4 {
+            bail!("Error in rotateWithOffset: image must be rank 4,but got rank {}.", s.len());
+        }
+        let (batch, h, w) = (s[0], s[1], s[2]);
+        let (cx, cy) = (w as f64 * center[0], h as f64 * center[1]);
+        let (sin, cos) = radians.sin_cos();
+        let pixels = batch * h * w;
+        let mut taps = Taps2d::new(1, pixels);
+        for b in 0..batch {
+            for y in 0..h {
+                for x in 0..w {
+                    let p = (b * h + y) * w + x;
+                    let (xf, yf) = (x as f64 - cx, y as f64 - cy);
+                    let sx = js_round(xf * cos - yf * sin + cx);
+                    let sy = js_round(xf * sin + yf * cos + cy);
+                    if sx >= 0.0 && sx < w as f64 && sy >= 0.0 && sy < h as f64 {
+                        taps.index[0][p] = ((b * h) as f64 * w as f64 + sy * w as f64 + sx) as i32;
+                        taps.weights[0][p] = 1.0;
+                    } else {
+                        taps.fill_weight[p] = 1.0;
+                    }
+                }
+            }
+        }
+        self.sample_taps(image, taps, fill, &s)
     }
 }

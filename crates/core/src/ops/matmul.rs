@@ -157,3 +157,142 @@ struct MatmulPlan {
     out_shape: Vec<usize>,
     out_dtype: DType,
 }
+
+/// `tf.linalg.bandPart`'s band count: `n` rows below (or columns above) the diagonal kept; a
+/// negative count keeps them all.
+fn band_count(n: f64, dim: usize, what: &str, name: &str) -> Result<i64> {
+    let js = crate::js::number;
+    if n.fract() != 0.0 || n.is_nan() {
+        bail!("bandPart(): {name} must be an integer, got {}.", js(n));
+    }
+    if n > dim as f64 {
+        bail!("bandPart(): {name} ({}) must not be greater than the number of {what} ({dim}).", js(n));
+    }
+    Ok(if n < 0.0 { dim as i64 } else { n as i64 })
+}
+
+impl Engine {
+    /// `tf.linalg.bandPart`: the innermost matrices with everything outside the band
+    /// `-num_upper <= i - j <= num_lower` set to 0.
+    pub fn band_part(&mut self, a: TensorId, num_lower: f64, num_upper: f64) -> Result<TensorId> {
+        let s = self.shape(a)?.to_vec();
+        if s.len() < 2 {
+            bail!("bandPart(): Rank must be at least 2, got {}.", s.len());
+        }
+        let (m, n) = (s[s.len() - 2], s[s.len() - 1]);
+        let lower = band_count(num_lower, m, "rows", "numLower")?;
+        let upper = band_count(num_upper, n, "columns", "numUpper")?;
+        let dtype = self.dtype(a)?;
+        self.composed(|e| {
+            let i = e.range(0.0, m as f64, 1.0, DType::Int32)?;
+            let i = e.reshape(i, &[-1, 1])?;
+            let j = e.range(0.0, n as f64, 1.0, DType::Int32)?;
+            let ij = e.sub(i, j)?;
+            let lo = e.fill(&[], lower as f64, DType::Int32)?;
+            let hi = e.fill(&[], -upper as f64, DType::Int32)?;
+            let below = e.binary(BinaryOp::LessEqual, ij, lo)?;
+            let above = e.binary(BinaryOp::GreaterEqual, ij, hi)?;
+            let in_band = e.binary(BinaryOp::LogicalAnd, below, above)?;
+            let zeros = e.fill(&[m, n], 0.0, dtype)?;
+            e.select(in_band, a, zeros)
+        })
+    }
+
+    /// `tf.einsum` for one or two tensors with tfjs's limits and texts: each input moved to
+    /// the order of all labels (the output's first), multiplied with broadcasting, and summed
+    /// over the labels the output lacks.
+    pub fn einsum(&mut self, equation: &str, xs: &[TensorId]) -> Result<TensorId> {
+        let eq: String = equation.chars().filter(|c| !c.is_whitespace()).collect();
+        let arrows = eq.matches("->").count();
+        if arrows < 1 {
+            bail!("Equations without an arrow are not supported.");
+        }
+        if arrows > 1 {
+            bail!("Equation must contain exactly one arrow (\"->\").");
+        }
+        let (inputs, output) = eq.split_once("->").unwrap_or_default();
+        if inputs.contains("...") {
+            bail!("The ellipsis notation (\"...\") is not supported yet.");
+        }
+        let terms: Vec<&str> = inputs.split(',').collect();
+        if xs.len() != terms.len() {
+            bail!("Expected {} input tensors, received {}", terms.len(), xs.len());
+        }
+        if terms.len() > 2 {
+            bail!("Support for more than 2 input tensors is not implemented yet.");
+        }
+        let mut labels: Vec<char> = Vec::new();
+        for l in output.chars() {
+            if !terms.iter().any(|t| t.contains(l)) {
+                bail!("Output subscripts contain the label {l} not present in the input subscripts.");
+            }
+            if !labels.contains(&l) {
+                labels.push(l);
+            }
+        }
+        let out_len = labels.len();
+        for l in inputs.chars() {
+            if l != ',' && !labels.contains(&l) {
+                labels.push(l);
+            }
+        }
+        let mut sizes: Vec<Option<usize>> = vec![None; labels.len()];
+        for (i, term) in terms.iter().enumerate() {
+            let chars: Vec<char> = term.chars().collect();
+            let mut seen = chars.clone();
+            seen.sort_unstable();
+            seen.dedup();
+            if seen.len() != chars.len() {
+                bail!(
+                    "Found duplicate axes in input component {term}. Support for duplicate axes in input is not implemented yet."
+                );
+            }
+            let shape = self.shape(xs[i])?.to_vec();
+            if shape.len() != chars.len() {
+                bail!(
+                    "Input {i} of einsum has rank {} but its subscripts {term} name {} axes.",
+                    shape.len(),
+                    chars.len()
+                );
+            }
+            for (j, l) in chars.iter().enumerate() {
+                let k = labels.iter().position(|x| x == l).unwrap_or(0);
+                match sizes[k] {
+                    None => sizes[k] = Some(shape[j]),
+                    Some(d) if d != shape[j] => bail!(
+                        "Expected dimension {d} at axis {j} of input shaped [{}], but got dimension {}",
+                        shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
+                        shape[j]
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+        self.composed(|e| {
+            let mut product: Option<TensorId> = None;
+            for (i, term) in terms.iter().enumerate() {
+                let chars: Vec<char> = term.chars().collect();
+                let own: Vec<i64> =
+                    labels.iter().filter_map(|l| chars.iter().position(|c| c == l).map(|p| p as i64)).collect();
+                let moved = e.transpose(xs[i], Some(&own))?;
+                let dims: Vec<i64> = labels
+                    .iter()
+                    .zip(&sizes)
+                    .map(|(l, s)| if chars.contains(l) { s.unwrap_or(1) as i64 } else { 1 })
+                    .collect();
+                let x = e.reshape(moved, &dims)?;
+                product = Some(match product {
+                    None => x,
+                    Some(p) => e.mul(x, p)?,
+                });
+            }
+            let product = product.ok_or_else(|| crate::Error::new("einsum: no input tensors"))?;
+            let summed: Vec<i64> = (out_len..labels.len()).map(|k| k as i64).collect();
+            if summed.is_empty() {
+                Ok(product)
+            } else {
+                e.reduce(crate::ReduceOp::Sum, product, Some(&summed), false)
+            }
+        })
+    }
+}

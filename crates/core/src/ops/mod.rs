@@ -5,18 +5,27 @@
 mod complex;
 mod conv;
 mod creation;
+mod dynamic;
 mod elementwise;
 mod fused;
 mod image;
 mod layout;
+mod layout_composed;
 mod matmul;
 mod reduce;
+mod reduce_composed;
+mod sparse;
+mod string_ops;
 mod strings;
 
 pub use conv::{ConvKind, Padding, PoolKind, Rounding, Window};
 pub use creation::Random;
+pub use dynamic::{nms_select, Nms, NmsOutputs};
 pub use fused::Fused;
 pub use image::Resize;
+pub use layout_composed::Splits;
+pub use reduce_composed::NormOrd;
+pub use string_ops::NGrams;
 pub(crate) use strings::strings_in;
 pub use strings::Strings;
 

@@ -176,7 +176,7 @@ impl Engine {
         let rank = self.shape(x)?.len() as f64;
         let a = if axis == -1.0 { rank - 1.0 } else { axis };
         if a != rank - 1.0 {
-            let js = crate::random::js_number_string;
+            let js = crate::js::number;
             bail!(
                 "Log Softmax along a non-last dimension is not yet supported. Logits was rank {} and axis was {}",
                 js(rank),

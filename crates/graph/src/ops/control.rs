@@ -8,8 +8,8 @@
 //! through the graph (the ops that clone pass kept tensors on as they are), and the tensors
 //! written to one are kept until the execution ends.
 
+use super::scalar;
 use super::{values, Ctx};
-use crate::compose::{scalar, unstack};
 use std::collections::{HashMap, HashSet};
 use tidytensor_core::{bail, DType, Engine, HostData, Result, TensorId};
 
@@ -133,7 +133,7 @@ impl std::fmt::Display for Shape {
 }
 
 fn num(x: f64) -> String {
-    tidytensor_core::random::js_number_string(x)
+    tidytensor_core::js::number(x)
 }
 
 fn dims_text(d: &[i64]) -> String {
@@ -608,7 +608,7 @@ pub(crate) fn run(
                 if !ta.dynamic_size && max >= ta.max_size {
                     bail!("Max index must be < array size ({}  vs. {})", num(max), num(ta.max_size));
                 }
-                let parts = unstack(e, t, 0.0)?;
+                let parts = e.unstack(t, 0.0)?;
                 ta.write_many(r, e, &indices, &parts)
             })();
             let handle = ta.handle;
@@ -696,7 +696,7 @@ pub(crate) fn run(
                 bail!("Invalid data types; op elements {}, but list elements {}", d.name(), dtype_name(dtype));
             }
             assert_shapes(&Shape::Dims(dims[1..].to_vec()), &shape, "TensorList shape mismatch: ")?;
-            let parts = unstack(e, t, 0.0)?;
+            let parts = e.unstack(t, 0.0)?;
             let list = TensorList::new(r, e, parts, shape, Some(d), -1.0)?;
             let handle = list.handle;
             r.lists.insert(handle, list);
@@ -716,7 +716,7 @@ pub(crate) fn run(
             }
             let mut list = TensorList::new(r, e, Vec::new(), shape, Some(e.dtype(t)?), n.unwrap_or(-1.0))?;
             let handle = list.handle;
-            let parts = unstack(e, t, 0.0);
+            let parts = e.unstack(t, 0.0);
             let done =
                 parts.and_then(|parts| indices.iter().zip(&parts).try_for_each(|(&i, &p)| list.set_item(r, e, i, p)));
             r.lists.insert(handle, list);

@@ -4,7 +4,6 @@
 //! core has no fused kernel, so they are three kernels here, as `lib/ops/fused.js` runs them).
 
 use super::{not_here, Ctx};
-use crate::compose::{conv1d, fused_finish};
 use tidytensor_core::ops::{ConvKind, Fused, Padding, PoolKind, Window};
 use tidytensor_core::{bail, Activation, Engine, Result, TensorId};
 
@@ -103,7 +102,7 @@ fn fused(e: &mut Engine, c: &Ctx, kind: ConvKind) -> Result<TensorId> {
         return e.fused_conv(kind, c.t(0)?, c.t(1)?, &w, &f);
     }
     let y = e.conv(kind, c.t(0)?, c.t(1)?, &w, nchw)?;
-    fused_finish(e, y, bias, activation, prelu, leaky_alpha, nchw)
+    e.fused_finish(y, bias, activation, prelu, leaky_alpha, nchw)
 }
 
 fn pool(e: &mut Engine, c: &Ctx, kind: PoolKind, spatial: usize) -> Result<TensorId> {
@@ -124,7 +123,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let pad = named_padding(&a.string("padding").unwrap_or_default())?;
             let format = data_format(c, "NWC");
             let dilation = a.number("dilation", 1.0);
-            conv1d(e, c.t(0)?, c.t(1)?, stride, &pad, &format, dilation)?
+            e.conv1d(c.t(0)?, c.t(1)?, stride, &pad, &format, dilation, None)?
         }
         "Conv2D" | "DepthwiseConv2dNative" | "DepthwiseConv2d" => {
             let kind = if op == "Conv2D" { ConvKind::Conv2d } else { ConvKind::Depthwise2d };

@@ -1,8 +1,8 @@
 //! tfjs-converter's `creation_executor.ts`.
 
 use super::{not_here, want_dtype, Ctx};
+use tidytensor_core::js::number as js_number_string;
 use tidytensor_core::ops::Random;
-use tidytensor_core::random::js_number_string;
 use tidytensor_core::{bail, DType, Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] = &[
@@ -18,6 +18,7 @@ pub(crate) const OPS: &[&str] = &[
     "TruncatedNormal",
     "Zeros",
     "ZerosLike",
+    "Multinomial",
 ];
 
 /// A shape read from a tensor: non-negative integers.
@@ -92,6 +93,10 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let (start, stop, step) = (c.num(e, 0)?, c.num(e, 1)?, c.num(e, 2)?);
             let dtype = want_dtype(c, "Tidx", Some(DType::Float32))?;
             e.range(start, stop, step, dtype)?
+        }
+        "Multinomial" => {
+            let seed = seed(a.number("seed", f64::NAN), true);
+            e.multinomial(c.t(0)?, c.num(e, 1)?, seed.as_deref(), false)?
         }
         _ => return not_here(op),
     }])

@@ -1,7 +1,7 @@
 //! tfjs-converter's `graph_executor.ts`: placeholders, identities and shape queries.
 
+use super::scalar;
 use super::{not_here, Ctx};
-use crate::compose::scalar;
 use tidytensor_core::{DType, Engine, HostData, Result, TensorId};
 
 pub(crate) const OPS: &[&str] = &[

@@ -135,7 +135,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx, tables: &mut Tables) -> Result<Vec<Te
             let rows = if shape.is_empty() {
                 bail!("unstack: the values must be at least 1-D, but got a scalar")
             } else {
-                crate::compose::unstack(e, vals, 0.0)?
+                e.unstack(vals, 0.0)?
             };
             if ks.len() != rows.len() {
                 for id in rows {

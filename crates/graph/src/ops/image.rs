@@ -1,11 +1,11 @@
 //! tfjs-converter's `image_executor.ts`.
 
 use super::{not_here, Ctx};
-use crate::compose::crop_and_resize;
 use tidytensor_core::ops::Resize;
 use tidytensor_core::{bail, DType, Engine, Result, TensorId};
 
-pub(crate) const OPS: &[&str] = &["ResizeBilinear", "ResizeNearestNeighbor", "CropAndResize"];
+pub(crate) const OPS: &[&str] =
+    &["ResizeBilinear", "ResizeNearestNeighbor", "CropAndResize", "ImageProjectiveTransformV3"];
 
 /// The checks of `lib/ops/image.js`'s `resizeArgs`.
 fn resize(e: &mut Engine, c: &Ctx, method: Resize) -> Result<TensorId> {
@@ -42,7 +42,14 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let a = c.attrs();
             let method = a.string("method").unwrap_or_default();
             let extrapolation = a.number("extrapolation_value", 0.0);
-            crop_and_resize(e, c.t(0)?, c.t(1)?, c.t(2)?, &size, &method, extrapolation)?
+            e.crop_and_resize(c.t(0)?, c.t(1)?, c.t(2)?, &size, &method, extrapolation)?
+        }
+        "ImageProjectiveTransformV3" => {
+            let a = c.attrs();
+            let interpolation = a.string("interpolation").unwrap_or_default();
+            let fill_mode = a.string("fill_mode").unwrap_or_default();
+            let shape = c.nums(e, 2)?;
+            e.transform(c.t(0)?, c.t(1)?, &interpolation, &fill_mode, c.num(e, 3)?, Some(&shape))?
         }
         _ => return not_here(op),
     }])

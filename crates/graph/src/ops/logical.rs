@@ -15,6 +15,7 @@ pub(crate) const OPS: &[&str] = &[
     "LogicalOr",
     "Select",
     "SelectV2",
+    "BitwiseAnd",
 ];
 
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
@@ -30,6 +31,9 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "LogicalOr" => BinaryOp::LogicalOr,
         "LogicalNot" => return Ok(vec![e.unary(UnaryOp::LogicalNot, c.t(0)?)?]),
         "Select" | "SelectV2" => return Ok(vec![e.select(c.t(0)?, c.t(1)?, c.t(2)?)?]),
+        // (tfjs's executor reads inputs named a and b that its op list calls x and y, and
+        // fails; this computes the op.)
+        "BitwiseAnd" => return Ok(vec![e.bitwise_and(c.t(0)?, c.t(1)?)?]),
         _ => return not_here(op),
     };
     Ok(vec![e.binary(b, c.t(0)?, c.t(1)?)?])

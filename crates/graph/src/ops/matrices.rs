@@ -2,12 +2,19 @@
 //! activation as one kernel (the core's `fused_matmul`).
 
 use super::{not_here, Ctx};
-use crate::compose::fused_finish;
 use tidytensor_core::ops::Fused;
 use tidytensor_core::{bail, Activation, Engine, Result, TensorId};
 
-pub(crate) const OPS: &[&str] =
-    &["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "MatMul", "Transpose", "_FusedMatMul"];
+pub(crate) const OPS: &[&str] = &[
+    "BatchMatMul",
+    "BatchMatMulV2",
+    "BatchMatMulV3",
+    "MatMul",
+    "Transpose",
+    "_FusedMatMul",
+    "Einsum",
+    "MatrixBandPart",
+];
 
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let op = c.node.op.as_str();
@@ -44,10 +51,16 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                 Ok(act) => e.fused_matmul(c.t(0)?, c.t(1)?, ta, tb, &Fused { bias, activation: act, alpha: prelu })?,
                 Err(_) => {
                     let y = e.matmul(c.t(0)?, c.t(1)?, ta, tb)?;
-                    fused_finish(e, y, bias, activation, prelu, leaky_alpha, false)?
+                    e.fused_finish(y, bias, activation, prelu, leaky_alpha, false)?
                 }
             }
         }
+        "Einsum" => {
+            let equation = a.string("equation").unwrap_or_default();
+            e.einsum(&equation, &c.tensors(0, 0))?
+        }
+        // TensorFlow's inputs: num_lower, then num_upper (tfjs's op list reads input 1 for both).
+        "MatrixBandPart" => e.band_part(c.t(0)?, c.num(e, 1)?, c.num(e, 2)?)?,
         _ => return not_here(op),
     }])
 }

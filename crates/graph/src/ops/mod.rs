@@ -26,7 +26,7 @@ mod transformation;
 use crate::attr::AttrReader;
 use crate::graph::Node;
 use crate::op_table::OPS;
-use tidytensor_core::{bail, DType, Engine, HostData, Result, TensorId};
+use tidytensor_core::{bail, DType, Engine, Result, TensorId};
 
 /// What an op sees of its node: the tensors of its data inputs and the attributes.
 pub(crate) struct Ctx<'a> {
@@ -93,11 +93,7 @@ impl Ctx<'_> {
 
 /// A tensor's values as f64 (`dataSync`).
 pub(crate) fn values(e: &Engine, id: TensorId) -> Result<Vec<f64>> {
-    Ok(match e.read(id)? {
-        HostData::F32(v) => v.into_iter().map(f64::from).collect(),
-        HostData::I32(v) => v.into_iter().map(f64::from).collect(),
-        HostData::Bool(v) => v.into_iter().map(f64::from).collect(),
-    })
+    e.read_f64(id)
 }
 
 /// A list of integers for the core's front-ends (tfjs passes numbers on; here they must be
@@ -114,9 +110,16 @@ pub(crate) fn ints(v: &[f64], what: &str) -> Result<Vec<i64>> {
         .collect()
 }
 
-/// A list as JavaScript's `${list}` prints it.
-pub(crate) fn js_list(v: &[f64]) -> String {
-    v.iter().map(|&x| tidytensor_core::random::js_number_string(x)).collect::<Vec<_>>().join(",")
+pub(crate) use tidytensor_core::js::list as js_list;
+
+/// A scalar of `dtype` (tfjs's `scalar(v, dtype)`).
+pub(crate) fn scalar(e: &mut Engine, v: f64, dtype: DType) -> Result<TensorId> {
+    e.fill(&[], v, dtype)
+}
+
+/// `[before, after]` pairs from a padding tensor's values (`[rank, 2]`).
+pub(crate) fn pairs(v: &[f64]) -> Vec<[f64; 2]> {
+    v.chunks(2).map(|c| [c[0], c.get(1).copied().unwrap_or(f64::NAN)]).collect()
 }
 
 /// The tfjs category of an op (`None`: tfjs does not map it).

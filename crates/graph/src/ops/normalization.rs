@@ -1,10 +1,12 @@
 //! tfjs-converter's `normalization_executor.ts`.
 
+use super::ints;
 use super::{not_here, Ctx};
+use tidytensor_core::ops::NormOrd;
 use tidytensor_core::{Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] =
-    &["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "LRN", "Softmax", "LogSoftmax"];
+    &["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "LRN", "Softmax", "LogSoftmax", "EuclideanNorm"];
 
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let op = c.node.op.as_str();
@@ -24,6 +26,11 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         )?,
         "Softmax" => e.softmax(c.t(0)?, -1)?,
         "LogSoftmax" => e.log_softmax(c.t(0)?, -1.0)?,
+        "EuclideanNorm" => {
+            let axes = ints(&c.nums(e, 1)?, "axis")?;
+            let keep = c.attrs().bool("keep_dims", false);
+            e.norm(c.t(0)?, NormOrd::Euclidean, Some(&axes), keep)?
+        }
         _ => return not_here(op),
     }])
 }

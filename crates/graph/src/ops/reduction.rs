@@ -3,8 +3,21 @@
 use super::{ints, not_here, Ctx};
 use tidytensor_core::{ArgOp, CumOp, Engine, ReduceOp, Result, TensorId};
 
-pub(crate) const OPS: &[&str] =
-    &["Max", "Mean", "Min", "Sum", "All", "Any", "ArgMax", "ArgMin", "Prod", "Cumprod", "Cumsum"];
+pub(crate) const OPS: &[&str] = &[
+    "Max",
+    "Mean",
+    "Min",
+    "Sum",
+    "All",
+    "Any",
+    "ArgMax",
+    "ArgMin",
+    "Prod",
+    "Cumprod",
+    "Cumsum",
+    "Bincount",
+    "DenseBincount",
+];
 
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let op = c.node.op.as_str();
@@ -27,6 +40,11 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let cum = if op == "Cumsum" { CumOp::Sum } else { CumOp::Prod };
             let (exclusive, reverse) = (a.bool("exclusive", false), a.bool("reverse", false));
             return Ok(vec![e.cumulative(cum, c.t(0)?, axis, exclusive, reverse)?]);
+        }
+        "Bincount" => return Ok(vec![e.bincount(c.t(0)?, c.t(2)?, c.num(e, 1)?, false, false)?]),
+        "DenseBincount" => {
+            let binary = c.attrs().bool("binary_output", false);
+            return Ok(vec![e.bincount(c.t(0)?, c.t(2)?, c.num(e, 1)?, true, binary)?]);
         }
         _ => return not_here(op),
     };

@@ -1,7 +1,7 @@
 //! tfjs-converter's `slice_join_executor.ts`.
 
 use super::{ints, not_here, Ctx};
-use crate::compose::{self, Splits};
+use tidytensor_core::ops::Splits;
 use tidytensor_core::{bail, js_to_int32, DType, Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] = &[
@@ -19,6 +19,9 @@ pub(crate) const OPS: &[&str] = &[
     "Split",
     "SplitV",
     "GatherNd",
+    "ScatterNd",
+    "SparseToDense",
+    "TensorScatterUpdate",
 ];
 
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
@@ -47,21 +50,20 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "Reverse" => {
             let dims = c.nums(e, 1)?;
             let axes: Vec<i64> = dims.iter().enumerate().filter(|(_, &d)| d != 0.0).map(|(i, _)| i as i64).collect();
-            vec![compose::reverse(e, c.t(0)?, Some(&axes))?]
+            vec![e.reverse(c.t(0)?, Some(&axes))?]
         }
         "ReverseV2" => {
             let axes = ints(&c.nums(e, 1)?, "axis")?;
-            vec![compose::reverse(e, c.t(0)?, Some(&axes))?]
+            vec![e.reverse(c.t(0)?, Some(&axes))?]
         }
         "Slice" => {
             let (begin, size) = (c.nums(e, 1)?, c.nums(e, 2)?);
-            vec![compose::slice(e, c.t(0)?, &begin, &size)?]
+            vec![e.slice_params(c.t(0)?, &begin, &size)?]
         }
         "StridedSlice" => {
             let (begin, end, strides) = (c.nums(e, 1)?, c.nums(e, 2)?, c.nums(e, 3)?);
             let mask = |name: &str| js_to_int32(a.number(name, 0.0));
-            vec![compose::strided_slice(
-                e,
+            vec![e.strided_slice(
                 c.t(0)?,
                 &begin,
                 &end,
@@ -95,14 +97,14 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             }
             vec![e.stack(&mapped, axis)?]
         }
-        "Unpack" => compose::unstack(e, c.t(0)?, a.number("axis", 0.0))?,
+        "Unpack" => e.unstack(c.t(0)?, a.number("axis", 0.0))?,
         "Tile" => {
             let reps = c.nums(e, 1)?;
-            vec![compose::tile(e, c.t(0)?, &reps)?]
+            vec![e.tile(c.t(0)?, &reps)?]
         }
         "Split" => {
             let axis = c.num(e, 0)?;
-            compose::split(e, c.t(1)?, Splits::Count(a.number("num_split", 1.0)), axis)?
+            e.split(c.t(1)?, Splits::Count(a.number("num_split", 1.0)), axis)?
         }
         "SplitV" => {
             let sizes_t = c.t(1)?;
@@ -113,9 +115,18 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                 Splits::Sizes(sizes)
             };
             let axis = c.num(e, 2)?;
-            compose::split(e, c.t(0)?, splits, axis)?
+            e.split(c.t(0)?, splits, axis)?
         }
-        "GatherNd" => vec![compose::gather_nd(e, c.t(0)?, c.t(1)?)?],
+        "GatherNd" => vec![e.gather_nd(c.t(0)?, c.t(1)?)?],
+        "ScatterNd" => vec![e.scatter_nd(c.t(0)?, c.t(1)?, &c.nums(e, 2)?)?],
+        "SparseToDense" => {
+            // tfjs casts the default value to the values' dtype.
+            let (values, default) = (c.t(2)?, c.t(3)?);
+            let dtype = e.dtype(values)?;
+            let default = if e.dtype(default)? == dtype { default } else { e.cast(default, dtype)? };
+            vec![e.sparse_to_dense(c.t(0)?, values, &c.nums(e, 1)?, default)?]
+        }
+        "TensorScatterUpdate" => vec![e.tensor_scatter_update(c.t(0)?, c.t(1)?, c.t(2)?)?],
         _ => return not_here(op),
     })
 }

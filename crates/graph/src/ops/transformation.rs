@@ -1,7 +1,7 @@
 //! tfjs-converter's `transformation_executor.ts`.
 
+use super::pairs;
 use super::{ints, not_here, want_dtype, Ctx};
-use crate::compose::{self, pairs};
 use tidytensor_core::{bail, Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] = &[
@@ -68,29 +68,29 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "MirrorPad" => {
             let p = pairs(&c.nums(e, 1)?);
             let mode = a.string("mode").unwrap_or_default();
-            compose::mirror_pad(e, c.t(0)?, &p, &mode)?
+            e.mirror_pad(c.t(0)?, &p, &mode)?
         }
         "Pad" | "PadV2" => {
             let p = pairs(&c.nums(e, 1)?);
             let value = if op == "PadV2" { c.num(e, 2)? } else { a.number("constant_value", 0.0) };
-            compose::pad(e, c.t(0)?, &p, value)?
+            e.pad(c.t(0)?, &p, value)?
         }
         "BroadcastTo" => {
             let s = crate::ops::creation::shape_arg(&c.nums(e, 1)?)?;
             e.broadcast_to(c.t(0)?, &s)?
         }
-        "BroadcastArgs" => compose::broadcast_args(e, c.t(0)?, c.t(1)?)?,
+        "BroadcastArgs" => e.broadcast_args(c.t(0)?, c.t(1)?)?,
         "SpaceToBatchND" => {
             let (block, p) = (c.nums(e, 1)?, pairs(&c.nums(e, 2)?));
-            compose::space_to_batch_nd(e, c.t(0)?, &block, &p)?
+            e.space_to_batch_nd(c.t(0)?, &block, &p)?
         }
         "BatchToSpaceND" => {
             let (block, p) = (c.nums(e, 1)?, pairs(&c.nums(e, 2)?));
-            compose::batch_to_space_nd(e, c.t(0)?, &block, &p)?
+            e.batch_to_space_nd(c.t(0)?, &block, &p)?
         }
         "DepthToSpace" => {
             let format = a.string("data_format").unwrap_or_else(|| "nhwc".into()).to_uppercase();
-            compose::depth_to_space(e, c.t(0)?, a.number("block_size", 0.0), &format)?
+            e.depth_to_space(c.t(0)?, a.number("block_size", 0.0), &format)?
         }
         _ => return not_here(op),
     }])

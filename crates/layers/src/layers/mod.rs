@@ -142,7 +142,7 @@ pub(crate) fn to_channels_first(e: &mut Engine, y: TensorId) -> Result<TensorId>
 pub(crate) fn json_text(v: Option<&Value>) -> String {
     match v {
         None => "undefined".into(),
-        Some(Value::Number(n)) => n.as_f64().map_or_else(|| n.to_string(), tidytensor_core::random::js_number_string),
+        Some(Value::Number(n)) => n.as_f64().map_or_else(|| n.to_string(), tidytensor_core::js::number),
         Some(Value::Array(a)) => format!("[{}]", a.iter().map(|x| json_text(Some(x))).collect::<Vec<_>>().join(",")),
         Some(v) => v.to_string(),
     }

@@ -13,7 +13,7 @@ use tidytensor_core::{bail, DType, Engine, HostData, ReduceOp, Result, TensorId}
 
 /// A number of a config as JavaScript prints it in a template string.
 fn js(v: f64) -> String {
-    tidytensor_core::random::js_number_string(v)
+    tidytensor_core::js::number(v)
 }
 
 /// A size the layer needs (`height`, `width`, `numTokens`).
