@@ -2,7 +2,9 @@
 // tf.metrics against @tensorflow/tfjs (tfjs-layers' metrics): every metric and alias on float32,
 // int32 and bool inputs of several ranks, TensorLike arguments, and the errors tfjs raises;
 // values, shapes, dtypes, memory counts and leaks.
+const { describe, it } = require('node:test');
 const { cases } = require('./helpers/ops');
+const { tt, assert } = require('./helpers/setup');
 
 const YT = (tf) => tf.tensor2d([[0, 1, 1], [1, 0, 0.5]]);
 const YP = (tf) => tf.tensor2d([[0.1, 0.8, 0.6], [0.3, 0.2, 0.9]]);
@@ -60,9 +62,13 @@ list.push(['sparseCategoricalAccuracy same rank int32', (tf) => tf.metrics.spars
 list.push(['sparseCategoricalAccuracy 3-D', (tf) => tf.metrics.sparseCategoricalAccuracy(tf.tensor2d([[1, 0], [1, 1]]), tf.sigmoid(R3(tf)))]);
 list.push(['sparseCategoricalAccuracy same rank not 1', (tf) => tf.metrics.sparseCategoricalAccuracy(OH(tf), SC(tf))]);
 list.push(['sparseCategoricalAccuracy rank too low', (tf) => tf.metrics.sparseCategoricalAccuracy(tf.scalar(1), tf.tensor1d([0.2, 0.8]))]);
-// tfjs: squeeze(labels, [NaN]) fails its range check ("must be in range [-2, 2) but got axis
-// NaN"); tidytensor's squeeze checks that axes are integers first.
-list.push(['sparseCategoricalAccuracy arrays', (tf) => tf.metrics.sparseCategoricalAccuracy([1, 0], [[0.2, 0.8], [0.6, 0.4]]), { anyError: true }]);
+// tfjs: yTrue.rank === yPred.rank (both undefined), so squeeze(labels, [NaN]) fails its range check.
+list.push(['sparseCategoricalAccuracy arrays', (tf) => tf.metrics.sparseCategoricalAccuracy([1, 0], [[0.2, 0.8], [0.6, 0.4]])]);
+list.push(['sparseCategoricalAccuracy array labels', (tf) => tf.metrics.sparseCategoricalAccuracy([1, 0], SC(tf))]);
+list.push(['sparseCategoricalAccuracy array predictions', (tf) => tf.metrics.sparseCategoricalAccuracy(tf.tensor1d([2, 1, 1]), SC(tf).arraySync())]);
+list.push(['sparseCategoricalAccuracy string predictions', (tf) => tf.metrics.sparseCategoricalAccuracy(tf.tensor1d([1, 0]), tf.tensor2d([['a', 'b'], ['c', 'd']]))]);
+list.push(['sparseCategoricalAccuracy string predictions, squeeze fails first', (tf) => tf.metrics.sparseCategoricalAccuracy(tf.tensor1d([1, 0]), tf.tensor1d(['a', 'b']))]);
+list.push(['sparseCategoricalAccuracy null predictions', (tf) => tf.metrics.sparseCategoricalAccuracy(tf.tensor1d([1, 0]), null)]);
 
 list.push(['r2Score', (tf) => tf.metrics.r2Score(YT(tf), YP(tf))]);
 list.push(['r2Score 1-D', (tf) => tf.metrics.r2Score(tf.tensor1d([3, -0.5, 2, 7]), tf.tensor1d([2.5, 0, 2, 8]))]);
@@ -73,7 +79,43 @@ list.push(['r2Score array prediction', (tf) => tf.metrics.r2Score(tf.tensor1d([1
 list.push(['r2Score arrays', (tf) => tf.metrics.r2Score([1, 2, 4], [1, 3, 3])]);
 list.push(['r2Score shapes differ', (tf) => tf.metrics.r2Score(tf.tensor1d([1, 2, 4]), tf.tensor1d([1, 3]))]);
 
+// How each metric reads arguments that are not numeric tensors (string tensors, null,
+// numbers): tfjs's texts, from the op that first converts or reads each one.
+for (const m of [...ELEMENTWISE, 'precision', 'recall']) {
+  list.push([`${m} string labels`, (tf) => tf.metrics[m](tf.tensor1d(['a', 'b']), tf.tensor1d([0.3, 0.6]))]);
+  list.push([`${m} string predictions`, (tf) => tf.metrics[m](tf.tensor1d([1, 0]), tf.tensor1d(['a', 'b']))]);
+  list.push([`${m} null labels`, (tf) => tf.metrics[m](null, tf.tensor1d([0.3, 0.6]))]);
+  list.push([`${m} null predictions`, (tf) => tf.metrics[m](tf.tensor1d([1, 0]), null)]);
+  list.push([`${m} number labels`, (tf) => tf.metrics[m](1, tf.tensor1d([0.3, 0.6]))]);
+  list.push([`${m} scalars`, (tf) => tf.metrics[m](tf.scalar(1), tf.scalar(0.3))]);
+  list.push([`${m} empty`, (tf) => tf.metrics[m](tf.zeros([0, 3]), tf.zeros([0, 3]))]);
+}
+
+// Gradients through the metrics (the native compositions record on the tape).
+for (const m of ['MAPE', 'MSE', 'meanAbsoluteError', 'binaryCrossentropy', 'categoricalCrossentropy',
+  'cosineProximity', 'r2Score']) {
+  list.push([`${m} gradient`, (tf) => tf.grad((p) => tf.sum(tf.metrics[m](YT(tf), p)))(YP(tf))]);
+}
+
 cases('metrics', list);
+
+// Outside any scope: a metric adds its result and nothing else (its intermediates go).
+describe('metrics: memory outside tidy', () => {
+  for (const m of Object.keys(tt.metrics)) {
+    it(m, () => {
+      const sparse = m === 'sparseCategoricalAccuracy';
+      const yTrue = sparse ? tt.tensor1d([2, 1, 1]) : OH(tt);
+      const yPred = SC(tt);
+      const before = tt.memory();
+      const r = tt.metrics[m](yTrue, yPred);
+      const during = tt.memory();
+      assert.equal(during.numTensors - before.numTensors, 1, 'one new tensor');
+      assert.equal(during.numBytes - before.numBytes, r.size * 4, 'its bytes only');
+      tt.dispose([r, yTrue, yPred]);
+      assert.equal(tt.memory().numTensors, before.numTensors - 2, 'nothing left');
+    });
+  }
+});
 
 cases('metrics: namespace', [
   ['every tfjs metric exists', (tf) => Object.keys(tf.metrics)],

@@ -1,151 +1,130 @@
 'use strict';
-// tf.metrics: tfjs-layers 4.22's metrics (metrics.ts and the losses they reuse, losses.ts),
-// each composed of the same ops in the same order, so values, dtypes and error texts match.
-// Everything runs in tidy, so no intermediate outlives the call (tfjs's
-// sparseCategoricalAccuracy leaves its squeeze/argMax/cast intermediates to the caller's scope).
+// tf.metrics: tfjs-layers 4.22's metrics (metrics.ts and the losses they reuse, losses.ts).
+// Each reads its arguments as tfjs's composition reads them (the TensorLike ones it converts,
+// with the op and argument names of the op that converts them; the reads of `.shape`/`.dtype`
+// that fail on a TensorLike one) and makes one native call: the metric or loss of
+// crates/layers (metrics.rs, losses.rs), the functions tfjs-layers' compile uses by name too.
+// The call runs in a scope, so the composition's intermediates go and its result stays (tfjs's
+// sparseCategoricalAccuracy leaves its intermediates to the caller's scope).
+const native = require('../native');
+const { Tensor, wrap } = require('../tensor');
+const { tidy } = require('../engine');
+const { withOne, withMany } = require('./args');
+const { convertToTensor } = require('../convert');
+const { scalar } = require('./creation');
 
-// The ops the metrics are composed of, under the names tf gives them.
-const T = Object.assign({}, require('./creation'), require('./elementwise'), require('./reduce'),
-  require('./layout'), { tidy: require('../engine').tidy, util: require('../util').util });
+// The per-sample values of crates/layers' loss or metric `name`.
+const lossOf = (name, yTrue, yPred) => tidy(() => wrap(native.lossValues(name, yTrue.id, yPred.id)));
+const metricOf = (name, yTrue, yPred) =>
+  tidy(() => wrap(native.metricValues(name, yTrue.id, yPred.id)));
 
-// tfjs-layers' backend epsilon: 1e-7 for float32 backends (the only kind tidytensor has).
-const EPSILON = 1e-7;
-
-// K.square in tfjs-layers is x * x.
-const square = (x) => T.mul(x, x);
+const isTensor = (x) => x instanceof Tensor;
 
 // ------------------------------------------------------------------------------------------
 // losses.ts
 
-function l2Normalize(x, axis) {
-  return T.tidy(() => {
-    if (x.dtype !== 'float32') x = T.cast(x, 'float32');
-    const squareSum = T.sum(square(x), axis, true);
-    const epsilonTensor = T.fill(squareSum.shape, EPSILON);
-    const norm = T.sqrt(T.maximum(squareSum, epsilonTensor));
-    return T.div(x, norm);
-  });
-}
+// tfjs: mean(square(sub(yPred, yTrue)), -1), mean(abs(sub(yPred, yTrue)), -1).
+const meanSquaredError = (yTrue, yPred) => withMany('sub',
+  [[yPred, 'a', 'numeric'], [yTrue, 'b', 'numeric']], ([p, t]) => lossOf('meanSquaredError', t, p));
 
-function meanSquaredError(yTrue, yPred) {
-  return T.tidy(() => T.mean(square(T.sub(yPred, yTrue)), -1));
-}
+const meanAbsoluteError = (yTrue, yPred) => withMany('sub',
+  [[yPred, 'a', 'numeric'], [yTrue, 'b', 'numeric']], ([p, t]) => lossOf('meanAbsoluteError', t, p));
 
-function meanAbsoluteError(yTrue, yPred) {
-  return T.tidy(() => T.mean(T.abs(T.sub(yPred, yTrue)), -1));
-}
+// tfjs: sub(yTrue, yPred) first.
+const meanAbsolutePercentageError = (yTrue, yPred) => withMany('sub',
+  [[yTrue, 'a', 'numeric'], [yPred, 'b', 'numeric']],
+  ([t, p]) => lossOf('meanAbsolutePercentageError', t, p));
 
-function meanAbsolutePercentageError(yTrue, yPred) {
-  return T.tidy(() => {
-    const diff = T.sub(yTrue, yPred);
-    const clippedTrue = T.clipByValue(T.abs(yTrue), EPSILON, Number.MAX_VALUE);
-    const absResult = T.abs(T.div(diff, clippedTrue));
-    return T.mul(100, T.mean(absResult, -1));
-  });
-}
-
-function categoricalCrossentropy(target, output, fromLogits = false) {
-  return T.tidy(() => {
-    if (fromLogits) {
-      output = T.softmax(output);
-    } else {
-      // Scale the predictions so that each sample's class probabilities sum to 1.
-      const outputSum = T.sum(output, output.shape.length - 1, true);
-      output = T.div(output, outputSum);
-    }
-    output = T.clipByValue(output, EPSILON, 1 - EPSILON);
-    return T.neg(T.sum(T.mul(T.cast(target, 'float32'), T.log(output)),
-      output.shape.length - 1));
-  });
-}
-
-function sigmoidCrossEntropyWithLogits(labels, logits) {
-  if (!T.util.arraysEqual(labels.shape, logits.shape)) {
-    throw new Error('logits and labels must have the same shape, but got shapes ' +
-      `${JSON.stringify(labels.shape)} and ${JSON.stringify(logits.shape)}`);
-  }
-  return T.tidy(() => {
-    // max(x, 0) - x * z + log(1 + exp(-abs(x))), stable for both signs of x.
-    const reluLogits = T.relu(logits);
-    const negAbsLogits = T.neg(T.abs(logits));
-    return T.add(T.sub(reluLogits, T.mul(logits, labels)), T.log1p(T.exp(negAbsLogits)));
-  });
-}
-
+// tfjs: clipByValue(yPred) converts the predictions; sigmoidCrossEntropyWithLogits compares
+// the labels' shape (undefined for a TensorLike) with the logits', then mul(logits, labels)
+// checks the labels' dtype.
 function binaryCrossentropy(yTrue, yPred) {
-  return T.tidy(() => {
-    let y = T.clipByValue(yPred, EPSILON, 1 - EPSILON);
-    y = T.log(T.div(y, T.sub(1, y)));
-    return T.mean(sigmoidCrossEntropyWithLogits(yTrue, y), -1);
+  return withOne(yPred, 'x', 'clipByValue', 'numeric', (p) => {
+    const same = isTensor(yTrue) && yTrue.rank === p.rank && yTrue.shape.every((d, i) => d === p.shape[i]);
+    if (!same) {
+      throw new Error('logits and labels must have the same shape, but got shapes ' +
+        `${JSON.stringify(yTrue.shape)} and ${JSON.stringify(p.shape)}`);
+    }
+    convertToTensor(yTrue, 'b', 'mul');
+    return lossOf('binaryCrossentropy', yTrue, p);
   });
 }
 
+// tfjs: reads output.shape.length, sums the output (a numeric tensor), then
+// cast(target, 'float32') converts the labels.
+function categoricalCrossentropy(target, output) {
+  if (!isTensor(output)) void output.shape.length;
+  convertToTensor(output, 'x', 'sum');
+  return withOne(target, 'x', 'cast', 'numeric', (t) => lossOf('categoricalCrossentropy', t, output));
+}
+
+// tfjs: l2Normalize reads each argument's dtype and casts it when not float32 (cast converts
+// it), the labels first.
 function cosineProximity(yTrue, yPred) {
-  return T.tidy(() => {
-    const trueNormalized = l2Normalize(yTrue, -1);
-    const predNormalized = l2Normalize(yPred, -1);
-    const trueXPred = T.mul(trueNormalized, predNormalized);
-    return T.neg(T.sum(trueXPred, -1));
+  void yTrue.dtype;
+  return withOne(yTrue, 'x', 'cast', 'numeric', (t) => {
+    void yPred.dtype;
+    return withOne(yPred, 'x', 'cast', 'numeric', (p) => lossOf('cosineProximity', t, p));
   });
 }
 
 // ------------------------------------------------------------------------------------------
 // metrics.ts
 
+// tfjs: onesLike(yPred) converts the predictions, then cast(..., yTrue.dtype).
 function binaryAccuracy(yTrue, yPred) {
-  return T.tidy(() => {
-    const threshold = T.mul(0.5, T.onesLike(yPred));
-    const yPredThresholded = T.cast(T.greater(yPred, threshold), yTrue.dtype);
-    return T.mean(T.equal(yTrue, yPredThresholded), -1);
+  return withOne(yPred, 'x', 'onesLike', 'numeric', (p) => {
+    if (!isTensor(yTrue)) throw new Error(`Failed to cast to unknown dtype ${yTrue.dtype}`);
+    if (yTrue.dtype === 'string') throw new Error('Only strings can be casted to strings');
+    return metricOf('binaryAccuracy', yTrue, p);
   });
 }
 
-function categoricalAccuracy(yTrue, yPred) {
-  return T.tidy(() => T.cast(T.equal(T.argMax(yTrue, -1), T.argMax(yPred, -1)), 'float32'));
-}
+// tfjs: argMax(yTrue), argMax(yPred).
+const categoricalAccuracy = (yTrue, yPred) => withMany('argMax',
+  [[yTrue, 'x', 'numeric'], [yPred, 'x', 'numeric']],
+  ([t, p]) => metricOf('categoricalAccuracy', t, p));
 
-// The number of places where yTrue is `t` and yPred is `p`, as a float32 scalar.
-function countWhere(yTrue, yPred, t, p) {
-  return T.tidy(() => T.cast(T.sum(T.logicalAnd(T.equal(yTrue, t), T.equal(yPred, p))),
-    'float32'));
-}
+// tfjs: equal(yTrue, 1), equal(yPred, 1).
+const precision = (yTrue, yPred) => withMany('equal',
+  [[yTrue, 'a', 'string_or_numeric'], [yPred, 'a', 'string_or_numeric']],
+  ([t, p]) => metricOf('precision', t, p));
 
-// tp / (tp + other), 0 where the denominator is 0.
-function ratio(tp, other) {
-  const denominator = T.add(tp, other);
-  return T.cast(T.where(T.greater(denominator, 0), T.div(tp, denominator), 0), 'float32');
-}
+const recall = (yTrue, yPred) => withMany('equal',
+  [[yTrue, 'a', 'string_or_numeric'], [yPred, 'a', 'string_or_numeric']],
+  ([t, p]) => metricOf('recall', t, p));
 
-function precision(yTrue, yPred) {
-  return T.tidy(() => {
-    const tp = countWhere(yTrue, yPred, 1, 1);
-    const fp = countWhere(yTrue, yPred, 0, 1);
-    return ratio(tp, fp);
-  });
-}
-
-function recall(yTrue, yPred) {
-  return T.tidy(() => {
-    const tp = countWhere(yTrue, yPred, 1, 1);
-    const fn = countWhere(yTrue, yPred, 1, 0);
-    return ratio(tp, fn);
-  });
-}
-
+// tfjs: squeezes the labels' last axis when yTrue.rank === yPred.rank (both undefined for
+// TensorLikes: squeeze converts the labels, then its axis check fails on NaN), argMax(yPred)
+// converts the predictions, then they are cast to yTrue.dtype (undefined for a TensorLike).
+// Differs from tfjs in one case: a TensorLike yPred has no rank there, so tfjs never squeezes
+// a Tensor yTrue then; the native metric squeezes when the converted ranks are equal.
 function sparseCategoricalAccuracy(yTrue, yPred) {
-  return T.tidy(() => {
-    if (yTrue.rank === yPred.rank) yTrue = T.squeeze(yTrue, [yTrue.rank - 1]);
-    yPred = T.argMax(yPred, -1);
-    if (yPred.dtype !== yTrue.dtype) yPred = T.cast(yPred, yTrue.dtype);
-    return T.cast(T.equal(yTrue, yPred), 'float32');
-  });
+  const squeezes = yTrue.rank === yPred.rank;
+  if (!isTensor(yTrue)) {
+    if (squeezes) {
+      return withOne(yTrue, 'x', 'squeeze', 'string_or_numeric', (t) => {
+        throw new Error(`All values in axis param must be in range [-${t.rank}, ${t.rank}) but got axis NaN`);
+      });
+    }
+    return withOne(yPred, 'x', 'argMax', 'numeric', () => {
+      throw new Error(`Failed to cast to unknown dtype ${yTrue.dtype}`);
+    });
+  }
+  if (isTensor(yPred)) {
+    // The squeeze's error, where there is one, comes before argMax's dtype check.
+    if (!(squeezes && yTrue.shape[yTrue.rank - 1] !== 1)) convertToTensor(yPred, 'x', 'argMax');
+    return metricOf('sparseCategoricalAccuracy', yTrue, yPred);
+  }
+  return withOne(yPred, 'x', 'argMax', 'numeric', (p) => metricOf('sparseCategoricalAccuracy', yTrue, p));
 }
 
+// Not in crates/layers yet (to move there): composed as tfjs composes it, of Tensor methods.
 function r2Score(yTrue, yPred) {
-  return T.tidy(() => {
+  return tidy(() => {
     const sumSquaresResiduals = yTrue.sub(yPred).square().sum();
     const sumSquares = yTrue.sub(yTrue.mean()).square().sum();
-    return T.scalar(1).sub(sumSquaresResiduals.div(sumSquares));
+    return scalar(1).sub(sumSquaresResiduals.div(sumSquares));
   });
 }
 
