@@ -9,10 +9,23 @@ use serde_json::Value;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use tidytensor_core::{bail, TensorId};
-use tidytensor_graph::{Execution, Graph, Limits, TensorSpec};
+use tidytensor_graph::{ExecuteOptions, Execution, Graph, Limits, TensorSpec};
 
+/// `[{name, op, shape, dtype, signatureKey}]`: what `GraphModel.inputs`/`outputs` and
+/// `inputNodes`/`outputNodes` show (-1 for an unknown dimension; null for an unknown shape or
+/// dtype, or no key).
 fn specs_json(specs: &[TensorSpec]) -> String {
-    Value::Array(specs.iter().map(TensorSpec::to_json).collect()).to_string()
+    let spec = |s: &TensorSpec| {
+        let shape = s.shape.as_ref().map(|d| d.iter().map(|d| d.map_or(-1, |d| d as i64)).collect::<Vec<_>>());
+        serde_json::json!({
+            "name": s.name,
+            "op": s.op,
+            "shape": shape,
+            "dtype": s.dtype.map(|d| d.name()),
+            "signatureKey": s.signature_key,
+        })
+    };
+    Value::Array(specs.iter().map(spec).collect()).to_string()
 }
 
 /// A custom op node an execution waits for.
@@ -20,7 +33,20 @@ fn specs_json(specs: &[TensorSpec]) -> String {
 pub struct CustomOpRequest {
     pub node: String,
     pub op: String,
+    /// The node's attributes, as the GraphDef's JSON.
+    pub attrs: String,
     pub inputs: Vec<f64>,
+}
+
+/// What `execute` gives back: the outputs, and with `keep_intermediates` what tfjs's
+/// `getIntermediateTensors` holds, as parallel lists (node name, output index, tensor: the
+/// caller's to keep).
+#[napi(object)]
+pub struct Executed {
+    pub outputs: Vec<f64>,
+    pub kept_names: Vec<String>,
+    pub kept_indices: Vec<u32>,
+    pub kept_ids: Vec<f64>,
 }
 
 #[napi]
@@ -73,6 +99,7 @@ impl NativeExecution {
             x.custom_request().map(|(node, op, ins)| CustomOpRequest {
                 node: node.to_string(),
                 op: op.to_string(),
+                attrs: x.custom_attrs().unwrap_or("{}").to_string(),
                 inputs: ins.iter().map(|&t| t as f64).collect(),
             })
         })
@@ -94,6 +121,13 @@ impl NativeExecution {
         result
     }
 
+    /// Whether the execution uses a dynamic node (control flow, dynamic shapes, hash tables):
+    /// tfjs's `executeAsync` warns when it does not. Read before it ends (false after).
+    #[napi(getter)]
+    pub fn dynamic(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| r.with_dependent(|_, x| x.has_dynamic()))
+    }
+
     /// Ends the execution now, disposing everything it made (nothing when it has ended).
     #[napi]
     pub fn abort(&mut self) -> Result<()> {
@@ -109,8 +143,10 @@ impl NativeExecution {
 
 #[napi]
 impl NativeGraph {
-    /// Parses the GraphDef (`modelTopology` as JSON) and takes ownership of the weights, one
-    /// per `Const` node, named as their nodes. On error the weights given are disposed.
+    /// Parses the GraphDef (`modelTopology` as JSON, or `{modelTopology, modelInitializer,
+    /// signature}` with the signature as `{inputs: [[key, tensor name]...], outputs}`) and
+    /// takes ownership of the weights, one per `Const` node, named as their nodes. On error the
+    /// weights given are disposed.
     #[napi(factory)]
     pub fn load(topology_json: String, weight_names: Vec<String>, weight_ids: Vec<f64>) -> Result<NativeGraph> {
         let inner = engine(|e| {
@@ -127,24 +163,40 @@ impl NativeGraph {
         Ok(NativeGraph { inner: Rc::new(inner) })
     }
 
-    /// Runs the nodes the outputs need (`name` or `name:k`), fed the given tensors; returns
-    /// the outputs' ids, in the caller's scope.
+    /// Runs the nodes the outputs need (`name`, `name:k` or a signature key), fed the given
+    /// tensors (id 0: a value that is no tensor, refused with tfjs's text); returns the
+    /// outputs' ids, in the caller's scope. Every check of `GraphModel.execute` is made here.
+    /// `as_async`: `executeAsync` on a graph without control flow (its error texts);
+    /// `keep_intermediates`: KEEP_INTERMEDIATE_TENSORS's tensors too.
     #[napi]
     pub fn execute(
         &self,
         input_names: Vec<String>,
         input_ids: Vec<f64>,
         output_names: Vec<String>,
-    ) -> Result<Vec<f64>> {
-        engine(|e| self.inner.execute(e, &feeds(input_names, &input_ids)?, &output_names)).map(out_ids)
+        as_async: bool,
+        keep_intermediates: bool,
+    ) -> Result<Executed> {
+        let options = ExecuteOptions { as_async, keep_intermediates };
+        let x = engine(|e| self.inner.execute_with(e, &feeds(input_names, &input_ids)?, &output_names, options))?;
+        let (mut kept_names, mut kept_indices, mut kept_ids) = (Vec::new(), Vec::new(), Vec::new());
+        for (name, k, t) in x.kept {
+            kept_names.push(name);
+            kept_indices.push(k as u32);
+            kept_ids.push(t as f64);
+        }
+        Ok(Executed { outputs: out_ids(x.outputs), kept_names, kept_indices, kept_ids })
     }
 
     /// Starts `executeAsync`'s native half ([`NativeExecution`]): the nodes the outputs need,
     /// with control flow (loops, conditionals, tensor arrays and lists) and dynamic ops
     /// (non-max suppression, Where, ListDiff), fed the given tensors, within the limits
     /// (`max_loop_iterations` 0: none); nodes of `custom_ops` (tf.registerOp's) stop it for
-    /// JavaScript to run them. The feeds and outputs are checked here.
+    /// JavaScript to run them. The feeds and outputs are checked here (as `execute` takes
+    /// them); `as_execute`: for `execute` on a graph with custom ops, refusing what `execute`
+    /// refuses (dynamic ops, missing inputs) first.
     #[napi]
+    #[allow(clippy::too_many_arguments)]
     pub fn start_control_flow(
         &self,
         input_names: Vec<String>,
@@ -153,6 +205,7 @@ impl NativeGraph {
         max_call_depth: f64,
         max_loop_iterations: f64,
         custom_ops: Vec<String>,
+        as_execute: bool,
     ) -> Result<NativeExecution> {
         let limits = Limits {
             max_call_depth: max_call_depth.clamp(0.0, usize::MAX as f64) as usize,
@@ -160,6 +213,9 @@ impl NativeGraph {
         };
         let running = engine(|e| {
             let feeds = feeds(input_names, &input_ids)?;
+            if as_execute {
+                self.inner.check_execute(e, &feeds, &output_names)?;
+            }
             Running::try_new(self.inner.clone(), |g| {
                 g.start(e, &feeds, &output_names, limits).map(|x| x.with_custom_ops(custom_ops))
             })
@@ -181,17 +237,24 @@ impl NativeGraph {
         self.inner.has_initializer()
     }
 
-    /// `[{name, shape, dtype}]` of the placeholders, in graph order (JSON; unknown dims and
-    /// shapes are null).
+    /// `GraphModel.inputs`, as JSON (see `specs_json`): the signature's inputs, else the
+    /// placeholders.
     #[napi]
     pub fn inputs(&self) -> String {
         specs_json(&self.inner.inputs())
     }
 
-    /// `[{name, shape, dtype}]` of the nodes no node consumes (JSON; null when unknown).
+    /// `GraphModel.outputs`, as JSON (see `specs_json`): the signature's outputs, else the
+    /// nodes no node consumes.
     #[napi]
     pub fn outputs(&self) -> String {
         specs_json(&self.inner.outputs())
+    }
+
+    /// The distinct ops of the graph's nodes (whether a registered custom op is among them).
+    #[napi]
+    pub fn ops(&self) -> Vec<String> {
+        self.inner.ops().into_iter().map(str::to_string).collect()
     }
 
     #[napi]

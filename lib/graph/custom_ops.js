@@ -62,10 +62,10 @@ function decodeAttrs(rawAttrs) {
   return attrs;
 }
 
-// Runs the custom op node `request` ({node, op, inputs}) of a native execution `run`, and
-// gives its outputs to the execution. `nodes`: the graph's nodes by name (their rawAttrs).
-// Returns nothing, or a promise when the op is asynchronous and `allowAsync`.
-function runCustomOp(run, request, nodes, allowAsync) {
+// Runs the custom op node `request` ({node, op, attrs: the node's attributes as GraphDef JSON,
+// inputs}) of a native execution `run`, and gives its outputs to the execution. Returns
+// nothing, or a promise when the op is asynchronous and `allowAsync`.
+function runCustomOp(run, request, allowAsync) {
   const opFunc = registered.get(request.op);
   if (typeof opFunc !== 'function' && opFunc != null) {
     run.abort();
@@ -76,8 +76,7 @@ function runCustomOp(run, request, nodes, allowAsync) {
     throw e;
   };
   if (opFunc == null) fail(new TypeError(`Custom op ${request.op} is not registered.`));
-  const node = nodes[request.node];
-  const value = { inputs: request.inputs.map(wrapId), attrs: decodeAttrs(node == null ? {} : node.rawAttrs) };
+  const value = { inputs: request.inputs.map(wrapId), attrs: decodeAttrs(JSON.parse(request.attrs)) };
   const give = (result) => {
     const outs = Array.isArray(result) ? result : [result];
     if (!outs.every((t) => t instanceof Tensor)) {

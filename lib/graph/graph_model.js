@@ -1,10 +1,10 @@
 'use strict';
 // tf.GraphModel, tf.loadGraphModel and tf.loadGraphModelSync (tfjs-converter 4.22's): models in
 // the graph-model format (a TensorFlow GraphDef as JSON, the weights of its Const nodes in the
-// binary weight format). The graph runs natively (native.NativeGraph, which owns the weights);
-// this module does what tfjs's GraphModel and GraphExecutor do in JavaScript: finding the
-// handler and loading the artifacts, the graph's inputs/outputs and signature names, the input
-// normalisation and checks (with tfjs's error texts), and save.
+// binary weight format). The graph is parsed, planned, checked and run natively
+// (native.NativeGraph over crates/graph, which owns the weights); this module keeps tfjs's API:
+// finding the handler and loading the artifacts, the inputs' normalisation (arrays, resource
+// inputs), executeAsync's slices, custom ops, KEEP_INTERMEDIATE_TENSORS's map, and save.
 const native = require('../native');
 const { Tensor, wrapId } = require('../tensor');
 const engine = require('../engine');
@@ -19,198 +19,20 @@ const DEFAULT_MODEL_NAME = 'model.json';
 
 const isPromise = (x) => x != null && typeof x.then === 'function';
 
-// ---- the graph as tfjs-converter's OperationMapper sees it ----------------------------------
+// The graph's parsing, its inputs and outputs, the signature's keys, the execution plan and
+// every check of the feeds and outputs (with tfjs's texts) are native (crates/graph, through
+// native.NativeGraph); this module holds none of its own.
 
-// tensorflow.DataType (the names a GraphDef JSON carries) -> tfjs dtype, as parseDtypeParam.
-const DATA_TYPES = {
-  DT_FLOAT: 'float32', DT_HALF: 'float32', DT_DOUBLE: 'float32', DT_INT32: 'int32', DT_INT64: 'int32',
-  DT_INT8: 'int32', DT_UINT8: 'int32', DT_BOOL: 'bool', DT_STRING: 'string', DT_COMPLEX64: 'complex64',
-  DT_COMPLEX128: 'complex64',
-};
-const DATA_TYPE_NUMBERS = { 1: 'DT_FLOAT', 2: 'DT_DOUBLE', 3: 'DT_INT32', 4: 'DT_UINT8', 6: 'DT_INT8', 7: 'DT_STRING',
-  8: 'DT_COMPLEX64', 9: 'DT_INT64', 10: 'DT_BOOL', 18: 'DT_COMPLEX128', 19: 'DT_HALF' };
-function parseDtype(value) {
-  const name = typeof value === 'number' ? DATA_TYPE_NUMBERS[value] : value;
-  return DATA_TYPES[name] || null;
+// A node as GraphModel.inputs/outputs show it (the native JSON's null is tfjs's undefined).
+function tensorInfo(node) {
+  return { name: node.name, shape: node.shape ?? undefined, dtype: node.dtype ?? undefined };
 }
 
-// The ops whose tfjs op mapper has a `dtype` attribute, by the GraphDef attribute it reads
-// (tfjs reports it as the node's dtype in model.inputs/outputs and checks fed values by it).
-const DTYPE_ATTRS = {
-  T: ('Add AddV2 BiasAdd Sub RealDiv Div DivNoNan FloorDiv Mul Maximum Minimum Pow SquaredDifference Mod FloorMod ' +
-    'Abs Acos Asin Atan Atan2 Ceil ClipByValue Complex ComplexAbs Cos Cosh Elu Exp Floor Log Imag Neg Real Prelu ' +
-    'Relu Relu6 Selu Sigmoid Sin Sinh Sqrt Rsqrt Square Tan Tanh Sign Round Expm1 Log1p Reciprocal Softplus Asinh ' +
-    'Acosh Atanh Erf LeakyRelu IsNan IsFinite IsInf Enter Exit NextIteration TensorArrayWriteV3 ' +
-    'TensorArrayScatterV3 TensorArraySplitV3 AvgPool MaxPool MaxPoolWithArgmax AvgPool3D MaxPool3D Conv1D Conv2D ' +
-    '_FusedConv2D FusedDepthwiseConv2dNative Fill LinSpace OneHot Ones Zeros ZerosLike Multinomial ' +
-    'NonMaxSuppressionV4 Where ListDiff ResizeBilinear ResizeNearestNeighbor Equal NotEqual Greater GreaterEqual ' +
-    'Less LessEqual LogicalAnd LogicalNot LogicalOr Select SelectV2 _FusedMatMul MatMul BatchMatMul ' +
-    'BatchMatMulV2 Transpose Einsum Prod SparseReshape'),
-  dtype: ('TensorArrayV3 TensorArrayReadV3 TensorArrayGatherV3 TensorArrayConcatV3 OnesLike RandomStandardNormal ' +
-    'RandomUniform TruncatedNormal PlaceholderWithDefault Placeholder'),
-  Tidx: 'Range',
-  DstT: 'Cast',
-};
-const DTYPE_ATTR_OF = {};
-for (const [attr, ops] of Object.entries(DTYPE_ATTRS)) for (const op of ops.split(' ')) DTYPE_ATTR_OF[op] = attr;
-const SHAPE_ATTR_OPS = new Set(['Placeholder', 'PlaceholderWithDefault']);
-
-// tfjs's model_analysis: the ops execute() refuses (executeAsync runs them).
-const CONTROL_FLOW_OPS = new Set(['Switch', 'Merge', 'Enter', 'Exit', 'NextIteration', 'StatelessIf',
-  'StatelessWhile', 'if', 'While']);
-const DYNAMIC_SHAPE_OPS = new Set(['NonMaxSuppressionV2', 'NonMaxSuppressionV3', 'NonMaxSuppressionV5', 'Where']);
-const HASH_TABLE_OPS = new Set(['HashTable', 'HashTableV2', 'LookupTableImport', 'LookupTableImportV2',
-  'LookupTableFind', 'LookupTableFindV2', 'LookupTableSize', 'LookupTableSizeV2']);
-const isControlFlow = (node) => CONTROL_FLOW_OPS.has(node.op);
-const isDynamic = (node) => isControlFlow(node) || DYNAMIC_SHAPE_OPS.has(node.op) || HASH_TABLE_OPS.has(node.op);
-
-// 'name', 'name:k' or 'name:output:k' -> [name, k, output] (tfjs's parseNodeName).
-function parseNodeName(name) {
-  if (!name.includes(':')) return [name, 0, undefined];
-  const parts = name.split(':');
-  return [parts[0], Number(parts[parts.length - 1]), parts.length === 3 ? parts[1] : undefined];
-}
-
-// The name the native executor takes for a tensor: 'name' for output 0, else 'name:k'.
-function nativeName(name) {
-  if (!name.includes(':')) return name;
-  const [node, index] = parseNodeName(name);
-  return index === 0 ? node : `${node}:${index}`;
-}
-
-function shapeOfAttr(attr) {
-  const param = attr.shape;
-  if (param == null || param.shape == null) return undefined;
-  const shape = param.shape;
-  if (shape.unknownRank) return undefined;
-  if (shape.dim != null) return shape.dim.map((d) => (typeof d.size === 'number' ? d.size : parseInt(d.size, 10)));
-  return [];
-}
-
-function dtypeOfAttr(attr, name) {
-  const param = attr[name];
-  return param != null && param.type != null ? parseDtype(param.type) : undefined;
-}
-
-// The node map, inputs and outputs of a GraphDef, as tfjs's OperationMapper.transformGraph
-// makes them (the executor's inputs and outputs follow the signature when there is one).
-function transformGraph(graph, signature) {
-  const nodes = {};
-  const placeholders = [];
-  const initNodes = [];
-  for (const n of graph.node || []) {
-    const attr = n.attr || {};
-    const dtypeAttr = DTYPE_ATTR_OF[n.op];
-    const node = {
-      name: n.name,
-      op: n.op,
-      inputNames: (n.input || []).map((i) => (i.startsWith('^') ? i.slice(1) : i)),
-      inputs: [],
-      children: [],
-      shape: SHAPE_ATTR_OPS.has(n.op) ? shapeOfAttr(attr) : undefined,
-      dtype: dtypeAttr != null ? dtypeOfAttr(attr, dtypeAttr) : undefined,
-      rawAttrs: attr,
-    };
-    nodes[n.name] = node;
-    if (n.op.startsWith('Placeholder')) placeholders.push(node);
-    else if (n.op !== 'Const' && node.inputNames.length === 0) initNodes.push(node);
-  }
-  const all = Object.keys(nodes);
-  for (const key of all) {
-    const node = nodes[key];
-    for (const name of node.inputNames) {
-      const input = nodes[parseNodeName(name)[0]];
-      if (input == null) continue; // the native loader has reported it
-      node.inputs.push(input);
-      input.children.push(node);
-    }
-  }
-  const keysOf = (entries) => {
-    const m = {};
-    for (const key of Object.keys(entries || {})) m[entries[key].name] = key;
-    return m;
-  };
-  const inputKeys = signature != null ? keysOf(signature.inputs) : {};
-  const outputKeys = signature != null ? keysOf(signature.outputs) : {};
-  const outputs = [];
-  if (Object.keys(outputKeys).length === 0) {
-    for (const key of all) if (nodes[key].children.length === 0) outputs.push(nodes[key]);
-  } else {
-    for (const name of Object.keys(outputKeys)) {
-      const node = nodes[parseNodeName(name)[0]];
-      if (node != null) {
-        node.signatureKey = outputKeys[name];
-        outputs.push(node);
-      }
-    }
-  }
-  let inputs = [];
-  if (Object.keys(inputKeys).length > 0) {
-    for (const name of Object.keys(inputKeys)) {
-      const node = nodes[parseNodeName(name)[0]];
-      if (node != null) {
-        node.signatureKey = inputKeys[name];
-        inputs.push(node);
-      }
-    }
-  } else {
-    inputs = placeholders;
-  }
-  return { nodes, inputs, outputs, initNodes, signature };
-}
-
-// tfjs's getExecutionSubgraph: the nodes `outputs` need, the first dynamic (control flow,
-// dynamic shape, hash table) node met, and the inputs nobody provided.
-function executionSubgraph(inputs, outputs, weightNames, initNodes) {
-  const usedNodes = new Set();
-  const missingInputs = [];
-  let dynamicNode = null;
-  let syncInputs = null;
-  const seen = new Set();
-  const inputNodeNames = new Set(Object.keys(inputs).map((name) => parseNodeName(name)[0]));
-  const initNodeNames = new Set(initNodes.map((node) => node.name));
-  const frontier = [...outputs];
-  while (frontier.length > 0) {
-    const node = frontier.pop();
-    if (isDynamic(node) && dynamicNode == null) {
-      dynamicNode = node;
-      syncInputs = node.children.map((c) => c.name).filter((name) => usedNodes.has(name));
-    }
-    usedNodes.add(node.name);
-    if (weightNames.has(node.name) || inputNodeNames.has(node.name) || initNodeNames.has(node.name)) continue;
-    if (node.inputs.length === 0) {
-      missingInputs.push(node.name);
-      continue;
-    }
-    for (const input of node.inputs) {
-      if (seen.has(input.name)) continue;
-      seen.add(input.name);
-      frontier.push(input);
-    }
-  }
-  return { usedNodes, missingInputs, dynamicNode, syncInputs };
-}
-
-// The outputs tfjs's executeAsync could not compute (it runs every used node whose inputs
-// all have values, starting from the inputs, the weights and the nodes without inputs).
-function uncomputable(outputs, usedNodes, inputs, weightNames, initNodes, nodes) {
-  const have = new Set([...Object.keys(inputs).map((n) => parseNodeName(n)[0]), ...weightNames,
-    ...initNodes.map((n) => n.name)]);
-  const memo = new Map();
-  const computable = (node) => {
-    if (have.has(node.name)) return true;
-    if (memo.has(node.name)) return memo.get(node.name);
-    memo.set(node.name, false); // a cycle (only control flow makes one) counts as not computable
-    let ok = usedNodes.has(node.name) && node.inputs.length > 0;
-    if (ok) {
-      ok = node.op === 'Merge'
-        ? node.inputNames.some((n) => nodes[parseNodeName(n)[0]] != null && computable(nodes[parseNodeName(n)[0]]))
-        : node.inputNames.every((n) => nodes[parseNodeName(n)[0]] != null && computable(nodes[parseNodeName(n)[0]]));
-    }
-    memo.set(node.name, ok);
-    return ok;
-  };
-  return outputs.filter((node) => !isControlFlow(node) && !computable(node)).map((node) => node.name);
+// A model signature's entries as [key, tensor name] pairs, in the model file's order (the
+// native side's JSON maps would sort the keys).
+function signaturePairs(entries) {
+  return Object.keys(entries || {}).map((key) => [key, entries[key] != null ? entries[key].name : undefined])
+    .filter(([, name]) => typeof name === 'string');
 }
 
 // ---- the model ----------------------------------------------------------------------------
@@ -232,12 +54,7 @@ class GraphModel {
 
   get modelVersion() { return this.version; }
   get inputNodes() { return this.graphInfo().inputs.map((node) => node.signatureKey || node.name); }
-  get outputNodes() {
-    return this.graphInfo().outputs.map((node) => {
-      const name = node.signatureKey || node.name;
-      return node.defaultOutput ? `${name}:${node.defaultOutput}` : name;
-    });
-  }
+  get outputNodes() { return this.graphInfo().outputs.map((node) => node.signatureKey || node.name); }
   get inputs() { return this.graphInfo().inputs.map(tensorInfo); }
   get outputs() { return this.graphInfo().outputs.map(tensorInfo); }
   get metadata() { return this.artifacts == null ? undefined : this.artifacts.userDefinedMetadata; }
@@ -251,7 +68,7 @@ class GraphModel {
     if (this.graph == null) return undefined;
     const model = this;
     return {
-      get graph() { return model.graph; },
+      get graph() { return model.graphInfo(); },
       get inputs() { return model.inputs; },
       get outputs() { return model.outputs; },
       get inputNodes() { return model.inputNodes; },
@@ -271,6 +88,8 @@ class GraphModel {
     return out;
   }
 
+  // The graph's inputs and outputs as the native side reads them ({name, op, shape, dtype,
+  // signatureKey} each), and its ops.
   graphInfo() {
     if (this.graph == null) throw new Error(NOT_LOADED);
     return this.graph;
@@ -322,6 +141,13 @@ class GraphModel {
   }
 
   loadWithWeightMap(artifacts, weightMap) {
+    let signature = artifacts.signature;
+    let structuredOutputKeys;
+    if (artifacts.userDefinedMetadata != null) {
+      const metadata = artifacts.userDefinedMetadata;
+      if (metadata.signature != null) signature = metadata.signature;
+      if (metadata.structuredOutputKeys != null) structuredOutputKeys = metadata.structuredOutputKeys;
+    }
     const weights = Object.values(weightMap);
     const release = () => { for (const t of weights) if (!t.isDisposed) t.dispose(); };
     let graphHandle;
@@ -350,22 +176,19 @@ class GraphModel {
       // The graph owns the weights from here (no tidy scope may take them).
       for (const t of weights) if (!t.isDisposed) engine.keep(t);
       const names = Object.keys(weightMap);
-      // The initializer (it fills the lookup tables) reads the same weights.
-      const topology = initializer ? { modelTopology: artifacts.modelTopology, modelInitializer: initializer }
-        : artifacts.modelTopology;
+      // The initializer (it fills the lookup tables) reads the same weights; the signature
+      // maps its keys to the graph's tensors.
+      const topology = { modelTopology: artifacts.modelTopology };
+      if (initializer) topology.modelInitializer = initializer;
+      if (signature != null) {
+        topology.signature = { inputs: signaturePairs(signature.inputs), outputs: signaturePairs(signature.outputs) };
+      }
       graphHandle = native.NativeGraph.load(JSON.stringify(topology), names, names.map((n) => weightMap[n].id));
     } catch (e) {
       release();
       throw e;
     }
     const graph = artifacts.modelTopology;
-    let signature = artifacts.signature;
-    let structuredOutputKeys;
-    if (artifacts.userDefinedMetadata != null) {
-      const metadata = artifacts.userDefinedMetadata;
-      if (metadata.signature != null) signature = metadata.signature;
-      if (metadata.structuredOutputKeys != null) structuredOutputKeys = metadata.structuredOutputKeys;
-    }
     if (this.graphHandle != null) this.dispose(); // a second load replaces the first graph
     this.graphHandle = graphHandle;
     this.weightTensors = weightMap;
@@ -374,9 +197,8 @@ class GraphModel {
     this.initializerSignature = graphHandle.hasInitializer ? artifacts.initializerSignature : undefined;
     this.resourceIdToCapturedInput = undefined;
     this.version = graph.versions == null ? 'n/a' : `${graph.versions.producer}.${graph.versions.minConsumer}`;
-    this.graph = transformGraph(graph, signature);
-    this.weightNameSet = new Set(Object.keys(weightMap));
-    this.compiled = new Set();
+    this.graph = { inputs: JSON.parse(graphHandle.inputs()), outputs: JSON.parse(graphHandle.outputs()) };
+    this.graphOps = graphHandle.ops();
     // What save() writes besides the weights (the weights are written from the graph's own).
     this.artifacts = {};
     for (const k of Object.keys(artifacts)) {
@@ -466,7 +288,7 @@ class GraphModel {
     if (this.resourceIdToCapturedInput != null) return;
     const sig = this.initializerSignature;
     const outputs = sig != null && sig.outputs != null ? Object.keys(sig.outputs) : [];
-    const tensors = this.liveGraph().initialize(outputs.map(nativeName), controlFlow).map(wrapId);
+    const tensors = this.liveGraph().initialize(outputs, controlFlow).map(wrapId);
     const captured = {};
     outputs.forEach((name, i) => {
       const info = sig.outputs[name];
@@ -480,128 +302,62 @@ class GraphModel {
     return !Array.isArray(outputs) ? [outputs] : outputs;
   }
 
-  // The checks and name mapping of tfjs's GraphExecutor (with its error texts): feeds keyed by
-  // tensor names, output tensor names, output nodes, and the execution subgraph.
-  prepare(inputs, outputs) {
-    const graph = this.graphInfo();
-    const sig = graph.signature;
-    const feeds = {};
-    for (const name in inputs) {
-      const t = sig != null && sig.inputs != null ? sig.inputs[name] : undefined;
-      feeds[t != null ? t.name : name] = inputs[name];
-    }
-    const notInGraph = Object.keys(feeds).filter((name) => graph.nodes[parseNodeName(name)[0]] == null);
-    if (notInGraph.length > 0) {
-      throw new Error(`The dict provided in model.execute(dict) has keys: [${notInGraph}] that are not part of graph`);
-    }
-    for (const name of Object.keys(feeds)) {
-      const input = feeds[name];
-      const node = graph.nodes[parseNodeName(name)[0]];
-      if (!(input instanceof Tensor)) {
-        throw new Error(`The value of dict['${node.name}'] provided in model.execute(dict) is not a tf.Tensor`);
-      }
-      if (node.shape) {
-        const shape = node.shape;
-        const match = shape.length === input.shape.length &&
-          input.shape.every((dim, i) => shape[i] === -1 || shape[i] === dim);
-        if (!match) {
-          throw new Error(`The shape of dict['${node.name}'] provided in model.execute(dict) must be [${shape}], ` +
-            `but was [${input.shape}]`);
-        }
-      }
-      if (node.dtype && input.dtype !== node.dtype) {
-        throw new Error(`The dtype of dict['${node.name}'] provided in model.execute(dict) must be ${node.dtype}, ` +
-          `but was ${input.dtype}`);
-      }
-    }
-    const outNames = outputs.map((name) => {
-      const t = sig != null && sig.outputs != null ? sig.outputs[name] : undefined;
-      return t != null ? t.name : name;
-    });
-    for (const name of outNames) {
-      if (!graph.nodes[parseNodeName(name)[0]]) throw new Error(`The output '${name}' is not found in the graph`);
-    }
-    let outputNodes = outNames.map((name) => graph.nodes[parseNodeName(name)[0]]);
-    if (outputNodes.length === 0) outputNodes = graph.outputs;
-    return { feeds, outNames, outputNodes };
+  // An execution's feeds as the native side takes them: names (tensor names or signature
+  // keys) and tensor ids (0 for a value that is no tensor: the native checks refuse it with
+  // tfjs's text, in tfjs's order), and the output names.
+  request(inputs, outputs) {
+    const names = Object.keys(inputs);
+    const ids = names.map((n) => (inputs[n] instanceof Tensor ? inputs[n].id : 0));
+    return { names, ids, outNames: outputs };
   }
 
-  // Runs the graph natively: output tensors in the order of `outNames`.
-  run(feeds, outNames, usedNodes) {
-    const g = this.liveGraph();
-    const names = Object.keys(feeds);
+  // Runs the graph natively (without control flow): output tensors in the order of `outNames`.
+  // With KEEP_INTERMEDIATE_TENSORS the native side also gives what getIntermediateTensors holds.
+  run(g, names, ids, outNames, asAsync) {
     const keep = keepIntermediates();
-    const extra = [];
-    if (keep) {
-      const skip = new Set([...names.map((n) => parseNodeName(n)[0]), ...this.weightNameSet,
-        ...outNames.map((n) => parseNodeName(n)[0])]);
-      for (const name of usedNodes) if (!skip.has(name)) extra.push(name);
-    }
-    const ids = g.execute(names.map(nativeName), names.map((n) => feeds[n].id),
-      [...outNames.map(nativeName), ...extra]);
-    const tensors = ids.map(wrapId);
-    const results = tensors.slice(0, outNames.length);
+    const r = g.execute(names, ids, outNames, asAsync, keep);
     if (keep) {
       const map = {};
-      const weights = this.weights;
-      for (const name of Object.keys(weights)) map[name] = [engine.keep(weights[name][0].clone())];
-      for (const name of names) map[parseNodeName(name)[0]] = [engine.keep(feeds[name].clone())];
-      extra.forEach((name, i) => { map[name] = [engine.keep(tensors[outNames.length + i])]; });
-      outNames.forEach((name, i) => {
-        const [node, index] = parseNodeName(name);
-        if (map[node] == null) map[node] = [];
-        map[node][index] = engine.keep(results[i].clone());
+      r.keptNames.forEach((name, i) => {
+        if (map[name] == null) map[name] = [];
+        map[name][r.keptIndices[i]] = engine.keep(wrapId(r.keptIds[i]));
       });
       this.clonedTensorsMap = map;
     }
-    return results;
+    return r.outputs.map(wrapId);
   }
 
   execute(inputs, outputs) {
-    this.liveGraph();
+    const g = this.liveGraph();
     this.initializeOnce(false);
     this.disposeIntermediateTensors();
-    const { feeds, outNames, outputNodes } = this.prepare(this.normalizeInputs(inputs), this.normalizeOutputs(outputs));
-    const key = `${Object.keys(feeds).map((n) => parseNodeName(n)[0]).sort().join(',')}--` +
-      `${outputNodes.map((n) => n.name).sort().join(',')}`;
-    let usedNodes = null;
-    if (!this.compiled.has(key) || keepIntermediates()) {
-      const info = executionSubgraph(feeds, outputNodes, this.weightNameSet, this.graph.initNodes);
-      const { missingInputs, dynamicNode, syncInputs } = info;
-      if (dynamicNode != null) {
-        throw new Error(`This execution contains the node '${dynamicNode.name}', which has ` +
-          `the dynamic op '${dynamicNode.op}'. Please use ` +
-          'model.executeAsync() instead. Alternatively, to avoid the ' +
-          `dynamic ops, specify the inputs [${syncInputs}]`);
-      }
-      if (missingInputs.length > 0) {
-        throw new Error(`Cannot compute the outputs [${outputNodes.map((n) => n.name)}] from the provided inputs ` +
-          `[${Object.keys(feeds)}]. Missing the following inputs: [${missingInputs}]`);
-      }
-      this.compiled.add(key);
-      usedNodes = info.usedNodes;
-    }
-    const result = this.usesCustomOps() ? this.runWithCustomOps(feeds, outNames) : this.run(feeds, outNames, usedNodes);
+    const { names, ids, outNames } = this.request(this.normalizeInputs(inputs), this.normalizeOutputs(outputs));
+    const result = this.usesCustomOps() ? this.runWithCustomOps(g, names, ids, outNames)
+      : this.run(g, names, ids, outNames, false);
     return result.length > 1 ? result : result[0];
   }
 
   // Whether a node's op is registered with tf.registerOp (its nodes stop the native executor).
   usesCustomOps() {
-    return Object.values(this.graph.nodes).some((n) => customOps.isRegistered(n.op));
+    return this.graphOps.some((op) => customOps.isRegistered(op));
+  }
+
+  // A native control-flow execution (executeAsync's, or execute()'s with custom ops when
+  // `asExecute`: then refused natively where execute() refuses).
+  startRun(g, names, ids, outNames, asExecute) {
+    return g.startControlFlow(names, ids, outNames, limitFlag('GRAPH_MAX_CALL_DEPTH'),
+      limitFlag('GRAPH_MAX_LOOP_ITERATIONS'), customOps.registeredOps(), asExecute);
   }
 
   // execute() of a graph with custom ops: the native executor's run, with each custom op
   // node run in JavaScript where it stops.
-  runWithCustomOps(feeds, outNames) {
-    const g = this.liveGraph();
-    const names = Object.keys(feeds);
-    const run = g.startControlFlow(names.map(nativeName), names.map((n) => feeds[n].id), outNames.map(nativeName),
-      limitFlag('GRAPH_MAX_CALL_DEPTH'), limitFlag('GRAPH_MAX_LOOP_ITERATIONS'), customOps.registeredOps());
+  runWithCustomOps(g, names, ids, outNames) {
+    const run = this.startRun(g, names, ids, outNames, true);
     for (;;) {
       const out = run.resume(1e9);
       if (out != null) return out.map(wrapId);
       const request = run.customRequest();
-      if (request != null) customOps.runCustomOp(run, request, this.graph.nodes, false);
+      if (request != null) customOps.runCustomOp(run, request, false);
     }
   }
 
@@ -609,7 +365,8 @@ class GraphModel {
   // tfjs runs only here) run in the native control-flow executor (native.NativeGraph's
   // startControlFlow), resumed in slices of a few milliseconds with the event loop let run in
   // between, so timers and I/O go on during a long loop; other graphs run as execute() does.
-  // tfjs warns when the execution needed neither control flow nor dynamic ops.
+  // tfjs warns when the execution needed neither control flow nor dynamic ops (after running,
+  // before it reports outputs it could not compute).
   // tidytensor's extension: `options.signal`, an AbortSignal, ends the execution between slices
   // (rejecting with the signal's reason); the GRAPH_MAX_CALL_DEPTH and GRAPH_MAX_LOOP_ITERATIONS
   // flags bound a model's nesting and loops.
@@ -619,45 +376,34 @@ class GraphModel {
     const g = this.liveGraph();
     this.initializeOnce(true);
     this.disposeIntermediateTensors();
-    const { feeds, outNames, outputNodes } = this.prepare(this.normalizeInputs(inputs), this.normalizeOutputs(outputs));
-    const graph = this.graph;
-    const info = executionSubgraph(feeds, outputNodes, this.weightNameSet, graph.initNodes);
+    const { names, ids, outNames } = this.request(this.normalizeInputs(inputs), this.normalizeOutputs(outputs));
+    let dynamic = false;
     const warn = () => {
-      if (info.dynamicNode == null) {
+      if (!dynamic) {
         console.warn('This model execution did not contain any nodes with control flow ' +
           'or dynamic output shapes. You can use model.execute() instead.');
       }
     };
-    if (g.controlFlow || info.dynamicNode != null || this.usesCustomOps()) {
-      const names = Object.keys(feeds);
-      let ids;
-      try {
-        ids = await this.runControlFlow(g, names, names.map((n) => feeds[n].id), outNames, signal);
-      } catch (e) {
-        // tfjs warns after running, before it finds outputs missing.
-        if (/^Cannot compute the outputs/.test(e.message)) warn();
-        throw e;
+    let result;
+    try {
+      if (g.controlFlow || this.usesCustomOps()) {
+        const run = this.startRun(g, names, ids, outNames, false);
+        dynamic = run.dynamic;
+        result = (await this.runControlFlow(run, signal)).map(wrapId);
+      } else {
+        result = this.run(g, names, ids, outNames, true);
       }
-      warn();
-      const result = ids.map(wrapId);
-      return result.length > 1 ? result : result[0];
+    } catch (e) {
+      if (/^Cannot compute the outputs/.test(e.message)) warn();
+      throw e;
     }
     warn();
-    const missing = uncomputable(outputNodes, info.usedNodes, feeds, this.weightNameSet, graph.initNodes, graph.nodes);
-    if (missing.length > 0) {
-      throw new Error(`Cannot compute the outputs [${missing}] from the provided ` +
-        `inputs [${Object.keys(feeds)}]. Consider providing the following inputs: ` +
-        `[${info.missingInputs}]. `);
-    }
-    const result = this.run(feeds, outNames, info.usedNodes);
     return result.length > 1 ? result : result[0];
   }
 
   // Runs a native control-flow execution slice by slice (SLICE_MS each), yielding to the event
   // loop in between; an abort or the model's dispose() ends it, disposing what it made.
-  async runControlFlow(g, names, ids, outNames, signal) {
-    const run = g.startControlFlow(names, ids, outNames, limitFlag('GRAPH_MAX_CALL_DEPTH'),
-      limitFlag('GRAPH_MAX_LOOP_ITERATIONS'), customOps.registeredOps());
+  async runControlFlow(run, signal) {
     this.running.add(run);
     try {
       for (;;) {
@@ -665,7 +411,7 @@ class GraphModel {
         if (out != null) return out;
         const request = run.customRequest();
         if (request != null) {
-          await customOps.runCustomOp(run, request, this.graph.nodes, true);
+          await customOps.runCustomOp(run, request, true);
           continue;
         }
         await new Promise((resolve) => setImmediate(resolve));
@@ -736,10 +482,6 @@ function abortSignalOf(options) {
 function limitFlag(name) {
   const v = Number(env().get(name));
   return Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
-}
-
-function tensorInfo(node) {
-  return { name: node.name, shape: node.shape, dtype: node.dtype };
 }
 
 function keepIntermediates() {

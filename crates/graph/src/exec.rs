@@ -1,9 +1,12 @@
-//! `Graph::execute`: tfjs-converter's `GraphExecutor.execute`. The checks and their texts are
-//! tfjs's (`checkInputs`, `checkInputShapeAndType`, `checkOutputs`, `compile`); the order of the
-//! nodes is `getNodesInTopologicalOrder`'s; intermediate tensors are disposed after their last
-//! consumer, as `getNodeLiveUntilMap` arranges it (never feeds, weights or kept tensors).
+//! `Graph::execute`: tfjs-converter's `GraphModel.execute` and `GraphExecutor.execute`. The
+//! checks and their texts are tfjs's (the signature's keys mapped, `checkInputs`,
+//! `checkInputShapeAndType`, `checkOutputs`, `compile`; `executeAsync`'s text for outputs it
+//! cannot compute); the order of the nodes is `getNodesInTopologicalOrder`'s; intermediate
+//! tensors are disposed after their last consumer, as `getNodeLiveUntilMap` arranges it (never
+//! feeds, weights or kept tensors). These are the only checks: `lib/graph/graph_model.js`
+//! makes none of its own.
 
-use crate::graph::{is_dynamic, parse_name, Graph};
+use crate::graph::{has_shape_attr, is_control_flow, is_dynamic, parse_name, Graph};
 use crate::ops::{self, Ctx};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashMap;
@@ -35,17 +38,123 @@ pub(crate) struct Subgraph {
     pub dynamic: Option<(usize, Vec<usize>)>,
 }
 
+/// How [`Graph::execute_with`] runs an execution.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExecuteOptions {
+    /// tfjs's `executeAsync` on a graph without control flow (which this executor runs): the
+    /// outputs it cannot compute fail with that method's text.
+    pub as_async: bool,
+    /// tfjs's KEEP_INTERMEDIATE_TENSORS: [`Executed::kept`] gets a copy of each tensor the
+    /// execution saw.
+    pub keep_intermediates: bool,
+}
+
+/// What [`Graph::execute_with`] returns.
+#[derive(Debug, Default)]
+pub struct Executed {
+    pub outputs: Vec<TensorId>,
+    /// With `keep_intermediates`, what tfjs's `getIntermediateTensors` lists, as (node name,
+    /// output index, tensor): the weights, the feeds, the first output of every other node
+    /// the execution ran, and the outputs (a later entry for a slot replaces an earlier). The
+    /// tensors are the caller's (copies where the graph or the caller holds the original).
+    pub kept: Vec<(String, usize, TensorId)>,
+}
+
 impl Graph {
-    /// Runs the nodes `outputs` need (`name` or `name:k`), given `feeds` (`name` or `name:k`
-    /// → tensor). The returned tensors belong to the caller's scope (a fed or weight tensor
+    /// Runs the nodes `outputs` need (`name`, `name:k`, or a signature key), given `feeds`
+    /// (the same names, or a signature key → tensor; tensor id 0 stands for a value that is
+    /// no tensor). The returned tensors belong to the caller's scope (a fed or weight tensor
     /// asked for as an output is returned as it is, as in tfjs).
     pub fn execute(&self, e: &mut Engine, feeds: &[(String, TensorId)], outputs: &[String]) -> Result<Vec<TensorId>> {
-        let (fed, wanted) = self.check(e, feeds, outputs)?;
+        self.execute_with(e, feeds, outputs, ExecuteOptions::default()).map(|x| x.outputs)
+    }
+
+    /// [`Graph::execute`] with [`ExecuteOptions`].
+    pub fn execute_with(
+        &self,
+        e: &mut Engine,
+        feeds: &[(String, TensorId)],
+        outputs: &[String],
+        options: ExecuteOptions,
+    ) -> Result<Executed> {
+        let (feeds, outputs) = self.resolve(feeds, outputs);
+        let (fed, wanted) = self.check(e, &feeds, &outputs)?;
         if wanted.is_empty() {
-            return Ok(Vec::new());
+            // tfjs compiles the execution of the model's outputs then: its errors stand.
+            self.plan(&feeds, &fed, &self.default_wanted(), options.as_async)?;
+            return Ok(Executed::default());
         }
-        let plan = self.plan(feeds, &fed, &wanted)?;
-        self.run(e, &plan, &fed, &wanted, outputs)
+        let plan = self.plan(&feeds, &fed, &wanted, options.as_async)?;
+        if options.keep_intermediates {
+            return self.run_keeping(e, &feeds, &fed, &wanted, &outputs);
+        }
+        Ok(Executed { outputs: self.run(e, &plan, &fed, &wanted, &outputs)?, kept: Vec::new() })
+    }
+
+    /// The checks [`Graph::execute`] makes before it runs anything (feeds, outputs, dynamic
+    /// ops, missing inputs), for an `execute` that the control-flow executor runs instead (a
+    /// graph with custom ops: tf.registerOp's ops run there).
+    pub fn check_execute(&self, e: &Engine, feeds: &[(String, TensorId)], outputs: &[String]) -> Result<()> {
+        let (feeds, outputs) = self.resolve(feeds, outputs);
+        let (fed, wanted) = self.check(e, &feeds, &outputs)?;
+        let wanted = if wanted.is_empty() { self.default_wanted() } else { wanted };
+        self.refuse(&feeds, &fed, &wanted, false).map(|_| ())
+    }
+
+    /// What an execution asking for no output checks: the model's outputs (tfjs's default).
+    pub(crate) fn default_wanted(&self) -> Vec<(usize, usize)> {
+        self.output_nodes().into_iter().map(|n| (n, 0)).collect()
+    }
+
+    /// Runs `wanted` and every other node the execution needs as an output too, for
+    /// [`Executed::kept`].
+    fn run_keeping(
+        &self,
+        e: &mut Engine,
+        feeds: &[(String, TensorId)],
+        fed: &Fed,
+        wanted: &[(usize, usize)],
+        outputs: &[String],
+    ) -> Result<Executed> {
+        let used = self.subgraph(fed, wanted).used;
+        let is_wanted = |n: usize| wanted.iter().any(|&(o, _)| o == n);
+        let extra: Vec<usize> = (0..self.nodes.len())
+            .filter(|&n| used[n] && self.weight_of[n].is_none() && !fed.contains_key(&n) && !is_wanted(n))
+            .collect();
+        let mut all = wanted.to_vec();
+        all.extend(extra.iter().map(|&n| (n, 0)));
+        let mut names = outputs.to_vec();
+        names.extend(extra.iter().map(|&n| self.nodes[n].name.clone()));
+        let plan = self.plan(feeds, fed, &all, false)?;
+        let ids = self.run(e, &plan, fed, &all, &names)?;
+        let (outs, made) = ids.split_at(wanted.len());
+        // (name, index, tensor, whether it must be copied), later entries replacing earlier.
+        let mut slots: Vec<(String, usize, TensorId, bool)> = Vec::new();
+        let mut at: HashMap<(String, usize), usize> = HashMap::new();
+        let mut put = |name: &str, k: usize, id: TensorId, copy: bool| match at.get(&(name.to_string(), k)) {
+            Some(&i) => slots[i] = (name.to_string(), k, id, copy),
+            None => {
+                at.insert((name.to_string(), k), slots.len());
+                slots.push((name.to_string(), k, id, copy));
+            }
+        };
+        for (name, id) in &self.owned {
+            put(name, 0, *id, true);
+        }
+        for (name, id) in feeds {
+            put(parse_name(name).0, 0, *id, true);
+        }
+        for (&n, &id) in extra.iter().zip(made) {
+            put(&self.nodes[n].name, 0, id, false);
+        }
+        for (&(n, k), &id) in wanted.iter().zip(outs) {
+            put(&self.nodes[n].name, k, id, true);
+        }
+        let mut kept = Vec::with_capacity(slots.len());
+        for (name, k, id, copy) in slots {
+            kept.push((name, k, if copy { e.clone_tensor(id)? } else { id }));
+        }
+        Ok(Executed { outputs: outs.to_vec(), kept })
     }
 
     /// tfjs's `checkInputs`, `checkInputShapeAndType` and `checkOutputs`: the fed tensors by
@@ -74,8 +183,11 @@ impl Graph {
             let (node_name, index) = parse_name(name);
             let n = self.by_name[node_name];
             let node = &self.nodes[n];
+            if *id == 0 {
+                bail!("The value of dict['{}'] provided in model.execute(dict) is not a tf.Tensor", node.name);
+            }
             let (xs, xd) = (e.shape(*id)?.to_vec(), e.dtype(*id)?);
-            if node.op.starts_with("Placeholder") {
+            if has_shape_attr(&node.op) {
                 if let Some(Some(want)) = node.attrs().shape("shape") {
                     let ok = want.len() == xs.len() && want.iter().zip(&xs).all(|(&w, &d)| w == -1 || w == d as i64);
                     if !ok {
@@ -153,8 +265,15 @@ impl Graph {
         !node.op.starts_with("Placeholder") && node.op != "Const" && node.deps.is_empty()
     }
 
-    /// tfjs's `compile`, cached by the fed and requested node names.
-    fn plan(&self, feeds: &[(String, TensorId)], fed: &Fed, wanted: &[(usize, usize)]) -> Result<Rc<Plan>> {
+    /// tfjs's `compile`, cached by the fed and requested node names; `as_async`: see
+    /// [`ExecuteOptions`].
+    fn plan(
+        &self,
+        feeds: &[(String, TensorId)],
+        fed: &Fed,
+        wanted: &[(usize, usize)],
+        as_async: bool,
+    ) -> Result<Rc<Plan>> {
         // Node indices stand for the (unique) node names: no strings to build per call.
         let mut ins: Vec<usize> = fed.keys().copied().collect();
         let mut outs: Vec<usize> = wanted.iter().map(|&(n, _)| n).collect();
@@ -164,15 +283,21 @@ impl Graph {
         if let Some(p) = self.plans.borrow().get(&key) {
             return Ok(p.clone());
         }
-        let plan = Rc::new(self.compile(feeds, fed, wanted)?);
+        let plan = Rc::new(self.compile(feeds, fed, wanted, as_async)?);
         self.plans.borrow_mut().insert(key, plan.clone());
         Ok(plan)
     }
 
-    fn compile(&self, feeds: &[(String, TensorId)], fed: &Fed, wanted: &[(usize, usize)]) -> Result<Plan> {
+    /// tfjs's refusals of an execution (`compile`'s; `executeAsync`'s for the outputs it
+    /// cannot compute with `as_async`); the nodes it uses otherwise.
+    fn refuse(
+        &self,
+        feeds: &[(String, TensorId)],
+        fed: &Fed,
+        wanted: &[(usize, usize)],
+        as_async: bool,
+    ) -> Result<Vec<bool>> {
         let nodes = &self.nodes;
-        let count = nodes.len();
-        let is_init = |n: usize| self.is_init(n);
         let Subgraph { used, missing, dynamic } = self.subgraph(fed, wanted);
         if let Some((n, sync)) = dynamic {
             let sync: Vec<&str> = sync.iter().map(|&c| nodes[c].name.as_str()).collect();
@@ -184,9 +309,18 @@ impl Graph {
             );
         }
         if !missing.is_empty() {
-            let outs: Vec<&str> = wanted.iter().map(|&(n, _)| nodes[n].name.as_str()).collect();
             let ins: Vec<&str> = feeds.iter().map(|(n, _)| n.as_str()).collect();
             let miss: Vec<&str> = missing.iter().map(|&n| nodes[n].name.as_str()).collect();
+            if as_async {
+                let outs = self.uncomputable(&used, &missing, fed, wanted);
+                bail!(
+                    "Cannot compute the outputs [{}] from the provided inputs [{}]. Consider providing the following inputs: [{}]. ",
+                    join(&outs),
+                    join(&ins),
+                    join(&miss)
+                );
+            }
+            let outs: Vec<&str> = wanted.iter().map(|&(n, _)| nodes[n].name.as_str()).collect();
             bail!(
                 "Cannot compute the outputs [{}] from the provided inputs [{}]. Missing the following inputs: [{}]",
                 join(&outs),
@@ -194,6 +328,44 @@ impl Graph {
                 join(&miss)
             );
         }
+        Ok(used)
+    }
+
+    /// The requested nodes a missing input keeps from a value (control flow nodes excepted,
+    /// as tfjs's `executeAsync` checks them): those the missing nodes reach through the used
+    /// nodes' edges, past no fed or weight node.
+    fn uncomputable(&self, used: &[bool], missing: &[usize], fed: &Fed, wanted: &[(usize, usize)]) -> Vec<&str> {
+        let mut blocked = vec![false; self.nodes.len()];
+        let mut frontier = missing.to_vec();
+        for &n in missing {
+            blocked[n] = true;
+        }
+        while let Some(n) = frontier.pop() {
+            for &c in &self.nodes[n].children {
+                if used[c] && !blocked[c] && self.weight_of[c].is_none() && !fed.contains_key(&c) {
+                    blocked[c] = true;
+                    frontier.push(c);
+                }
+            }
+        }
+        wanted
+            .iter()
+            .filter(|&&(n, _)| blocked[n] && !is_control_flow(&self.nodes[n].op))
+            .map(|&(n, _)| self.nodes[n].name.as_str())
+            .collect()
+    }
+
+    fn compile(
+        &self,
+        feeds: &[(String, TensorId)],
+        fed: &Fed,
+        wanted: &[(usize, usize)],
+        as_async: bool,
+    ) -> Result<Plan> {
+        let nodes = &self.nodes;
+        let count = nodes.len();
+        let is_init = |n: usize| self.is_init(n);
+        let used = self.refuse(feeds, fed, wanted, as_async)?;
         // getNodesInTopologicalOrder: the used nodes, predefined ones (feeds, weights, init
         // nodes) first, then depth first through the children.
         let predefined = |n: usize| fed.contains_key(&n) || nodes[n].op == "Const" || is_init(n);

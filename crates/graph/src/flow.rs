@@ -24,6 +24,7 @@ use crate::graph::{is_control_flow, parse_name, Graph};
 use crate::ops::control::{self, FrameOp, Resources};
 use crate::ops::hash_table;
 use crate::ops::{self, Ctx};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -755,6 +756,8 @@ impl Activation<'_> {
 struct CustomWait {
     name: String,
     op: String,
+    /// The node's attributes (GraphDef JSON), which the caller decodes for the op.
+    attrs: String,
     inputs: Vec<TensorId>,
 }
 
@@ -790,11 +793,23 @@ impl<'g> Execution<'g> {
         Some((c.name.as_str(), c.op.as_str(), c.inputs.as_slice()))
     }
 
+    /// The attributes (the GraphDef's JSON) of the custom op node the execution waits for,
+    /// which the caller decodes for the op (a node of a function too).
+    pub fn custom_attrs(&self) -> Option<&str> {
+        self.custom.as_ref().map(|c| c.attrs.as_str())
+    }
+
+    /// Whether the execution uses a dynamic node (control flow, dynamic shapes, hash tables):
+    /// tfjs's `executeAsync` warns when it does not.
+    pub fn has_dynamic(&self) -> bool {
+        self.dynamic.is_some()
+    }
+
     /// The outputs of the custom op node the execution waits for: they become the execution's
     /// (disposed after their last reader, unless asked for). On error everything the execution
     /// made is disposed, the outputs too.
     pub fn provide(&mut self, e: &mut Engine, outputs: Vec<TensorId>) -> Result<()> {
-        let Some(CustomWait { name, op, inputs: ins }) = self.custom.take() else {
+        let Some(CustomWait { name, op, inputs: ins, .. }) = self.custom.take() else {
             for &t in &outputs {
                 e.dispose(t);
             }
@@ -908,7 +923,8 @@ impl<'g> Execution<'g> {
                 Ok(Advance::Call(call)) => Ok(Some(call)),
                 Ok(Advance::Custom(n, inputs)) => {
                     let node = &top.flow.g.nodes[n];
-                    self.custom = Some(CustomWait { name: node.name.clone(), op: node.op.clone(), inputs });
+                    let attrs = Value::Object(node.attr.clone()).to_string();
+                    self.custom = Some(CustomWait { name: node.name.clone(), op: node.op.clone(), attrs, inputs });
                     return Ok(None);
                 }
                 Ok(Advance::Finished) if self.calls.len() == 1 => return self.finish(e).map(Some),
@@ -1046,7 +1062,8 @@ impl Graph {
     }
 
     /// [`Graph::execute_async`] to be run in slices, within `limits`: the feeds and outputs
-    /// are checked here; nothing runs until [`Execution::resume`].
+    /// (names as [`Graph::execute`] takes them) are checked here; nothing runs until
+    /// [`Execution::resume`].
     pub fn start(
         &self,
         e: &Engine,
@@ -1054,8 +1071,12 @@ impl Graph {
         outputs: &[String],
         limits: Limits,
     ) -> Result<Execution<'_>> {
+        let (feeds, outputs) = self.resolve(feeds, outputs);
+        let (feeds, outputs) = (&*feeds, &*outputs);
         let (fed, wanted) = self.check(e, feeds, outputs)?;
-        let sub = self.subgraph(&fed, &wanted);
+        // Asking for nothing runs nothing; whether it is dynamic is the model outputs' answer.
+        let sub =
+            if wanted.is_empty() { self.subgraph(&fed, &self.default_wanted()) } else { self.subgraph(&fed, &wanted) };
         let mut r = Resources::default();
         let weights = &self.owned_set;
         r.frozen = weights.iter().copied().collect();

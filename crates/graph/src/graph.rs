@@ -5,6 +5,7 @@ use crate::attr::{AttrReader, Attrs, Decoded};
 use crate::exec::Plan;
 use crate::ops::hash_table::Tables;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -48,12 +49,15 @@ impl Node {
 }
 
 /// A tensor's name, shape (`None` for an unknown rank; -1 dimensions as `None`) and dtype, as
-/// `GraphModel.inputs` and `outputs` list them.
+/// `GraphModel.inputs` and `outputs` list them; with the node's op and the signature key that
+/// names it (`GraphModel.inputNodes`/`outputNodes` list the key where there is one).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorSpec {
     pub name: String,
     pub shape: Option<Vec<Option<usize>>>,
     pub dtype: Option<DType>,
+    pub op: String,
+    pub signature_key: Option<String>,
 }
 
 impl TensorSpec {
@@ -65,6 +69,49 @@ impl TensorSpec {
         let dtype = self.dtype.map_or(Value::Null, |d| Value::from(d.name()));
         serde_json::json!({ "name": self.name, "shape": shape, "dtype": dtype })
     }
+}
+
+/// A model signature (model.json's `signature`, or its `userDefinedMetadata.signature`): the
+/// keys callers may use for inputs and outputs, each with the tensor name it stands for.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Signature {
+    pub inputs: Vec<(String, String)>,
+    pub outputs: Vec<(String, String)>,
+}
+
+impl Signature {
+    /// `{"inputs": ..., "outputs": ...}`, each either `[[key, tensor name], ...]` (the
+    /// binding's form: it keeps the model file's order, which serde_json's maps do not) or
+    /// tfjs's `{key: {name, ...}}`. A tensor named twice keeps its first place and its last
+    /// key, as tfjs's `transformGraph` keys them.
+    fn parse(v: &Value) -> Signature {
+        let side = |key: &str| {
+            let mut out: Vec<(String, String)> = Vec::new();
+            let pairs: Vec<(&str, &str)> = match v.get(key) {
+                Some(Value::Array(list)) => {
+                    list.iter().filter_map(|p| Some((p.get(0)?.as_str()?, p.get(1)?.as_str()?))).collect()
+                }
+                Some(Value::Object(map)) => {
+                    map.iter().filter_map(|(k, t)| Some((k.as_str(), t.get("name")?.as_str()?))).collect()
+                }
+                _ => Vec::new(),
+            };
+            for (k, name) in pairs {
+                match out.iter_mut().find(|(_, n)| n == name) {
+                    Some(entry) => entry.0 = k.to_string(),
+                    None => out.push((k.to_string(), name.to_string())),
+                }
+            }
+            out
+        };
+        Signature { inputs: side("inputs"), outputs: side("outputs") }
+    }
+}
+
+/// The ops whose `shape` attribute tfjs's op mapper reads (`GraphModel.inputs`' shapes, the
+/// fed shapes checked).
+pub(crate) fn has_shape_attr(op: &str) -> bool {
+    op == "Placeholder" || op == "PlaceholderWithDefault"
 }
 
 /// Ops that make an execution need `executeAsync` in tfjs (`model_analysis.ts`): control
@@ -128,6 +175,8 @@ pub struct Graph {
     /// A function's arguments (placeholders, in order) and results (node, output).
     pub(crate) fn_inputs: Vec<usize>,
     pub(crate) fn_outputs: Vec<(usize, usize)>,
+    /// The model's signature (empty for a function, the initializer, or a model without one).
+    pub(crate) signature: Signature,
 }
 
 /// (node name, output index) of an input or output name: `name`, `name:k` (tfjs's
@@ -146,7 +195,8 @@ fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 impl Graph {
-    /// Parses a GraphDef (model.json's `modelTopology`, or the whole model.json) and takes
+    /// Parses a GraphDef (model.json's `modelTopology`, or the whole model.json: its
+    /// `modelInitializer` and `signature` are read too) and takes
     /// ownership of the weights, one per `Const` node, named as the node. On error the weights
     /// given are disposed.
     pub fn load(e: &mut Engine, topology: &str, weights: &[(String, TensorId)]) -> Result<Graph> {
@@ -190,6 +240,9 @@ impl Graph {
         }
         for sub in g.functions.values_mut().chain(g.initializer.as_deref_mut()) {
             sub.tables = g.tables.clone();
+        }
+        if !std::ptr::eq(def, &json) {
+            g.signature = json.get("signature").map(Signature::parse).unwrap_or_default();
         }
         Ok(g)
     }
@@ -265,6 +318,7 @@ impl Graph {
             tables: Rc::default(),
             fn_inputs: Vec::new(),
             fn_outputs: Vec::new(),
+            signature: Signature::default(),
         })
     }
 
@@ -391,35 +445,99 @@ impl Graph {
         names
     }
 
-    /// tfjs's `GraphModel.inputs`: the placeholders (`Placeholder*` ops), in graph order, with
-    /// the shape and dtype of their attributes.
+    /// tfjs's `GraphModel.inputs` (its `transformGraph`): the nodes the signature's inputs
+    /// name, in its order, or else the placeholders (`Placeholder*` ops) in graph order.
     pub fn inputs(&self) -> Vec<TensorSpec> {
-        self.nodes
-            .iter()
-            .filter(|n| n.op.starts_with("Placeholder"))
-            .map(|n| {
-                let a = n.attrs();
-                TensorSpec {
-                    name: n.name.clone(),
-                    shape: spec_shape(a.shape("shape")),
-                    dtype: a.dtype("dtype").flatten(),
-                }
-            })
-            .collect()
+        let keys = self.signature_keys();
+        match self.signature_nodes(&self.signature.inputs) {
+            Some(nodes) => nodes.into_iter().map(|n| self.spec(n, &keys)).collect(),
+            None => (0..self.nodes.len())
+                .filter(|&n| self.nodes[n].op.starts_with("Placeholder"))
+                .map(|n| self.spec(n, &keys))
+                .collect(),
+        }
     }
 
-    /// tfjs's `GraphModel.outputs`: the nodes no other node lists as an input, in graph order;
-    /// shape from `_output_shapes` and dtype from `T` (or `dtype`) when the node has them.
+    /// tfjs's `GraphModel.outputs`: the nodes the signature's outputs name, in its order, or
+    /// else the nodes no other node lists as an input, in graph order.
     pub fn outputs(&self) -> Vec<TensorSpec> {
-        self.nodes
-            .iter()
-            .filter(|n| n.children.is_empty())
-            .map(|n| {
-                let a = n.attrs();
-                let dtype = a.dtype("T").or_else(|| a.dtype("dtype")).flatten();
-                TensorSpec { name: n.name.clone(), shape: spec_shape(a.first_list_shape("_output_shapes")), dtype }
-            })
-            .collect()
+        let keys = self.signature_keys();
+        self.output_nodes().into_iter().map(|n| self.spec(n, &keys)).collect()
+    }
+
+    /// The nodes of [`Graph::outputs`]: what an execution asking for no output checks.
+    pub(crate) fn output_nodes(&self) -> Vec<usize> {
+        self.signature_nodes(&self.signature.outputs)
+            .unwrap_or_else(|| (0..self.nodes.len()).filter(|&n| self.nodes[n].children.is_empty()).collect())
+    }
+
+    /// The nodes the signature's `(key, tensor name)` entries name (those in the graph), or
+    /// `None` without entries.
+    fn signature_nodes(&self, entries: &[(String, String)]) -> Option<Vec<usize>> {
+        (!entries.is_empty())
+            .then(|| entries.iter().filter_map(|(_, name)| self.by_name.get(parse_name(name).0).copied()).collect())
+    }
+
+    /// Each node's signature key: tfjs sets it on the node, outputs first, so an input's key
+    /// wins for a node the signature names on both sides.
+    fn signature_keys(&self) -> HashMap<usize, &str> {
+        let mut keys = HashMap::new();
+        for (key, name) in self.signature.outputs.iter().chain(&self.signature.inputs) {
+            if let Some(&n) = self.by_name.get(parse_name(name).0) {
+                keys.insert(n, key.as_str());
+            }
+        }
+        keys
+    }
+
+    /// A node as tfjs's `GraphModel.inputs`/`outputs` describe it: the shape of the `shape`
+    /// attribute (placeholders), the dtype of the attribute tfjs's op table reads as `dtype`.
+    fn spec(&self, n: usize, keys: &HashMap<usize, &str>) -> TensorSpec {
+        let node = &self.nodes[n];
+        let a = node.attrs();
+        let shape = if has_shape_attr(&node.op) { a.shape("shape").flatten() } else { None };
+        TensorSpec {
+            name: node.name.clone(),
+            shape: shape.map(|dims| dims.into_iter().map(|d| (d >= 0).then_some(d as usize)).collect()),
+            dtype: crate::ops::dtype_attr(node).and_then(|d| a.dtype(d)).flatten(),
+            op: node.op.clone(),
+            signature_key: keys.get(&n).map(|k| k.to_string()),
+        }
+    }
+
+    /// tfjs's `GraphModel` takes the signature's keys for inputs and outputs: the tensor names
+    /// they stand for (other names as they are; a tensor fed twice keeps its first place and
+    /// its last value, as tfjs's dict of feeds does).
+    pub(crate) fn resolve<'a>(
+        &self,
+        feeds: &'a [(String, TensorId)],
+        outputs: &'a [String],
+    ) -> (Cow<'a, [(String, TensorId)]>, Cow<'a, [String]>) {
+        let sig = &self.signature;
+        if sig.inputs.is_empty() && sig.outputs.is_empty() {
+            return (Cow::Borrowed(feeds), Cow::Borrowed(outputs));
+        }
+        let lookup = |side: &[(String, String)], name: &str| {
+            side.iter().find(|(k, _)| k == name).map_or(name.to_string(), |(_, t)| t.clone())
+        };
+        let mut fed: Vec<(String, TensorId)> = Vec::with_capacity(feeds.len());
+        for (name, id) in feeds {
+            let name = lookup(&sig.inputs, name);
+            match fed.iter_mut().find(|(n, _)| *n == name) {
+                Some(entry) => entry.1 = *id,
+                None => fed.push((name, *id)),
+            }
+        }
+        let outs = outputs.iter().map(|o| lookup(&sig.outputs, o)).collect();
+        (Cow::Owned(fed), Cow::Owned(outs))
+    }
+
+    /// The distinct ops of the graph's nodes (its functions' not included), sorted.
+    pub fn ops(&self) -> Vec<&str> {
+        let mut ops: Vec<&str> = self.nodes.iter().map(|n| n.op.as_str()).collect();
+        ops.sort_unstable();
+        ops.dedup();
+        ops
     }
 
     /// Disposes the weights; returns how many tensors that disposed. Executing afterwards is
@@ -447,10 +565,6 @@ impl Graph {
         self.disposed = true;
         n
     }
-}
-
-fn spec_shape(shape: Option<Option<Vec<i64>>>) -> Option<Vec<Option<usize>>> {
-    shape.flatten().map(|dims| dims.into_iter().map(|d| (d >= 0).then_some(d as usize)).collect())
 }
 
 /// Whether the nodes' input edges (data and control) form a cycle (Kahn's algorithm).

@@ -34,6 +34,7 @@ mod op_table;
 mod ops;
 
 pub use attr::{parse_dtype, parse_shape, AttrReader, Attrs, Decoded};
+pub use exec::{ExecuteOptions, Executed};
 pub use flow::{Execution, Limits, DEFAULT_MAX_CALL_DEPTH};
 pub use graph::{Graph, Node, TensorSpec};
 pub use ops::supported_ops;
