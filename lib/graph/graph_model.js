@@ -152,7 +152,6 @@ class GraphModel {
     const release = () => { for (const t of weights) if (!t.isDisposed) t.dispose(); };
     let graphHandle;
     try {
-      checkWeightShapes(artifacts.modelTopology, weightMap);
       if (typeof native.NativeGraph !== 'function') {
         throw new Error('tidytensor: this build of the native addon has no graph executor (NativeGraph); ' +
           'rebuild it (npm rebuild tidytensor)');
@@ -509,23 +508,6 @@ function checkArtifacts(artifacts) {
   }
   if (artifacts.weightData != null && artifacts.weightSpecs == null) {
     throw new Error('The model artifacts contain weight data but no weight specs (weightSpecs)');
-  }
-}
-
-// Each weight has the shape its Const node declares (value.tensor.tensorShape), when it
-// declares one: a manifest that disagrees with the graph is refused, naming the weight.
-function checkWeightShapes(topology, weightMap) {
-  for (const node of topology.node) {
-    if (node.op !== 'Const' || weightMap[node.name] == null) continue;
-    const value = node.attr != null ? node.attr.value : null;
-    const shape = value != null && value.tensor != null ? value.tensor.tensorShape : null;
-    if (shape == null || shape.unknownRank) continue;
-    const dims = (shape.dim || []).map((d) => (typeof d.size === 'number' ? d.size : parseInt(d.size, 10)));
-    const w = weightMap[node.name].shape;
-    if (dims.length !== w.length || dims.some((d, i) => d >= 0 && d !== w[i])) {
-      throw new Error(`The weight '${node.name}' has shape [${w}] in the weights manifest, but its Const node ` +
-        `declares shape [${dims}]`);
-    }
   }
 }
 

@@ -30,7 +30,7 @@ pub fn parse_int(s: &str) -> f64 {
 }
 
 /// A number field as tfjs reads one: JSON numbers as they are, strings through `parseInt`.
-fn number(v: &Value) -> f64 {
+pub(crate) fn number(v: &Value) -> f64 {
     match v {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         Value::String(s) => parse_int(s),

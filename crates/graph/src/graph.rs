@@ -389,6 +389,32 @@ impl Graph {
         if let Some(init) = self.initializer.as_deref_mut() {
             init.owned_set = self.owned_set.clone();
         }
+        // Each weight has the shape its Const node declares, where it declares one (a
+        // manifest that disagrees with the graph is refused, naming the weight), in graph order.
+        for (node, w) in self.nodes.iter().zip(&self.weight_of) {
+            let (Some(id), "Const") = (w, node.op.as_str()) else { continue };
+            let Some(declared) = node.attr.get("value").and_then(|v| v.pointer("/tensor/tensorShape")) else {
+                continue;
+            };
+            if declared.get("unknownRank").and_then(Value::as_bool) == Some(true) {
+                continue;
+            }
+            // Dims read as tfjs's readers do (a missing or unreadable size is NaN: it checks nothing).
+            let dims: Vec<f64> = declared.get("dim").and_then(Value::as_array).map_or(Vec::new(), |d| {
+                d.iter().map(|d| d.get("size").map_or(f64::NAN, crate::attr::number)).collect()
+            });
+            let have = e.shape(*id)?;
+            let differs = dims.len() != have.len() || dims.iter().zip(have).any(|(&d, &h)| d >= 0.0 && d != h as f64);
+            if differs {
+                let join = |v: Vec<String>| v.join(",");
+                bail!(
+                    "The weight '{}' has shape [{}] in the weights manifest, but its Const node declares shape [{}]",
+                    node.name,
+                    join(have.iter().map(|d| d.to_string()).collect()),
+                    join(dims.iter().map(|d| d.to_string()).collect())
+                );
+            }
+        }
         if let Some(c) = self.nodes.iter().zip(&self.weight_of).find(|(n, w)| n.op == "Const" && w.is_none()) {
             bail!("The Const node '{}' has no weight (the weights manifest has no entry of that name)", c.0.name);
         }
