@@ -145,3 +145,20 @@ cases('movingAverage', [
   ['shape mismatch', (tf) => tf.movingAverage([1, 2], [3], 0.6, 1)],
   ['dtype mismatch', (tf) => tf.movingAverage(tf.tensor1d([1, 2], 'int32'), [3, 4], 0.6, 1)],
 ]);
+
+// The parts of an op outside the core's table that a new line there needs: typings (the
+// function and the chained method) and the ES module's named export (npm run build:esm).
+const { test } = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+
+test('every op of the tables has typings and an ES module export', () => {
+  const read = (f) => fs.readFileSync(path.join(__dirname, '..', f), 'utf8');
+  const [dts, mjs] = [read('index.d.ts'), read('index.mjs')];
+  for (const { name } of [...table.unary, ...table.binary]) {
+    assert.match(dts, new RegExp(`^export function ${name}<`, 'm'), `index.d.ts: no export function ${name}`);
+    assert.match(dts, new RegExp(`^  ${name}<T extends Tensor>\\(`, 'm'), `index.d.ts: no chained ${name} on Tensor`);
+    assert.match(mjs, new RegExp(`^  ${name},$`, 'm'), `index.mjs: no export ${name} (npm run build:esm)`);
+  }
+});

@@ -56,6 +56,13 @@ const unary = {
   rsqrt: T([2, 3], 0.3, 3), selu: X, sigmoid: X, sign: X, sin: X, sinh: X, softplus: X,
   sqrt: T([2, 3], 0.2, 3), square: X, tan: T([2, 3], -1.2, 1.2), tanh: X, step: X,
 };
+// Every other op of the core's elementwise tables (a new one needs no line here), on the first
+// of these domains where tfjs's op is finite (bool ops have no gradient to compare).
+const DOMAINS = [X, T([2, 3], 0.3, 3), T([2, 3], -0.9, 0.9), T([2, 3], 1.2, 3)];
+const finiteOn = (name, mk) => tfo.tidy(() => Array.from(tfo[name](mk(tfo)).dataSync()).every(Number.isFinite));
+for (const { name, parseAs } of require('../lib/native').elementwiseOps().unary) {
+  if (!(name in unary) && parseAs !== 'bool') unary[name] = DOMAINS.find((mk) => finiteOn(name, mk)) || X;
+}
 const unaryFns = Object.entries(unary).map(([op, mk]) => [op, (tf) => (x) => tf[op](x), mk]);
 unaryFns.push(['leakyRelu', (tf) => (x) => tf.leakyRelu(x, 0.2), X]);
 unaryFns.push(['leakyRelu default alpha', (tf) => (x) => x.leakyRelu(), X]);

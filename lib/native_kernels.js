@@ -13,21 +13,22 @@ function setNamespace(tf) {
   namespace = tf;
 }
 
+// The ops of the core's elementwise tables (native.elementwiseOps()), under their tfjs kernel
+// names: the op's name with a capital, but for mul and div; logicalXor and divNoNan have none
+// (tfjs composes them: its backends register no kernel), and prelu's kernel, whose inputs are x
+// and alpha, has its own adapter below.
+const KERNEL_NAMES = Object.keys(require('./kernel_names'));
+const KERNEL_OF = { mul: 'Multiply', div: 'RealDiv', logicalXor: null, divNoNan: null, prelu: null };
+const kernelOf = (name) => (name in KERNEL_OF ? KERNEL_OF[name] :
+  KERNEL_NAMES.find((k) => k.toLowerCase() === name.toLowerCase()) || null);
+const table = require('./native').elementwiseOps();
+const tableOps = (list) => Object.fromEntries(list.map(({ name }) => [kernelOf(name), name]).filter(([k]) => k));
 const UNARY = {
-  Abs: 'abs', Acos: 'acos', Acosh: 'acosh', Asin: 'asin', Asinh: 'asinh', Atan: 'atan', Atanh: 'atanh',
-  Ceil: 'ceil', Cos: 'cos', Cosh: 'cosh', Elu: 'elu', Erf: 'erf', Exp: 'exp', Expm1: 'expm1', Floor: 'floor',
-  IsFinite: 'isFinite', IsInf: 'isInf', IsNan: 'isNaN', Log: 'log', Log1p: 'log1p', LogicalNot: 'logicalNot',
-  Neg: 'neg', Reciprocal: 'reciprocal', Relu: 'relu', Relu6: 'relu6', Round: 'round', Rsqrt: 'rsqrt',
-  Selu: 'selu', Sigmoid: 'sigmoid', Sign: 'sign', Sin: 'sin', Sinh: 'sinh', Softplus: 'softplus', Sqrt: 'sqrt',
-  Square: 'square', Tan: 'tan', Tanh: 'tanh', ZerosLike: 'zerosLike', OnesLike: 'onesLike', Identity: 'clone',
-  Real: 'real', Imag: 'imag', ComplexAbs: 'abs', FFT: 'fft', IFFT: 'ifft',
+  ...tableOps(table.unary),
+  ZerosLike: 'zerosLike', OnesLike: 'onesLike', Identity: 'clone', Real: 'real', Imag: 'imag', ComplexAbs: 'abs',
+  FFT: 'fft', IFFT: 'ifft',
 };
-const BINARY = {
-  Add: 'add', Sub: 'sub', Multiply: 'mul', RealDiv: 'div', FloorDiv: 'floorDiv', Maximum: 'maximum',
-  Minimum: 'minimum', Mod: 'mod', Pow: 'pow', SquaredDifference: 'squaredDifference', Atan2: 'atan2',
-  Equal: 'equal', NotEqual: 'notEqual', Greater: 'greater', GreaterEqual: 'greaterEqual', Less: 'less',
-  LessEqual: 'lessEqual', LogicalAnd: 'logicalAnd', LogicalOr: 'logicalOr', Complex: 'complex',
-};
+const BINARY = { ...tableOps(table.binary), Complex: 'complex' };
 const REDUCE = { Sum: 'sum', Max: 'max', Min: 'min', Mean: 'mean', Prod: 'prod', All: 'all', Any: 'any' };
 
 // kernelName -> (inputs, attrs) => Tensor | Tensor[].

@@ -54,13 +54,10 @@ const x131 = T('x[1x3x1]', [[[1], [2], [3]]]);
 const n = (label, value) => V.lit(label, value);
 const a = (label, build) => V.arr(label, build);
 
-const UNARY = ['abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'ceil', 'cos', 'cosh',
-  'elu', 'erf', 'exp', 'expm1', 'floor', 'isFinite', 'isInf', 'isNaN', 'log', 'log1p',
-  'logSigmoid', 'logicalNot', 'neg', 'reciprocal', 'relu', 'relu6', 'round', 'rsqrt', 'selu',
-  'sigmoid', 'sign', 'sin', 'sinh', 'softplus', 'sqrt', 'square', 'step', 'tan', 'tanh'];
-const BINARY = ['add', 'sub', 'mul', 'div', 'divNoNan', 'floorDiv', 'maximum', 'minimum', 'mod',
-  'pow', 'squaredDifference', 'atan2', 'equal', 'notEqual', 'less', 'lessEqual', 'greater',
-  'greaterEqual', 'logicalAnd', 'logicalOr', 'logicalXor'];
+// The ops of the core's elementwise tables (prelu, x and alpha, aside), and those tfjs composes.
+const TABLE = require('../../lib/native').elementwiseOps();
+const UNARY = [...TABLE.unary.map((o) => o.name), 'logSigmoid', 'step'];
+const BINARY = TABLE.binary.map((o) => o.name).filter((name) => name !== 'prelu');
 const REDUCE = ['sum', 'mean', 'max', 'min', 'prod', 'all', 'any', 'logSumExp'];
 
 // Signatures: name -> [[pool, baseline], ...]; a baseline OMIT is not passed.

@@ -24,4 +24,4 @@ pub use engine::{
     TapeNode, TensorId, TensorInfo,
 };
 pub use error::{Error, Result};
-pub use kernels::{BinaryOp, BinaryRule, DtypeRule, UnaryOp};
+pub use kernels::{BinaryOp, BinaryRule, DtypeRule, Grad, UnaryOp};

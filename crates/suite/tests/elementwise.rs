@@ -2,7 +2,7 @@
 //! dtype, special values (NaN, ±Infinity, -0, int32 wrapping), broadcasting, tfjs's dtype
 //! rules and errors, and cast.
 
-use tidytensor_core::{js_to_int32, BinaryOp, BinaryRule, DType, DtypeRule, Engine, UnaryOp};
+use tidytensor_core::{js_to_int32, BinaryOp, BinaryRule, DType, DtypeRule, Engine, Grad, TensorId, UnaryOp};
 use tidytensor_suite::{
     assert_close, backend_tests, bools, f32s, fails, i32s, large_len, mix, of, random_shape, random_tensor,
     random_values, store, strides, usage, values,
@@ -581,8 +581,138 @@ fn select_follows_the_condition(e: &mut Engine) {
     assert!(y.0.contains("could not be broadcast"), "{y:?}");
 }
 
+/// Every op of the tables has its WGSL functions (found by name when the wgpu backend builds
+/// its kernel): `<js>_f32`, and `<js>_i32` where int32 and bool compute in integers.
+#[test]
+fn every_table_op_has_its_wgsl_functions() {
+    let wgsl = include_str!("../../wgpu/src/shaders/elementwise/ops.wgsl");
+    let missing = |name: &str, ty: &str| !wgsl.contains(&format!("fn {name}_{ty}("));
+    for &op in UnaryOp::ALL {
+        let rule = op.dtype_rule();
+        for ty in ["f32", "i32"] {
+            let needed =
+                if ty == "f32" { rule != DtypeRule::Bool } else { matches!(rule, DtypeRule::Same | DtypeRule::Bool) };
+            assert!(!(needed && missing(op.js_name(), ty)), "ops.wgsl has no fn {}_{ty} ({op:?})", op.js_name());
+        }
+    }
+    for &op in BinaryOp::ALL {
+        for ty in ["f32", "i32"] {
+            let needed = if ty == "f32" { op.rule() != BinaryRule::Logical } else { op.rule() != BinaryRule::Float };
+            assert!(!(needed && missing(op.js_name(), ty)), "ops.wgsl has no fn {}_{ty} ({op:?})", op.js_name());
+        }
+    }
+}
+
+/// Whether a gradient matches the reference's central difference (`want`).
+fn grad_close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-3 * want.abs().max(1.0)
+}
+
+/// Each op's gradient decision (its table line's `grad`): a formula matches the finite
+/// differences of the op's f64 reference, `zero` gives zeros (so does the difference, away
+/// from the jumps), `none` is tfjs's error.
+fn table_gradients_match_finite_differences(e: &mut Engine) {
+    const H: f64 = 1e-4;
+    for &op in UnaryOp::ALL {
+        let kernel = op.kernel_name();
+        if op.dtype_rule() == DtypeRule::Bool {
+            let x = bools(e, &[0, 1], &[2]);
+            match op.grad() {
+                Grad::None => fails(e, &format!("gradient function not found for {kernel}."), |e| grad1(e, op, x)),
+                _ => assert_eq!(grad1(e, op, x).unwrap(), vec![0.0, 0.0], "{op:?}"),
+            }
+            e.dispose(x);
+            continue;
+        }
+        // Points away from the kinks and jumps (0, ±0.5, integers) and where the op is defined.
+        let xs: Vec<f64> = [-1.7, -0.6, 0.35, 0.8, 1.6]
+            .iter()
+            .map(|&v: &f64| v as f32 as f64)
+            .filter(|&v| unary_ref(op, v - H).is_finite() && unary_ref(op, v + H).is_finite())
+            .collect();
+        assert!(!xs.is_empty(), "{op:?}: no point to differentiate at");
+        let x = of(e, DType::Float32, &xs, &[xs.len()]);
+        if let Grad::None = op.grad() {
+            fails(e, &format!("gradient function not found for {kernel}."), |e| grad1(e, op, x));
+        } else {
+            let got = grad1(e, op, x).unwrap();
+            for (k, &v) in xs.iter().enumerate() {
+                let want = (unary_ref(op, v + H) - unary_ref(op, v - H)) / (2.0 * H);
+                assert!(grad_close(got[k], want), "{op:?} at {v}: gradient {}, finite difference {want}", got[k]);
+            }
+        }
+        e.dispose(x);
+    }
+    let (av, bv) = ([-1.3, 0.45, 1.7, -0.4], [0.6, -0.85, 2.3, -1.9]);
+    for &op in BinaryOp::ALL {
+        let kernel = op.kernel_name();
+        if op.rule() == BinaryRule::Logical {
+            let (a, b) = (bools(e, &[0, 1], &[2]), bools(e, &[1, 1], &[2]));
+            assert!(matches!(op.grad(), Grad::None), "{op:?}: tfjs has no gradient for logical ops");
+            fails(e, &format!("gradient function not found for {kernel}."), |e| grad2(e, op, a, b));
+            e.dispose(a);
+            e.dispose(b);
+            continue;
+        }
+        // tfjs differentiates floorDiv as div.
+        let f = if op == BinaryOp::FloorDiv { BinaryOp::Div } else { op };
+        let r = |a: f64, b: f64| binary_ref(f, a, b, false);
+        let pairs: Vec<(f64, f64)> = av
+            .iter()
+            .zip(&bv)
+            .map(|(&a, &b): (&f64, &f64)| (a as f32 as f64, b as f32 as f64))
+            .filter(|&(a, b)| [r(a - H, b), r(a + H, b), r(a, b - H), r(a, b + H)].iter().all(|v| v.is_finite()))
+            .collect();
+        assert!(!pairs.is_empty(), "{op:?}: no point to differentiate at");
+        let n = pairs.len();
+        let a = of(e, DType::Float32, &pairs.iter().map(|p| p.0).collect::<Vec<_>>(), &[n]);
+        let b = of(e, DType::Float32, &pairs.iter().map(|p| p.1).collect::<Vec<_>>(), &[n]);
+        if let Grad::None = op.grad() {
+            fails(e, &format!("gradient function not found for {kernel}."), |e| grad2(e, op, a, b));
+        } else {
+            let got = grad2(e, op, a, b).unwrap();
+            for (k, &(x, y)) in pairs.iter().enumerate() {
+                let da = (r(x + H, y) - r(x - H, y)) / (2.0 * H);
+                let db = (r(x, y + H) - r(x, y - H)) / (2.0 * H);
+                assert!(grad_close(got[k], da), "{op:?} at ({x}, {y}): d/da {}, finite difference {da}", got[k]);
+                assert!(
+                    grad_close(got[n + k], db),
+                    "{op:?} at ({x}, {y}): d/db {}, finite difference {db}",
+                    got[n + k]
+                );
+            }
+        }
+        e.dispose(a);
+        e.dispose(b);
+    }
+}
+
+/// The gradient of `op(x)` with respect to x (dy of ones).
+fn grad1(e: &mut Engine, op: UnaryOp, x: TensorId) -> tidytensor_core::Result<Vec<f64>> {
+    let (y, g) = e.gradients(|e| e.unary(op, x), &[x], None, false)?;
+    let g = g[0].expect("a gradient");
+    let got = values(e, g, e.shape(g)?, DType::Float32);
+    e.dispose(y);
+    e.dispose(g);
+    Ok(got)
+}
+
+/// The gradients of `op(a, b)` with respect to a and b, one after the other.
+fn grad2(e: &mut Engine, op: BinaryOp, a: TensorId, b: TensorId) -> tidytensor_core::Result<Vec<f64>> {
+    let (y, g) = e.gradients(|e| e.binary(op, a, b), &[a, b], None, false)?;
+    let mut got = Vec::new();
+    for g in g {
+        let g = g.expect("a gradient");
+        got.extend(values(e, g, e.shape(g)?, DType::Float32));
+        e.dispose(g);
+    }
+    e.dispose(y);
+    Ok(got)
+}
+
 backend_tests!(
     select_follows_the_condition,
+    table_gradients_match_finite_differences,
     unary_float_ops_match_the_reference,
     unary_signs_of_zero,
     unary_dtype_rules,

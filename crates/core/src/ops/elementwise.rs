@@ -3,8 +3,8 @@
 
 use super::{cast_if, pad_rank, view_of};
 use crate::engine::check_size;
-use crate::kernels::{self as k, BinaryOp, BinaryRule, DtypeRule, UnaryOp};
-use crate::{bail, shape, DType, Engine, GradArgs, Result, TensorId};
+use crate::kernels::{self as k, BinaryGradArgs, BinaryOp, BinaryRule, DtypeRule, Grad, UnaryOp};
+use crate::{bail, shape, DType, Engine, Result, TensorId};
 
 impl Engine {
     /// Elementwise unary op with the dtype rule of its table line.
@@ -43,10 +43,20 @@ impl Engine {
             e.output(storage, x.shape.to_vec(), out)
         })?;
         if self.taping() {
-            // Exp, sigmoid, tanh and elu differentiate through their output, as in tfjs.
-            let from_output = matches!(op, UnaryOp::Exp | UnaryOp::Sigmoid | UnaryOp::Tanh | UnaryOp::Elu);
-            let save = if from_output { y } else { x };
-            self.on_tape(&[y], &[save], move |e, g| Ok(vec![Some(unary_grad(e, op, g.saved[0], g.dy())?)]))?;
+            match op.grad() {
+                Grad::None => {}
+                Grad::Zero => {
+                    let shape = self.shape(x)?.to_vec();
+                    self.on_tape(&[y], &[], move |e, _| Ok(vec![Some(e.fill(&shape, 0.0, DType::Float32)?)]))?;
+                }
+                Grad::Input(f) | Grad::Output(f) => {
+                    let save = if matches!(op.grad(), Grad::Output(_)) { y } else { x };
+                    self.on_tape(&[y], &[save], move |e, g| {
+                        let t = e.cast(g.saved[0], DType::Float32)?;
+                        Ok(vec![Some(f(e, t, g.dy())?)])
+                    })?;
+                }
+            }
         }
         Ok(y)
     }
@@ -85,11 +95,35 @@ impl Engine {
             let storage = backend.binary(op, va, vb, &out_shape, out)?;
             e.output(storage, out_shape, out)
         })?;
-        // Logical ops have no gradient, as in tfjs: a path through one is an error.
-        if self.taping() && op.rule() != BinaryRule::Logical {
+        if self.taping() {
             let shapes = [self.shape(a)?.to_vec(), self.shape(b)?.to_vec()];
-            let save = if op == BinaryOp::Pow { vec![a, b, y] } else { vec![a, b] };
-            self.on_tape(&[y], &save, move |e, g| binary_grad(e, op, g, &shapes))?;
+            match op.grad() {
+                // No gradient, as in tfjs: a path through the op is an error.
+                Grad::None => {}
+                Grad::Zero => self.on_tape(&[y], &[], move |e, g| {
+                    let mut out = Vec::with_capacity(2);
+                    for (i, shape) in shapes.iter().enumerate() {
+                        out.push(if g.needed[i] { Some(e.fill(shape, 0.0, DType::Float32)?) } else { None });
+                    }
+                    Ok(out)
+                })?,
+                Grad::Input(f) | Grad::Output(f) => {
+                    let save = if matches!(op.grad(), Grad::Output(_)) { vec![a, b, y] } else { vec![a, b] };
+                    self.on_tape(&[y], &save, move |e, g| {
+                        let (a, b) = (e.cast(g.saved[0], DType::Float32)?, e.cast(g.saved[1], DType::Float32)?);
+                        let needed = [g.needed[0], g.needed[1]];
+                        let args = BinaryGradArgs { dy: g.dy(), a, b, y: g.saved.get(2).copied(), needed };
+                        let mut out = Vec::with_capacity(2);
+                        for (d, shape) in f(e, &args)?.into_iter().zip(&shapes) {
+                            out.push(match d {
+                                Some(d) => Some(e.sum_to_shape(d, shape)?),
+                                None => None,
+                            });
+                        }
+                        Ok(out)
+                    })?;
+                }
+            }
         }
         Ok(y)
     }
@@ -177,7 +211,7 @@ impl Engine {
         self.cast(m, DType::Float32)
     }
     /// `op(x, v)` for a float32 scalar `v`.
-    fn with_scalar(&mut self, op: BinaryOp, x: TensorId, v: f64) -> Result<TensorId> {
+    pub(crate) fn with_scalar(&mut self, op: BinaryOp, x: TensorId, v: f64) -> Result<TensorId> {
         let s = self.scalar(v)?;
         self.binary(op, x, s)
     }
@@ -236,295 +270,48 @@ impl Engine {
     }
 }
 
-/// The gradients of a binary kernel (tfjs's `*_grad.ts`), each summed back to its input's
-/// shape over the broadcast axes. `saved`: a, b (and the output, for pow).
-fn binary_grad(e: &mut Engine, op: BinaryOp, g: &GradArgs, shapes: &[Vec<usize>; 2]) -> Result<Vec<Option<TensorId>>> {
-    use BinaryOp as B;
-    let (dy, a, b) = (g.dy(), g.saved[0], g.saved[1]);
-    let (a, b) = (e.cast(a, DType::Float32)?, e.cast(b, DType::Float32)?);
-    let (da, db) = match op {
-        B::Add => (g.needed[0].then_some(dy), g.needed[1].then_some(dy)),
-        B::Sub => (g.needed[0].then_some(dy), if g.needed[1] { Some(e.neg(dy)?) } else { None }),
-        B::Mul => {
-            (if g.needed[0] { Some(e.mul(dy, b)?) } else { None }, if g.needed[1] { Some(e.mul(dy, a)?) } else { None })
-        }
-        B::Div | B::FloorDiv | B::DivNoNan => {
-            let div = if op == B::DivNoNan { B::DivNoNan } else { B::Div };
-            let da = if g.needed[0] { Some(e.binary(div, dy, b)?) } else { None };
-            let db = if g.needed[1] {
-                // -dy * a / b²
-                let t = e.mul(dy, a)?;
-                let b2 = e.unary(UnaryOp::Square, b)?;
-                let q = e.binary(div, t, b2)?;
-                Some(e.neg(q)?)
-            } else {
-                None
-            };
-            (da, db)
-        }
-        B::Pow => {
-            let y = g.saved[2];
-            let da = if g.needed[0] {
-                // dy * b * a^(b-1)
-                let b1 = e.with_scalar(B::Sub, b, 1.0)?;
-                let p = e.binary(B::Pow, a, b1)?;
-                let t = e.mul(b, p)?;
-                Some(e.mul(dy, t)?)
-            } else {
-                None
-            };
-            let db = if g.needed[1] {
-                // dy * y * log(a) where a > 0, else 0
-                let pos = e.with_scalar(B::Greater, a, 0.0)?;
-                let log = e.unary(UnaryOp::Log, a)?;
-                let zero = e.scalar(0.0)?;
-                let log = e.select(pos, log, zero)?;
-                let y = e.cast(y, DType::Float32)?;
-                let t = e.mul(y, log)?;
-                Some(e.mul(dy, t)?)
-            } else {
-                None
-            };
-            (da, db)
-        }
-        B::Maximum | B::Minimum => {
-            let (ta, tb) = if op == B::Maximum { (B::GreaterEqual, B::Less) } else { (B::LessEqual, B::Greater) };
-            let da = if g.needed[0] { Some(e.mask(ta, a, b).and_then(|m| e.mul(dy, m))?) } else { None };
-            let db = if g.needed[1] { Some(e.mask(tb, a, b).and_then(|m| e.mul(dy, m))?) } else { None };
-            (da, db)
-        }
-        B::SquaredDifference => {
-            let d = e.sub(a, b)?;
-            let t = e.with_scalar(B::Mul, d, 2.0)?;
-            let da = e.mul(dy, t)?;
-            let db = if g.needed[1] { Some(e.neg(da)?) } else { None };
-            (Some(da), db)
-        }
-        B::Atan2 => {
-            // d/da = b / (a² + b²), d/db = -a / (a² + b²)
-            let (a2, b2) = (e.unary(UnaryOp::Square, a)?, e.unary(UnaryOp::Square, b)?);
-            let d = e.add(a2, b2)?;
-            let da = if g.needed[0] { Some(e.div(b, d).and_then(|q| e.mul(dy, q))?) } else { None };
-            let db = if g.needed[1] {
-                let q = e.div(a, d)?;
-                let t = e.mul(dy, q)?;
-                Some(e.neg(t)?)
-            } else {
-                None
-            };
-            (da, db)
-        }
-        B::Mod => {
-            // d/da = 1, d/db = -floor(a / b)
-            let db = if g.needed[1] {
-                let q = e.div(a, b)?;
-                let f = e.unary(UnaryOp::Floor, q)?;
-                let t = e.mul(dy, f)?;
-                Some(e.neg(t)?)
-            } else {
-                None
-            };
-            (g.needed[0].then_some(dy), db)
-        }
-        B::Prelu => {
-            // x > 0: dx = dy, dalpha = 0; else dx = dy * alpha, dalpha = dy * x.
-            let pos = e.with_scalar(B::Greater, a, 0.0)?;
-            let zero = e.scalar(0.0)?;
-            let dx = if g.needed[0] {
-                let t = e.mul(dy, b)?;
-                Some(e.select(pos, dy, t)?)
-            } else {
-                None
-            };
-            let dalpha = if g.needed[1] {
-                let t = e.mul(dy, a)?;
-                Some(e.select(pos, zero, t)?)
-            } else {
-                None
-            };
-            (dx, dalpha)
-        }
-        // Comparisons: flat, so zero (tfjs differentiates only greaterEqual this way; ops
-        // composed of the others here, such as leakyRelu and step, need them too).
-        B::LogicalAnd | B::LogicalOr | B::LogicalXor => {
-            bail!("Cannot compute gradient: gradient function not found for {}.", op.kernel_name())
-        }
-        B::Equal | B::NotEqual | B::Greater | B::GreaterEqual | B::Less | B::LessEqual => {
-            let za = if g.needed[0] { Some(e.fill(&shapes[0], 0.0, DType::Float32)?) } else { None };
-            let zb = if g.needed[1] { Some(e.fill(&shapes[1], 0.0, DType::Float32)?) } else { None };
-            return Ok(vec![za, zb]);
-        }
-    };
-    let mut out = Vec::with_capacity(2);
-    for (d, shape) in [(da, &shapes[0]), (db, &shapes[1])] {
-        out.push(match d {
-            Some(d) => Some(e.sum_to_shape(d, shape)?),
-            None => None,
-        });
-    }
-    Ok(out)
-}
+// ---- helpers of the gradient formulas of the op tables (kernels.rs) ----
 
-/// The gradient of a unary kernel (tfjs's `*_grad.ts`); `t` is the saved input, or the
-/// output for exp, sigmoid, tanh and elu.
-fn unary_grad(e: &mut Engine, op: UnaryOp, t: TensorId, dy: TensorId) -> Result<TensorId> {
-    use BinaryOp as B;
-    use UnaryOp as U;
-    let x = e.cast(t, DType::Float32)?;
-    // dy * f(x)
-    let times = |e: &mut Engine, f: TensorId| e.mul(dy, f);
-    // dy / f(x)
-    let over = |e: &mut Engine, f: TensorId| e.div(dy, f);
-    // sqrt(±(1 - x²)) style denominators: sqrt(a + s * x²)
-    let root = |e: &mut Engine, a: f64, s: f64| -> Result<TensorId> {
-        let x2 = e.unary(U::Square, x)?;
-        let t = e.with_scalar(B::Mul, x2, s)?;
-        let t = e.with_scalar(B::Add, t, a)?;
-        e.unary(U::Sqrt, t)
-    };
-    match op {
-        U::Abs => {
-            // tfjs: step(x, -1), 1 where x > 0, else -1.
-            let pos = e.with_scalar(B::Greater, x, 0.0).and_then(|m| e.cast(m, DType::Float32))?;
-            let s = e.with_scalar(B::Mul, pos, 2.0)?;
-            let s = e.with_scalar(B::Sub, s, 1.0)?;
-            times(e, s)
-        }
-        U::Acos => {
-            let r = root(e, 1.0, -1.0)?;
-            let q = over(e, r)?;
-            e.neg(q)
-        }
-        U::Acosh => {
-            let r = root(e, -1.0, 1.0)?;
-            over(e, r)
-        }
-        U::Asin => {
-            let r = root(e, 1.0, -1.0)?;
-            over(e, r)
-        }
-        U::Asinh => {
-            let r = root(e, 1.0, 1.0)?;
-            over(e, r)
-        }
-        U::Atan | U::Atanh => {
-            let x2 = e.unary(U::Square, x)?;
-            let s = if op == U::Atan { 1.0 } else { -1.0 };
-            let t = e.with_scalar(B::Mul, x2, s)?;
-            let d = e.with_scalar(B::Add, t, 1.0)?;
-            over(e, d)
-        }
-        U::Ceil | U::Floor | U::Round | U::Sign | U::IsFinite | U::IsInf | U::IsNaN | U::LogicalNot => {
-            let shape = e.shape(dy)?.to_vec();
-            e.fill(&shape, 0.0, DType::Float32)
-        }
-        U::Cos => {
-            let s = e.unary(U::Sin, x)?;
-            let n = e.neg(s)?;
-            times(e, n)
-        }
-        U::Cosh => {
-            let s = e.unary(U::Sinh, x)?;
-            times(e, s)
-        }
-        U::Elu => {
-            // y > 0: dy, else dy * (y + 1)
-            let pos = e.with_scalar(B::Greater, x, 0.0)?;
-            let y1 = e.with_scalar(B::Add, x, 1.0)?;
-            let t = times(e, y1)?;
-            e.select(pos, dy, t)
-        }
-        U::Erf => {
-            // dy * 2/sqrt(pi) * exp(-x²)
-            let x2 = e.unary(U::Square, x)?;
-            let n = e.neg(x2)?;
-            let ex = e.unary(U::Exp, n)?;
-            let t = e.with_scalar(B::Mul, ex, 2.0 / std::f64::consts::PI.sqrt())?;
-            times(e, t)
-        }
-        U::Exp => times(e, x),
-        U::Expm1 => {
-            let ex = e.unary(U::Exp, x)?;
-            times(e, ex)
-        }
-        U::Log => over(e, x),
-        U::Log1p => {
-            let d = e.with_scalar(B::Add, x, 1.0)?;
-            over(e, d)
-        }
-        U::Neg => e.neg(dy),
-        U::Reciprocal => {
-            let x2 = e.unary(U::Square, x)?;
-            let q = over(e, x2)?;
-            e.neg(q)
-        }
-        U::Relu => {
-            let m = e.with_scalar(B::Greater, x, 0.0).and_then(|m| e.cast(m, DType::Float32))?;
-            times(e, m)
-        }
-        U::Relu6 => {
-            let pos = e.with_scalar(B::Greater, x, 0.0).and_then(|m| e.cast(m, DType::Float32))?;
-            let le6 = e.with_scalar(B::LessEqual, x, 6.0).and_then(|m| e.cast(m, DType::Float32))?;
-            let m = e.mul(pos, le6)?;
-            times(e, m)
-        }
-        U::Rsqrt => {
-            // -dy / (2 x^1.5)
-            let p = e.with_scalar(B::Pow, x, 1.5)?;
-            let d = e.with_scalar(B::Mul, p, 2.0)?;
-            let q = over(e, d)?;
-            e.neg(q)
-        }
-        U::Selu => {
-            const SCALE: f64 = 1.050_700_987_355_480_5;
-            const SCALE_ALPHA: f64 = 1.758_099_340_847_376_6;
-            let pos = e.with_scalar(B::Greater, x, 0.0)?;
-            let above = e.with_scalar(B::Mul, dy, SCALE)?;
-            let ex = e.unary(U::Exp, x)?;
-            let t = e.with_scalar(B::Mul, dy, SCALE_ALPHA)?;
-            let below = e.mul(t, ex)?;
-            e.select(pos, above, below)
-        }
-        U::Sigmoid => {
-            // dy * y * (1 - y)
-            let one = e.scalar(1.0)?;
-            let one_minus = e.sub(one, x)?;
-            let t = e.mul(x, one_minus)?;
-            times(e, t)
-        }
-        U::Sin => {
-            let c = e.unary(U::Cos, x)?;
-            times(e, c)
-        }
-        U::Sinh => {
-            let c = e.unary(U::Cosh, x)?;
-            times(e, c)
-        }
-        U::Softplus => {
-            let s = e.unary(U::Sigmoid, x)?;
-            times(e, s)
-        }
-        U::Sqrt => {
-            let r = e.unary(U::Sqrt, x)?;
-            let d = e.with_scalar(B::Mul, r, 2.0)?;
-            over(e, d)
-        }
-        U::Square => {
-            let t = e.with_scalar(B::Mul, x, 2.0)?;
-            times(e, t)
-        }
-        U::Tan => {
-            let c = e.unary(U::Cos, x)?;
-            let c2 = e.unary(U::Square, c)?;
-            over(e, c2)
-        }
-        U::Tanh => {
-            // dy * (1 - y²)
-            let y2 = e.unary(U::Square, x)?;
-            let one = e.scalar(1.0)?;
-            let t = e.sub(one, y2)?;
-            times(e, t)
-        }
+impl Engine {
+    /// 1.0 where `op(x, v)` holds, else 0.0 (float32).
+    pub(crate) fn scalar_mask(&mut self, op: BinaryOp, x: TensorId, v: f64) -> Result<TensorId> {
+        let m = self.with_scalar(op, x, v)?;
+        self.cast(m, DType::Float32)
+    }
+
+    /// `sqrt(a + s * x²)`, the denominators of the inverse trigonometric gradients.
+    pub(crate) fn root_of(&mut self, x: TensorId, a: f64, s: f64) -> Result<TensorId> {
+        let x2 = self.unary(UnaryOp::Square, x)?;
+        let t = self.with_scalar(BinaryOp::Mul, x2, s)?;
+        let t = self.with_scalar(BinaryOp::Add, t, a)?;
+        self.unary(UnaryOp::Sqrt, t)
+    }
+
+    /// The gradient of a quotient `a / b` (`div` the division to use): dy / b, -dy * a / b².
+    pub(crate) fn quotient_grad(&mut self, g: &BinaryGradArgs, div: BinaryOp) -> Result<[Option<TensorId>; 2]> {
+        let da = if g.needed[0] { Some(self.binary(div, g.dy, g.b)?) } else { None };
+        let db = if g.needed[1] {
+            let t = self.mul(g.dy, g.a)?;
+            let b2 = self.unary(UnaryOp::Square, g.b)?;
+            let q = self.binary(div, t, b2)?;
+            Some(self.neg(q)?)
+        } else {
+            None
+        };
+        Ok([da, db])
+    }
+
+    /// The gradient of maximum and minimum: dy where `to_a(a, b)` holds for a, where `to_b(a, b)`
+    /// holds for b.
+    pub(crate) fn select_grad(
+        &mut self,
+        g: &BinaryGradArgs,
+        to_a: BinaryOp,
+        to_b: BinaryOp,
+    ) -> Result<[Option<TensorId>; 2]> {
+        let da = if g.needed[0] { Some(self.mask(to_a, g.a, g.b).and_then(|m| self.mul(g.dy, m))?) } else { None };
+        let db = if g.needed[1] { Some(self.mask(to_b, g.a, g.b).and_then(|m| self.mul(g.dy, m))?) } else { None };
+        Ok([da, db])
     }
 }
 
