@@ -50,7 +50,7 @@ const alt = (prog, ref) => (tf, ...a) => (tf === tfo ? ref : prog)(tf, ...a);
 const X = T([2, 3], -2, 2, [0]);
 const unary = {
   abs: X, acos: T([2, 3], -0.9, 0.9), acosh: T([2, 3], 1.2, 3), asin: T([2, 3], -0.9, 0.9),
-  asinh: X, atan: X, atanh: T([2, 3], -0.9, 0.9), ceil: X, cos: X, cosh: X, elu: X, erf: X,
+  atan: X, atanh: T([2, 3], -0.9, 0.9), ceil: X, cos: X, cosh: X, elu: X, erf: X,
   exp: X, expm1: X, floor: X, log: T([2, 3], 0.2, 3), log1p: T([2, 3], -0.5, 3), neg: X,
   reciprocal: T([2, 3], 0.3, 3), relu: X, relu6: T([2, 3], -2, 8, [0, 6]), round: X,
   rsqrt: T([2, 3], 0.3, 3), selu: X, sigmoid: X, sign: X, sin: X, sinh: X, softplus: X,
