@@ -122,10 +122,16 @@ describe('through a graph model (the converter\'s op names)', () => {
 
 // --- The layout, conv, image, string, sparse and dynamic ops that moved into the core ---
 
-// Reads tensors (or {name: tensor} results, or arrays of either) in a fixed order.
+// The tensors of a result (a tensor, or arrays and {name: ...} objects of them, keys sorted).
+function flat(r) {
+  if (r && typeof r.dataSync === 'function') return [r];
+  if (Array.isArray(r)) return r.flatMap(flat);
+  return Object.keys(r).sort().flatMap((k) => flat(r[k]));
+}
+
+// Reads a result's tensors in a fixed order.
 function readAll(r) {
-  const list = r instanceof Object && !Array.isArray(r) && !(r.dataSync) ? Object.keys(r).sort().map((k) => r[k]) : r;
-  return (Array.isArray(list) ? list : [list]).map((t) => ({ shape: t.shape, dtype: t.dtype, values: Array.from(t.dataSync()) }));
+  return flat(r).map((t) => ({ shape: t.shape, dtype: t.dtype, values: Array.from(t.dataSync()) }));
 }
 
 function compare(got, want, what) {
@@ -147,7 +153,7 @@ async function both(program, what, sameText = true) {
     try {
       const r = await program(tf);
       outs.push({ read: readAll(r) });
-      tf.dispose(r instanceof Object && !Array.isArray(r) && !r.dataSync ? Object.values(r) : r);
+      tf.dispose(flat(r));
     } catch (e) {
       outs.push({ error: e.message });
     }
@@ -464,5 +470,56 @@ describe('the ops tfjs-converter maps that the graph executor lacked, now in the
       b.node('warp', 'ImageProjectiveTransformV3', ['img', 'tr', 'oshape', 'fill'], { dtype: T,
         interpolation: attr.str('BILINEAR'), fill_mode: attr.str('REFLECT') });
     }, ['warp'], 'ImageProjectiveTransformV3', img);
+  });
+});
+
+describe('the ragged ops, now in the core', () => {
+  it('through tf.*', async () => {
+    await both((tf) => tf.tidy(() => tf.raggedRange([0, 5, 8], [3, 3, 12], [1, -1, 2])), 'raggedRange');
+    await both((tf) => tf.tidy(() => tf.raggedRange(tf.scalar(1, 'int32'), [4, 7], 2)), 'raggedRange broadcast');
+    await both((tf) => tf.tidy(() => tf.raggedRange([0], [3], [0])), 'raggedRange zero delta');
+    await both((tf) => tf.tidy(() => tf.raggedGather([tf.tensor1d([0, 2, 3, 3, 5], 'int32')],
+      tf.tensor1d(['a', 'b', 'c', 'd', 'e']), tf.tensor1d([3, 0, 3], 'int32'), 1)), 'raggedGather strings');
+    await both((tf) => tf.tidy(() => tf.raggedGather([tf.tensor1d([0, 1, 3], 'int32'), tf.tensor1d([0, 2, 3, 5], 'int32')],
+      tf.tensor2d(Array.from(lcg(10, 43, 1)), [5, 2]), tf.tensor2d([[1, 0]], [1, 2], 'int32'), 2)), 'raggedGather nested');
+    await both((tf) => tf.tidy(() => tf.raggedGather([tf.tensor1d([0, 2], 'int32')], tf.tensor1d([1, 2]),
+      tf.tensor1d([1], 'int32'), 1)), 'raggedGather bad index');
+    const values = (tf) => tf.tensor1d([1, 2, 3, 4, 5, 6]);
+    await both((tf) => tf.tidy(() => tf.raggedTensorToTensor([4, 3], values(tf), 0, [tf.tensor1d([0, 3, 3, 5, 6], 'int32')],
+      ['ROW_SPLITS'])), 'raggedTensorToTensor splits');
+    await both((tf) => tf.tidy(() => tf.raggedTensorToTensor([-1, -1], values(tf), 9, [tf.scalar(4, 'int32'),
+      tf.tensor1d([0, 0, 1, 3, 3, 3], 'int32')], ['FIRST_DIM_SIZE', 'VALUE_ROWIDS'])), 'raggedTensorToTensor row ids');
+    // (A scalar default: tfjs fills zeros where a default row is given, TensorFlow the row.)
+    await both((tf) => tf.tidy(() => tf.raggedTensorToTensor([2, 3, 2], tf.tensor2d([1, 2, 3, 4, 5, 6], [3, 2]),
+      tf.scalar(7), [tf.tensor1d([0, 1, 3], 'int32')], ['ROW_SPLITS'])), 'raggedTensorToTensor default');
+    await both((tf) => tf.tidy(() => tf.raggedTensorToTensor([2, 2], values(tf), 0, [tf.tensor1d([0, 3, 2], 'int32')],
+      ['ROW_SPLITS'])), 'raggedTensorToTensor bad splits');
+  });
+  it('through a graph model (tfjs 4.22 does not load these ops: checked against its tf.* ops)', async () => {
+    const g = new GraphBuilder('ragged');
+    g.placeholder('starts', [-1], 'int32');
+    g.ints('limits', [3, 3, 12]);
+    g.ints('deltas', [1, -1, 2]);
+    g.node('rr', 'RaggedRange', ['starts', 'limits', 'deltas'], { T: attr.type('int32'), Tsplits: attr.type('int32') });
+    g.ints('shape', [3, 4]);
+    g.ints('dflt', [0], []);
+    g.node('dense', 'RaggedTensorToTensor', ['shape', 'rr:1', 'dflt', 'rr'], { T: attr.type('int32'),
+      Tindex: attr.type('int32'), Tshape: attr.type('int32'), row_partition_types: attr.strs(['ROW_SPLITS']) });
+    const artifacts = g.artifacts();
+    const before = tt.memory().numTensors;
+    const model = await tt.loadGraphModel(tt.io.fromMemory({ ...artifacts, weightData: artifacts.weightData.slice(0) }));
+    const starts = tt.tensor1d([0, 5, 8], 'int32');
+    const got = await model.executeAsync({ starts }, ['rr', 'rr:1', 'dense']);
+    const want = tfo.tidy(() => {
+      const r = tfo.raggedRange(tfo.tensor1d([0, 5, 8], 'int32'), tfo.tensor1d([3, 3, 12], 'int32'),
+        tfo.tensor1d([1, -1, 2], 'int32'));
+      return [r.rtNestedSplits, r.rtDenseValues,
+        tfo.raggedTensorToTensor([3, 4], r.rtDenseValues, 0, [r.rtNestedSplits], ['ROW_SPLITS'])];
+    });
+    compare(readAll(got), readAll(want), 'ragged graph');
+    tfo.dispose(want);
+    tt.dispose([...got, starts]);
+    model.dispose();
+    assert.equal(tt.memory().numTensors, before, 'ragged graph: tensors left');
   });
 });

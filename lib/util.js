@@ -3,6 +3,7 @@
 // tensor_util.ts) with the same results and error texts. They are plain JavaScript: only
 // `now`, `fetch`, `encodeString`, `decodeString` and `isTypedArray` go through
 // `tf.env().platform`, and `toTypedArray` reads the DEBUG flag, as in tfjs.
+const native = require('./native');
 const { env } = require('./env');
 const { Tensor } = require('./tensor');
 // The engine's own dtype inference (tfjs's rules).
@@ -697,148 +698,18 @@ function hexToLong(hex) {
   return Long.fromString(hex, true, 16);
 }
 
-// Farmhash's Fingerprint64 (as tfjs ports it), on unsigned 64-bit BigInts.
-const K0 = 0xc3a5c85c97cb3127n;
-const K1 = 0xb492b66fbe98f273n;
-const K2 = 0x9ae16a3b2f90404fn;
-const MUL16 = 0x9ddfea08eb382d69n;
-
-const add = (...xs) => u64(xs.reduce((a, b) => a + b, 0n));
-const mul = (a, b) => u64(a * b);
-const shiftMix = (v) => v ^ (v >> 47n);
-const rotate = (v, s) => (s === 0 ? v : u64((v >> BigInt(s)) | (v << BigInt(64 - s))));
-
-// Little-endian bytes s[offset, offset + n) as long.js's fromBytesLE reads them (missing
-// bytes are 0).
-function fetchLE(s, offset, n) {
-  const b = s.slice(offset, offset + n);
-  return Long.fromBytes(Array.from(b), true, true).bits();
-}
-// A JavaScript number as long.js's fromNumber reads it (truncated, NaN is 0), as 64 bits.
-const num64 = (x) => Long.fromNumber(x).bits();
-const fetch64 = (s, o) => fetchLE(s, o, 8);
-const fetch32 = (s, o) => fetchLE(s, o, 4);
-
-function hashLen16(u, v, m = MUL16) {
-  let a = mul(u ^ v, m);
-  a ^= a >> 47n;
-  let b = mul(v ^ a, m);
-  b ^= b >> 47n;
-  return mul(b, m);
-}
-
-function weakHashLen32WithSeeds(w, x, y, z, a, b) {
-  a = add(a, w);
-  b = rotate(add(b, a, z), 21);
-  const c = a;
-  a = add(a, x, y);
-  b = add(b, rotate(a, 44));
-  return [add(a, z), add(b, c)];
-}
-
-function weakHashAt(s, offset, a, b) {
-  return weakHashLen32WithSeeds(fetch64(s, offset), fetch64(s, offset + 8),
-    fetch64(s, offset + 16), fetch64(s, offset + 24), a, b);
-}
-
-function hashLen0to16(s, len) {
-  if (len >= 8) {
-    const m = add(K2, num64(len * 2));
-    const a = add(fetch64(s, 0), K2);
-    const b = fetch64(s, len - 8);
-    const c = add(mul(rotate(b, 37), m), a);
-    const d = mul(add(rotate(a, 25), b), m);
-    return hashLen16(c, d, m);
-  }
-  if (len >= 4) {
-    const m = add(K2, num64(len * 2));
-    const a = fetch32(s, 0);
-    return hashLen16(add(a << 3n, num64(len)), fetch32(s, len - 4), m);
-  }
-  if (len > 0) {
-    const y = s[0] + (s[len >> 1] << 8);
-    const z = len + (s[len - 1] << 2);
-    return mul(shiftMix(mul(K2, num64(y)) ^ mul(K0, num64(z))), K2);
-  }
-  return K2;
-}
-
-function hashLen17to32(s, len) {
-  const m = add(K2, num64(len * 2));
-  const a = mul(fetch64(s, 0), K1);
-  const b = fetch64(s, 8);
-  const c = mul(fetch64(s, len - 8), m);
-  const d = mul(fetch64(s, len - 16), K2);
-  return hashLen16(add(rotate(add(a, b), 43), rotate(c, 30), d),
-    add(a, rotate(add(b, K2), 18), c), m);
-}
-
-function hashLen33to64(s, len) {
-  const m = add(K2, num64(len * 2));
-  const a = mul(fetch64(s, 0), K2);
-  const b = fetch64(s, 8);
-  const c = mul(fetch64(s, len - 8), m);
-  const d = mul(fetch64(s, len - 16), K2);
-  const y = add(rotate(add(a, b), 43), rotate(c, 30), d);
-  const z = hashLen16(y, add(a, rotate(add(b, K2), 18), c), m);
-  const e = mul(fetch64(s, 16), m);
-  const f = fetch64(s, 24);
-  const g = mul(add(y, fetch64(s, len - 32)), m);
-  const h = mul(add(z, fetch64(s, len - 24)), m);
-  return hashLen16(add(rotate(add(e, f), 43), rotate(g, 30), h),
-    add(e, rotate(add(f, a), 18), g), m);
-}
-
-function fingerprint(s, len) {
-  if (len <= 16) return hashLen0to16(s, len);
-  if (len <= 32) return hashLen17to32(s, len);
-  if (len <= 64) return hashLen33to64(s, len);
-  const seed = 81n;
-  let x = seed;
-  let y = add(mul(seed, K1), 113n);
-  let z = mul(shiftMix(add(mul(y, K2), 113n)), K2);
-  let v = [0n, 0n];
-  let w = [0n, 0n];
-  x = add(mul(x, K2), fetch64(s, 0));
-  let offset = 0;
-  const end = ((len - 1) >> 6) * 64;
-  const last64 = end + ((len - 1) & 63) - 63;
-  do {
-    x = mul(rotate(add(x, y, v[0], fetch64(s, offset + 8)), 37), K1);
-    y = mul(rotate(add(y, v[1], fetch64(s, offset + 48)), 42), K1);
-    x ^= w[1];
-    y = add(y, v[0], fetch64(s, offset + 40));
-    z = mul(rotate(add(z, w[0]), 33), K1);
-    v = weakHashAt(s, offset, mul(v[1], K1), add(x, w[0]));
-    w = weakHashAt(s, offset + 32, add(z, w[1]), add(y, fetch64(s, offset + 16)));
-    [z, x] = [x, z];
-    offset += 64;
-  } while (offset !== end);
-  const m = add(K1, (z & 0xffn) << 1n);
-  offset = last64;
-  w[0] = add(w[0], num64((len - 1) & 63));
-  v[0] = add(v[0], w[0]);
-  w[0] = add(w[0], v[0]);
-  x = mul(rotate(add(x, y, v[0], fetch64(s, offset + 8)), 37), m);
-  y = mul(rotate(add(y, v[1], fetch64(s, offset + 48)), 42), m);
-  x ^= mul(w[1], 9n);
-  y = add(y, mul(v[0], 9n), fetch64(s, offset + 40));
-  z = mul(rotate(add(z, w[0]), 33), m);
-  v = weakHashAt(s, offset, mul(v[1], m), add(x, w[0]));
-  w = weakHashAt(s, offset + 32, add(z, w[1]), add(y, fetch64(s, offset + 16)));
-  [z, x] = [x, z];
-  return hashLen16(add(hashLen16(v[0], w[0], m), mul(shiftMix(y), K0), z),
-    add(hashLen16(v[1], w[1], m), x), m);
-}
-
+// TensorFlow's Fingerprint64 of the first `len` bytes of `s` (zeros past its end, as tfjs
+// reads them): farmhash's, computed natively (crates/core/src/ops/string_ops.rs).
 function fingerPrint64(s, len) {
   if (len === undefined) len = s.length;
-  // tfjs's loop over 64-byte blocks never ends for a length above 64 that it cannot count in
-  // int32 blocks (NaN, 64.5, 2**40): refuse those instead of hanging.
-  if (!(len <= 64) && !((len - 1) >> 6 >= 1)) {
+  const bytes = s instanceof Uint8Array ? s : Uint8Array.from(s);
+  // (tfjs's loop never ends for some lengths it cannot count in blocks: NaN, 64.5, 2**40; a
+  // length far past the bytes would only hash zeros.)
+  if (!(Number.isInteger(len) && len >= 0 && len <= Math.max(bytes.length, 2 ** 24))) {
     throw new Error(`fingerPrint64: len must be a length in bytes, but got ${String(len)}`);
   }
-  return Long.fromBigInt(fingerprint(s, len), true);
+  const [high, low] = native.fingerprint64(bytes, len);
+  return Long.fromBits(low, high, true);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -510,3 +510,10 @@ pub fn metric_resolve(name: String, loss: Option<String>, last_dim: Option<u32>)
 pub fn metric_values(name: String, y_true: f64, y_pred: f64) -> Result<f64> {
     crate::make(|e| Metric::named(&name)?.compute(e, id(y_true), id(y_pred)))
 }
+
+/// `tf.metrics.sparseCategoricalAccuracy` with tfjs's squeeze decision made by the caller (a
+/// TensorLike prediction has no rank in tfjs, so the labels are not squeezed).
+#[napi]
+pub fn sparse_categorical_accuracy(y_true: f64, y_pred: f64, squeeze: bool) -> Result<f64> {
+    crate::make(|e| tidytensor_layers::metrics::sparse_categorical_accuracy(e, id(y_true), id(y_pred), squeeze))
+}

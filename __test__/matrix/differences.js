@@ -177,6 +177,12 @@ module.exports = [
     tfjs: /^returns/,
   },
   {
+    reason: 'rfft takes a non-negative integer fftLength (tfjs slices or pads by any value, into shape ' +
+      'errors or an empty tensor)',
+    name: /^(spectral\.)?rfft\(/,
+    tidytensor: /^throws Error: rfft: fftLength must be a non-negative integer/,
+  },
+  {
     reason: "util.hexToLong and util.fingerPrint64 return tidytensor's own Long (the same fields and " +
       "methods; tfjs's is the long package's class, which tidytensor does not depend on)",
     name: /^util\.(hexToLong|fingerPrint64)\(/,

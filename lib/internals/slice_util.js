@@ -1,12 +1,9 @@
 'use strict';
-// tf.slice_util: tfjs's slicing helpers, and TensorFlow's strided-slice spec, which
-// tf.stridedSlice (lib/ops/layout.js) runs too: the spec lives here once.
+// tf.slice_util: tfjs's slicing helpers; sliceInfo is the core's strided-slice spec.
+const native = require('../native');
 const { util } = require('../util');
 
 const { assert } = util;
-
-const NEW_AXIS = -2;
-const SHRINK_AXIS = -1;
 
 function assertParamsValid(input, begin, size) {
   const rank = input.shape.length;
@@ -162,150 +159,14 @@ function parseSliceParams(x, begin, size) {
   return [b, s];
 }
 
-// TensorFlow's strided-slice spec made dense: ellipsis and new axes expanded, each dimension's
-// begin/end/stride made explicit and bounds-checked, the length it produces, the final shapes
-// and the fast-path flags (identity, slice of dimension 0 only, unit strides). `integers`:
-// refuse begin, end and stride values that are not safe integers (the op does; tfjs's
-// sliceInfo does not look).
-function sliceSpec(xShape, begin, end, strides, masks, integers) {
-  const { beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask } = masks;
-  const st = strides == null ? new Array(begin.length).fill(1) : strides;
-  // Copies, as tfjs makes them: a missing begin or end fails there, and here, on the copy, so
-  // both are known below (TensorFlow's spec also allows unknown ones; tfjs never has them).
-  begin = begin.slice();
-  end = end.slice();
-  if (ellipsisMask != null && (ellipsisMask & (ellipsisMask - 1)) !== 0) {
-    throw new Error('Multiple ellipses in slice is not allowed.');
-  }
-  // Sparse spec, with an ellipsis appended when there is none.
-  const sparse = { dims: st.length, addAfterEllipsis: 0, ellipsisMask };
-  let seen = false;
-  for (let i = 0; i < sparse.dims; i++) {
-    if (seen && ((1 << i) & newAxisMask) !== 0) sparse.addAfterEllipsis++;
-    if ((1 << i) & ellipsisMask) seen = true;
-  }
-  if (!seen) {
-    sparse.ellipsisMask |= (1 << sparse.dims);
-    sparse.dims++;
-  }
-  // Dense spec: one entry per input dimension.
-  const dims = xShape.length;
-  const d = {
-    begin: new Array(dims), end: new Array(dims), strides: new Array(dims),
-    beginMask: 0, endMask: 0, shrinkAxisMask: 0, gather: [],
-  };
-  let full = 0;
-  for (let i = 0; i < sparse.dims; i++) {
-    if ((1 << i) & sparse.ellipsisMask) {
-      const next = Math.min(dims - (sparse.dims - i) + 1 + sparse.addAfterEllipsis, dims);
-      for (; full < next; full++) {
-        d.begin[full] = 0;
-        d.end[full] = 0;
-        d.strides[full] = 1;
-        d.beginMask |= (1 << full);
-        d.endMask |= (1 << full);
-        d.gather.push(full);
-      }
-    } else if ((1 << i) & newAxisMask) {
-      d.gather.push(NEW_AXIS);
-    } else {
-      if (full === d.begin.length) {
-        throw Error(`Index out of range using input dim ${full}; input has only ${dims} dims, ${d.begin.length}.`);
-      }
-      d.begin[full] = begin[i];
-      d.end[full] = end[i];
-      d.strides[full] = st[i];
-      if (beginMask & (1 << i)) d.beginMask |= (1 << full);
-      if (endMask & (1 << i)) d.endMask |= (1 << full);
-      if (shrinkAxisMask & (1 << i)) {
-        d.gather.push(SHRINK_AXIS);
-        d.shrinkAxisMask |= (1 << full);
-      } else {
-        d.gather.push(full);
-      }
-      full++;
-    }
-  }
-  // Explicit ranges, bounds checks, the shape each dimension produces.
-  let isIdentity = true;
-  let sliceDim0 = true;
-  let isSimpleSlice = true;
-  const processing = [];
-  for (let i = 0; i < dims; ++i) {
-    const s = d.strides[i];
-    if (s === 0) throw Error(`strides[${i}] must be non-zero`);
-    if (integers && (!Number.isSafeInteger(s) || !Number.isSafeInteger(d.begin[i]) ||
-        !Number.isSafeInteger(d.end[i]))) {
-      throw new Error(`stridedSlice: begin, end and strides must be integers, but got ${d.begin[i]}, ` +
-        `${d.end[i]} and ${s} for dimension ${i}`);
-    }
-    const shrink = !!(d.shrinkAxisMask & (1 << i));
-    const n = xShape[i];
-    if (n === -1) {
-      processing.push(shrink ? 1 : -1);
-      continue;
-    }
-    const masked = [d.beginMask & (1 << i), d.endMask & (1 << i)];
-    const range = [s > 0 ? 0 : -1, s > 0 ? n : n - 1];
-    if (shrink && s <= 0) throw Error('only stride 1 allowed on non-range indexing.');
-    isSimpleSlice = isSimpleSlice && s === 1;
-    if (shrink) {
-      // foo[-1] arrives as begin -1, end 0: the end is rebuilt as begin + 1.
-      const fwd = d.begin[i] < 0 ? n + d.begin[i] : d.begin[i];
-      d.begin[i] = fwd;
-      d.end[i] = fwd + 1;
-      if (fwd < 0 || fwd >= n) throw Error(`slice index ${d.begin[i]} of dimension ${i} out of bounds.`);
-    } else {
-      // Negative indices count from the end; masked ones take the whole range.
-      const canonical = (x, c) => {
-        if (masked[c]) return s > 0 ? range[c] : range[(c + 1) & 1];
-        const fwd = x < 0 ? n + x : x;
-        return fwd < range[0] ? range[0] : fwd > range[1] ? range[1] : fwd;
-      };
-      d.begin[i] = canonical(d.begin[i], 0);
-      d.end[i] = canonical(d.end[i], 1);
-    }
-    const whole = s === 1 && d.begin[i] === 0 && d.end[i] === n;
-    isIdentity = isIdentity && whole;
-    sliceDim0 = sliceDim0 && ((i === 0 && s === 1) || whole);
-    // The length, rounded up; 0 when the interval runs against the stride.
-    const interval = d.end[i] - d.begin[i];
-    if (interval === 0 || (interval < 0) !== (s < 0)) {
-      processing.push(0);
-    } else {
-      processing.push(Math.trunc(interval / s) + (interval % s !== 0 ? 1 : 0));
-    }
-  }
-  // New axes add a 1; shrunk axes disappear.
-  const finalShape = [];
-  for (const g of d.gather) {
-    if (g >= 0) finalShape.push(processing[g]);
-    else if (g === NEW_AXIS) finalShape.push(1);
-  }
-  // tfjs filters finalShape by the gather entries' positions (not finalShape's); kept.
-  const finalShapeSparse = finalShape.filter((_, i) => d.gather[i] !== NEW_AXIS);
-  return {
-    finalShapeSparse, finalShape, isIdentity, sliceDim0, isSimpleSlice,
-    begin: d.begin, end: d.end, strides: d.strides, lengths: processing,
-  };
-}
-
+// tfjs's sliceInfo: TensorFlow's strided-slice spec made dense (ellipsis and new axes
+// expanded, each dimension's begin/end/stride explicit and bounds-checked), the final shapes
+// and the fast-path flags. The spec is the core's, the one tf.stridedSlice runs
+// (crates/core/src/ops/layout_composed.rs); -1 dimensions are unknown.
 function sliceInfo(xShape, begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask) {
-  const spec = sliceSpec(xShape, begin, end, strides,
-    { beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask }, false);
-  return {
-    finalShapeSparse: spec.finalShapeSparse, finalShape: spec.finalShape, isIdentity: spec.isIdentity,
-    sliceDim0: spec.sliceDim0, isSimpleSlice: spec.isSimpleSlice, begin: spec.begin, end: spec.end,
-    strides: spec.strides,
-  };
-}
-
-// tf.stridedSlice's spec (lib/ops/layout.js): integral values, and each input dimension's begin,
-// stride and length, then the output shape. `masks`: {beginMask, endMask, ellipsisMask,
-// newAxisMask, shrinkAxisMask}.
-function stridedSliceInfo(shape, begin, end, strides, masks) {
-  const spec = sliceSpec(shape, begin, end, strides, masks, true);
-  return { begin: spec.begin, strides: spec.strides, lengths: spec.lengths, finalShape: spec.finalShape };
+  const nums = (v) => Array.from(v, Number);
+  return native.sliceInfo(Array.from(xShape, Number), nums(begin), nums(end), strides == null ? null : nums(strides),
+    beginMask | 0, endMask | 0, ellipsisMask | 0, newAxisMask | 0, shrinkAxisMask | 0);
 }
 
 const slice_util = {
@@ -315,4 +176,4 @@ const slice_util = {
   stridesWithElidedDims,
 };
 
-module.exports = { slice_util, stridedSliceInfo };
+module.exports = { slice_util };

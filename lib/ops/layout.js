@@ -77,7 +77,8 @@ function sliceList(v, rank, fill, what) {
   if (typeof v === 'number') return [v, ...new Array(Math.max(rank - 1, 0)).fill(fill)];
   const list = listArg(v);
   if (!Array.isArray(list)) throw new Error(`slice() ${what} must be a number or a list of numbers but got ${String(v)}`);
-  return Array.from(list, Number);
+  // (Entries that are not numbers are refused by the core's integer check.)
+  return Array.from(list, (v) => (typeof v === 'number' ? v : NaN));
 }
 
 function slice(x, begin, size) {
@@ -110,7 +111,11 @@ const wrapIds = (ids) => ids.map(wrapId);
 
 // The pieces of x along `axis` (tfjs's Unpack).
 function unstack(x, axis = 0) {
-  return withOne(x, 'x', 'unstack', SON, (t) => wrapIds(native.unstack(t.id, Number(axis))));
+  return withOne(x, 'x', 'unstack', SON, (t) => {
+    const rank = t.shape.length;
+    if (!(axis >= -rank && axis < rank)) throw new Error(`Axis = ${axis} is not in [-${rank}, ${rank})`);
+    return wrapIds(native.unstack(t.id, axisArg(axis)));
+  });
 }
 
 // tfjs's prepareSplitSize: a count that divides the axis, or sizes with at most one -1.

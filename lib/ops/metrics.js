@@ -11,7 +11,6 @@ const { Tensor, wrap } = require('../tensor');
 const { tidy } = require('../engine');
 const { withOne, withMany } = require('./args');
 const { convertToTensor } = require('../convert');
-const { scalar } = require('./creation');
 
 // The per-sample values of crates/layers' loss or metric `name`.
 const lossOf = (name, yTrue, yPred) => tidy(() => wrap(native.lossValues(name, yTrue.id, yPred.id)));
@@ -96,9 +95,8 @@ const recall = (yTrue, yPred) => withMany('equal',
 
 // tfjs: squeezes the labels' last axis when yTrue.rank === yPred.rank (both undefined for
 // TensorLikes: squeeze converts the labels, then its axis check fails on NaN), argMax(yPred)
-// converts the predictions, then they are cast to yTrue.dtype (undefined for a TensorLike).
-// Differs from tfjs in one case: a TensorLike yPred has no rank there, so tfjs never squeezes
-// a Tensor yTrue then; the native metric squeezes when the converted ranks are equal.
+// converts the predictions, then they are cast to yTrue.dtype (undefined for a TensorLike);
+// a TensorLike yPred has no rank there, so a Tensor yTrue is not squeezed then.
 function sparseCategoricalAccuracy(yTrue, yPred) {
   const squeezes = yTrue.rank === yPred.rank;
   if (!isTensor(yTrue)) {
@@ -116,16 +114,15 @@ function sparseCategoricalAccuracy(yTrue, yPred) {
     if (!(squeezes && yTrue.shape[yTrue.rank - 1] !== 1)) convertToTensor(yPred, 'x', 'argMax');
     return metricOf('sparseCategoricalAccuracy', yTrue, yPred);
   }
-  return withOne(yPred, 'x', 'argMax', 'numeric', (p) => metricOf('sparseCategoricalAccuracy', yTrue, p));
+  return withOne(yPred, 'x', 'argMax', 'numeric',
+    (p) => tidy(() => wrap(native.sparseCategoricalAccuracy(yTrue.id, p.id, false))));
 }
 
-// Not in crates/layers yet (to move there): composed as tfjs composes it, of Tensor methods.
+// tfjs composes it of Tensor methods (yTrue.sub(yPred) ...): yTrue must be a tensor, yPred
+// may be a TensorLike.
 function r2Score(yTrue, yPred) {
-  return tidy(() => {
-    const sumSquaresResiduals = yTrue.sub(yPred).square().sum();
-    const sumSquares = yTrue.sub(yTrue.mean()).square().sum();
-    return scalar(1).sub(sumSquaresResiduals.div(sumSquares));
-  });
+  if (!isTensor(yTrue)) throw new TypeError('yTrue.sub is not a function');
+  return withMany('sub', [[yPred, 'b', 'numeric']], ([p]) => metricOf('r2Score', yTrue, p));
 }
 
 // The order of tfjs's export list (Object.keys(tf.metrics)); each is its own function, as in

@@ -52,7 +52,9 @@ function logSoftmax(logits, axis = -1) {
 function norm(x, ord = 'euclidean', axis = null, keepDims = false) {
   return withOne(x, 'x', 'norm', 'numeric', (t) => {
     const named = typeof ord === 'string';
-    if (named && ord !== 'euclidean' && ord !== 'fro') throw new Error(`Error in norm: invalid ord value: ${ord}`);
+    if ((named && ord !== 'euclidean' && ord !== 'fro') || (!named && typeof ord !== 'number')) {
+      throw new Error(`Error in norm: invalid ord value: ${ord}`);
+    }
     return wrap(native.norm(t.id, named ? null : Number(ord), named ? ord : null, axesArg(axis), !!keepDims));
   });
 }

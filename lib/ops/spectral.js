@@ -30,14 +30,20 @@ function rfft(input, fftLength) {
   if (!(input instanceof Tensor) || input.dtype !== 'float32') {
     throw new Error(`The dtype for rfft() must be real value but got ${input == null ? input : input.dtype}`);
   }
-  return wrap(native.rfft(input.id, fftLength == null ? null : Number(fftLength)));
+  // (tfjs slices or pads by any value, into errors or empty tensors; the length is refused here.)
+  if (fftLength != null && !(Number.isSafeInteger(fftLength) && fftLength >= 0)) {
+    throw new Error(`rfft: fftLength must be a non-negative integer, but got ${fftLength}`);
+  }
+  return wrap(native.rfft(input.id, fftLength == null ? null : fftLength));
 }
 
 // The inverse of rfft: the real signal of length 2 (n - 1) whose spectrum starts with the n
 // complex values of the innermost dimension. As in tfjs, rank-3 input keeps its two outer
 // dimensions and other ranks give [batch, length].
 function irfft(input) {
-  return withOne(input, 'input', 'irfft', 'numeric', (t) => wrap(native.irfft(t.id)));
+  // (tfjs reads input.shape.length of whatever it is given.)
+  if (!(input instanceof Tensor)) throw new TypeError("Cannot read properties of undefined (reading 'length')");
+  return wrap(native.irfft(input.id));
 }
 
 const spectral = { fft, ifft, rfft, irfft };

@@ -39,7 +39,9 @@ function stringToHashBucketFast(input, numBuckets) {
 // JavaScript's String.replace with `new RegExp(pattern)` on each value.
 function staticRegexReplace(input, pattern, rewrite, replaceGlobal = true) {
   return withOne(input, 'input', 'staticRegexReplace', 'string', (t) =>
-    wrap(native.staticRegexReplace(t.id, String(pattern), String(rewrite), !!replaceGlobal)));
+    // (new RegExp(undefined) matches the empty string, as new RegExp('') does.)
+    wrap(native.staticRegexReplace(t.id, pattern === undefined ? '' : String(pattern), String(rewrite),
+      !!replaceGlobal)));
 }
 
 const string = { stringNGrams, stringSplit, stringToHashBucketFast, staticRegexReplace };

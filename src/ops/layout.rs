@@ -4,7 +4,7 @@
 use crate::{engine, id, make};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use tidytensor_core::ops::Splits;
+use tidytensor_core::ops::{strided_slice_spec, validate_scatter, validate_update_shape, SliceMasks, Splits};
 use tidytensor_core::TensorId;
 
 #[napi]
@@ -176,4 +176,70 @@ pub fn tensor_scatter_update(tensor: f64, indices: f64, updates: f64) -> Result<
 #[napi]
 pub fn sparse_to_dense(indices: f64, values: f64, shape: Vec<f64>, default_value: f64) -> Result<f64> {
     make(|e| e.sparse_to_dense(id(indices), id(values), &shape, id(default_value)))
+}
+
+/// TensorFlow's strided-slice spec made dense (`tf.slice_util.sliceInfo`; the core's one copy).
+#[napi(object)]
+pub struct SliceInfo {
+    pub final_shape_sparse: Vec<f64>,
+    pub final_shape: Vec<f64>,
+    pub is_identity: bool,
+    pub slice_dim0: bool,
+    pub is_simple_slice: bool,
+    pub begin: Vec<f64>,
+    pub end: Vec<f64>,
+    pub strides: Vec<f64>,
+}
+
+/// `shape`: -1 for an unknown dimension; the values unchecked (tfjs's sliceInfo).
+#[napi]
+#[allow(clippy::too_many_arguments)]
+pub fn slice_info(
+    shape: Vec<i64>,
+    begin: Vec<f64>,
+    end: Vec<f64>,
+    strides: Option<Vec<f64>>,
+    begin_mask: i32,
+    end_mask: i32,
+    ellipsis_mask: i32,
+    new_axis_mask: i32,
+    shrink_axis_mask: i32,
+) -> Result<SliceInfo> {
+    let masks = SliceMasks {
+        begin: begin_mask,
+        end: end_mask,
+        ellipsis: ellipsis_mask,
+        new_axis: new_axis_mask,
+        shrink_axis: shrink_axis_mask,
+    };
+    let s = strided_slice_spec(&shape, &begin, &end, strides.as_deref(), masks, false)
+        .map_err(|e| Error::from_reason(e.to_string()))?;
+    Ok(SliceInfo {
+        final_shape_sparse: s.final_shape_sparse,
+        final_shape: s.final_shape,
+        is_identity: s.is_identity,
+        slice_dim0: s.slice_dim0,
+        is_simple_slice: s.is_simple_slice,
+        begin: s.begin,
+        end: s.end,
+        strides: s.strides,
+    })
+}
+
+/// `tf.scatter_util.validateInput` (`indices_dtype` given) or `validateUpdateShape` on shapes
+/// (the core's checks of scatterND): the slice dimension.
+#[napi]
+pub fn scatter_validate(
+    updates_shape: Vec<u32>,
+    indices_shape: Vec<u32>,
+    indices_dtype: Option<String>,
+    shape: Vec<u32>,
+) -> Result<u32> {
+    let dims = |v: &[u32]| v.iter().map(|&d| d as usize).collect::<Vec<usize>>();
+    let (us, is, s) = (dims(&updates_shape), dims(&indices_shape), dims(&shape));
+    let r = match indices_dtype {
+        Some(d) => tidytensor_core::DType::parse(&d).and_then(|d| validate_scatter(&us, &is, d, &s)),
+        None => validate_update_shape(&us, &is, &s),
+    };
+    r.map(|d| d as u32).map_err(|e| Error::from_reason(e.to_string()))
 }

@@ -46,3 +46,18 @@ pub fn string_to_hash_bucket_fast(input: f64, num_buckets: f64) -> Result<f64> {
 pub fn static_regex_replace(input: f64, pattern: String, rewrite: String, replace_global: bool) -> Result<f64> {
     make(|e| e.static_regex_replace(id(input), &pattern, &rewrite, replace_global))
 }
+
+/// `tf.util.fingerPrint64` of the first `len` bytes (zeros past the end, as tfjs reads them):
+/// `[high, low]` 32-bit halves.
+#[napi]
+pub fn fingerprint64(bytes: &[u8], len: u32) -> Vec<u32> {
+    let len = len as usize;
+    let h = if len <= bytes.len() {
+        tidytensor_core::fingerprint::fingerprint64(&bytes[..len])
+    } else {
+        let mut padded = bytes.to_vec();
+        padded.resize(len, 0);
+        tidytensor_core::fingerprint::fingerprint64(&padded)
+    };
+    vec![(h >> 32) as u32, h as u32]
+}

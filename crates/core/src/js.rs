@@ -27,3 +27,16 @@ pub fn number(x: f64) -> String {
 pub fn list(v: &[f64]) -> String {
     v.iter().map(|&x| number(x)).collect::<Vec<_>>().join(",")
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn javascript_number_strings() {
+        for (x, s) in
+            [(42.0, "42"), (0.5, "0.5"), (-3.25, "-3.25"), (1e21, "1e+21"), (1.5e-7, "1.5e-7"), (1e-6, "0.000001")]
+        {
+            assert_eq!(super::number(x), s);
+        }
+        assert_eq!(super::list(&[1.0, f64::NAN, -0.5]), "1,NaN,-0.5");
+    }
+}

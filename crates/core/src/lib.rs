@@ -6,6 +6,7 @@ mod backend;
 mod dtype;
 mod engine;
 mod error;
+pub mod fingerprint;
 pub mod host_memory;
 pub mod js;
 pub mod kernels;

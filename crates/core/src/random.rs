@@ -220,17 +220,3 @@ impl Gamma {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn javascript_number_strings() {
-        for (x, s) in
-            [(42.0, "42"), (0.5, "0.5"), (-3.25, "-3.25"), (1e21, "1e+21"), (1.5e-7, "1.5e-7"), (1e-6, "0.000001")]
-        {
-            assert_eq!(crate::js::number(x), s);
-        }
-    }
-}

@@ -336,7 +336,6 @@ fn execute_errors(e: &mut Engine) {
             node("mul", "Mul", &["x", "w"], json!({"T": {"type": "DT_FLOAT"}})),
             node("relu", "Relu", &["mul"], json!({})),
             node("bad", "MatMul", &["relu", "relu"], json!({})),
-            node("ragged", "RaggedRange", &["relu", "relu", "relu"], json!({})),
             node("mystery", "MysteryOp", &["relu"], json!({})),
             node("where", "Where", &["relu"], json!({})),
             node("after_where", "Identity", &["where"], json!({})),
@@ -370,9 +369,6 @@ fn execute_errors(e: &mut Engine) {
         "This execution contains the node 'where', which has the dynamic op 'Where'. Please use model.executeAsync() instead. Alternatively, to avoid the dynamic ops, specify the inputs [after_where]",
         |e| try_run(e, &g, &[("x", x)], &["after_where"]),
     );
-    fails(e, "Tensorflow Op is not supported: RaggedRange (node 'ragged', op RaggedRange)", |e| {
-        try_run(e, &g, &[("x", x)], &["ragged"])
-    });
     fails(e, "Unknown op 'MysteryOp'. File an issue at https://github.com/tensorflow/tfjs/issues so we can add it, or register a custom execution with tf.registerOp() (node 'mystery', op MysteryOp)", |e| {
         try_run(e, &g, &[("x", x)], &["relu", "mystery"])
     });

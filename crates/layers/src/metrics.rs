@@ -12,6 +12,8 @@ pub enum Metric {
     SparseCategoricalAccuracy,
     Precision,
     Recall,
+    /// tf.metrics.r2Score: 1 - (residual sum of squares) / (total sum of squares), one value.
+    R2Score,
     /// A loss used as a metric (`'mse'`, `'categoricalCrossentropy'`, ...).
     Loss(Loss),
 }
@@ -58,6 +60,7 @@ impl Metric {
             "sparseCategoricalAccuracy" => Metric::SparseCategoricalAccuracy,
             "precision" => Metric::Precision,
             "recall" => Metric::Recall,
+            "r2Score" => Metric::R2Score,
             "categoricalCrossentropy" => Metric::Loss(Loss::CategoricalCrossentropy),
             "sparseCategoricalCrossentropy" => Metric::Loss(Loss::SparseCategoricalCrossentropy),
             "binaryCrossentropy" => Metric::Loss(Loss::BinaryCrossentropy),
@@ -77,6 +80,7 @@ impl Metric {
             Metric::SparseCategoricalAccuracy => "sparseCategoricalAccuracy",
             Metric::Precision => "precision",
             Metric::Recall => "recall",
+            Metric::R2Score => "r2Score",
             Metric::Loss(l) => l.name(),
         }
     }
@@ -102,12 +106,19 @@ impl Metric {
             }
             Metric::SparseCategoricalAccuracy => {
                 let (rt, rp) = (e.shape(y_true)?.len(), e.shape(y_pred)?.len());
-                let t = if rt == rp { e.squeeze(y_true, Some(&[rt as i64 - 1]))? } else { y_true };
-                let p = e.arg_reduce(tidytensor_core::ArgOp::ArgMax, y_pred, -1)?;
-                let td = e.dtype(t)?;
-                let p = if td != DType::Int32 { e.cast(p, td)? } else { p };
-                let eq = e.binary(BinaryOp::Equal, t, p)?;
-                e.cast(eq, DType::Float32)
+                sparse_categorical_accuracy(e, y_true, y_pred, rt == rp)
+            }
+            Metric::R2Score => {
+                let d = e.sub(y_true, y_pred)?;
+                let d = e.unary(tidytensor_core::UnaryOp::Square, d)?;
+                let residuals = e.reduce(ReduceOp::Sum, d, None, false)?;
+                let m = e.reduce(ReduceOp::Mean, y_true, None, false)?;
+                let c = e.sub(y_true, m)?;
+                let c = e.unary(tidytensor_core::UnaryOp::Square, c)?;
+                let total = e.reduce(ReduceOp::Sum, c, None, false)?;
+                let q = e.div(residuals, total)?;
+                let one = e.scalar(1.0)?;
+                e.sub(one, q)
             }
             Metric::Precision | Metric::Recall => {
                 let count = |e: &mut Engine, t: f64, p: f64| -> Result<TensorId> {
@@ -128,4 +139,22 @@ impl Metric {
             }
         }
     }
+}
+
+/// tfjs's sparseCategoricalAccuracy: the labels' last axis squeezed when `squeeze` (tfjs
+/// squeezes when the labels and predictions have the same rank, which a TensorLike prediction
+/// has not), compared with the predictions' argMax.
+pub fn sparse_categorical_accuracy(
+    e: &mut Engine,
+    y_true: TensorId,
+    y_pred: TensorId,
+    squeeze: bool,
+) -> Result<TensorId> {
+    let rt = e.shape(y_true)?.len();
+    let t = if squeeze { e.squeeze(y_true, Some(&[rt as i64 - 1]))? } else { y_true };
+    let p = e.arg_reduce(tidytensor_core::ArgOp::ArgMax, y_pred, -1)?;
+    let td = e.dtype(t)?;
+    let p = if td != DType::Int32 { e.cast(p, td)? } else { p };
+    let eq = e.binary(BinaryOp::Equal, t, p)?;
+    e.cast(eq, DType::Float32)
 }

@@ -239,7 +239,7 @@ impl Engine {
                 }
                 n = len;
             }
-            let batch = if n == 0 { 0 } else { shape::size(e.shape(x)?) / n };
+            let batch = shape::size(e.shape(x)?).checked_div(n).unwrap_or(0);
             let zeros = e.fill_like(x, 0.0)?;
             let c = e.complex(x, zeros)?;
             let c = e.reshape(c, &[batch as i64, n as i64])?;
@@ -259,7 +259,7 @@ impl Engine {
     pub fn irfft(&mut self, x: TensorId) -> Result<TensorId> {
         let s = self.shape(x)?.to_vec();
         let Some(&n) = s.last() else { bail!("irfft() needs a tensor of rank 1 or more") };
-        let batch = if n == 0 { 0 } else { shape::size(&s) / n };
+        let batch = shape::size(&s).checked_div(n).unwrap_or(0);
         self.composed(|e| {
             let out = if n <= 2 {
                 let c = e.reshape(x, &[batch as i64, n as i64])?;

@@ -286,46 +286,6 @@ pub fn nms_select(
     Nms { indices, scores: selected_scores, valid }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nms_as_tfjs() {
-        // tfjs's own test: boxes of two clusters; iou 0.5, max 3.
-        let boxes = [
-            0.0, 0.0, 1.0, 1.0, 0.0, 0.1, 1.0, 1.1, 0.0, -0.1, 1.0, 0.9, 0.0, 10.0, 1.0, 11.0, 0.0, 10.1, 1.0, 11.1,
-            0.0, 100.0, 1.0, 101.0,
-        ];
-        let scores = [0.9, 0.75, 0.6, 0.95, 0.5, 0.3];
-        let r = nms_select(&boxes, &scores, 3.0, 0.5, f64::NEG_INFINITY, 0.0, false);
-        assert_eq!(r.indices, [3, 0, 5]);
-        // A score threshold drops box 5.
-        let r = nms_select(&boxes, &scores, 3.0, 0.5, 0.4, 0.0, false);
-        assert_eq!(r.indices, [3, 0]);
-        // Padded (V4).
-        let r = nms_select(&boxes, &scores, 6.0, 0.5, 0.4, 0.0, true);
-        assert_eq!((r.indices, r.valid), (vec![3, 0, 0, 0, 0, 0], 2));
-        // Soft NMS (V5): sigma 0.5, iou 1.
-        let r = nms_select(&boxes, &scores, 6.0, 1.0, 0.0, 0.5, false);
-        assert_eq!(r.indices, [3, 0, 1, 5, 4, 2]);
-        // tfjs: tf.image.nonMaxSuppressionWithScore(boxes, scores, 6, 1, 0, 0.5).
-        let want = [0.95, 0.9, 0.38400352, 0.3, 0.2560026, 0.19697244];
-        for (g, w) in r.scores.iter().zip(want) {
-            assert!((g - w).abs() < 1e-3, "{:?}", r.scores);
-        }
-    }
-
-    #[test]
-    fn where_and_list_diff() {
-        let (c, n) = where_coords(&[2, 3], &[true, false, false, false, true, true]);
-        assert_eq!((c, n), (vec![0, 0, 1, 1, 1, 2], 3));
-        assert_eq!(where_coords(&[], &[true]), (vec![], 1));
-        let (out, idx) = list_diff(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[1.0, 3.0, 5.0]);
-        assert_eq!((out, idx), (vec![2.0, 4.0, 6.0], vec![1, 3, 5]));
-    }
-}
-
 impl Engine {
     /// `tf.unique` along `axis`: the distinct slices in order of first appearance, and for each
     /// slice the index of its value there (int32). Strings too.
@@ -398,4 +358,44 @@ fn slices(v: &[u64], outer: usize, n: usize, inner: usize) -> Vec<Vec<u64>> {
     (0..n)
         .map(|i| (0..outer).flat_map(|o| v[(o * n + i) * inner..(o * n + i + 1) * inner].iter().copied()).collect())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nms_as_tfjs() {
+        // tfjs's own test: boxes of two clusters; iou 0.5, max 3.
+        let boxes = [
+            0.0, 0.0, 1.0, 1.0, 0.0, 0.1, 1.0, 1.1, 0.0, -0.1, 1.0, 0.9, 0.0, 10.0, 1.0, 11.0, 0.0, 10.1, 1.0, 11.1,
+            0.0, 100.0, 1.0, 101.0,
+        ];
+        let scores = [0.9, 0.75, 0.6, 0.95, 0.5, 0.3];
+        let r = nms_select(&boxes, &scores, 3.0, 0.5, f64::NEG_INFINITY, 0.0, false);
+        assert_eq!(r.indices, [3, 0, 5]);
+        // A score threshold drops box 5.
+        let r = nms_select(&boxes, &scores, 3.0, 0.5, 0.4, 0.0, false);
+        assert_eq!(r.indices, [3, 0]);
+        // Padded (V4).
+        let r = nms_select(&boxes, &scores, 6.0, 0.5, 0.4, 0.0, true);
+        assert_eq!((r.indices, r.valid), (vec![3, 0, 0, 0, 0, 0], 2));
+        // Soft NMS (V5): sigma 0.5, iou 1.
+        let r = nms_select(&boxes, &scores, 6.0, 1.0, 0.0, 0.5, false);
+        assert_eq!(r.indices, [3, 0, 1, 5, 4, 2]);
+        // tfjs: tf.image.nonMaxSuppressionWithScore(boxes, scores, 6, 1, 0, 0.5).
+        let want = [0.95, 0.9, 0.38400352, 0.3, 0.2560026, 0.19697244];
+        for (g, w) in r.scores.iter().zip(want) {
+            assert!((g - w).abs() < 1e-3, "{:?}", r.scores);
+        }
+    }
+
+    #[test]
+    fn where_and_list_diff() {
+        let (c, n) = where_coords(&[2, 3], &[true, false, false, false, true, true]);
+        assert_eq!((c, n), (vec![0, 0, 1, 1, 1, 2], 3));
+        assert_eq!(where_coords(&[], &[true]), (vec![], 1));
+        let (out, idx) = list_diff(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[1.0, 3.0, 5.0]);
+        assert_eq!((out, idx), (vec![2.0, 4.0, 6.0], vec![1, 3, 5]));
+    }
 }

@@ -105,6 +105,202 @@ fn block_arg(block: &[f64]) -> Result<Vec<usize>> {
     Ok(block.iter().map(|&b| b as usize).collect())
 }
 
+/// The masks of a strided slice (bit i: the i-th entry of begin/end/strides).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SliceMasks {
+    pub begin: i32,
+    pub end: i32,
+    pub ellipsis: i32,
+    pub new_axis: i32,
+    pub shrink_axis: i32,
+}
+
+/// TensorFlow's strided-slice spec made dense (tfjs's `slice_util.sliceInfo`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SliceSpec {
+    /// Per input dimension: the explicit begin, end and stride.
+    pub begin: Vec<f64>,
+    pub end: Vec<f64>,
+    pub strides: Vec<f64>,
+    /// Per input dimension: how many elements it keeps (-1: an unknown dimension).
+    pub lengths: Vec<f64>,
+    /// The output shape (new axes add a 1, shrunk axes go).
+    pub final_shape: Vec<f64>,
+    /// tfjs's `finalShapeSparse`: final_shape filtered by the gather entries' positions.
+    pub final_shape_sparse: Vec<f64>,
+    pub is_identity: bool,
+    pub slice_dim0: bool,
+    pub is_simple_slice: bool,
+}
+
+/// The sparse spec (ellipsis, new and shrunk axes) made dense over `shape`'s dimensions (-1:
+/// unknown), each dimension's begin/end/stride made explicit and bounds-checked, the lengths
+/// and final shapes, and the fast-path flags. `integers`: refuse values that are not integers
+/// (the op does; tfjs's sliceInfo does not look). The one home of the spec: tf.stridedSlice,
+/// the graph's StridedSlice and `tf.slice_util.sliceInfo` all read it.
+pub fn strided_slice_spec(
+    shape: &[i64],
+    begin: &[f64],
+    end: &[f64],
+    strides: Option<&[f64]>,
+    m: SliceMasks,
+    integers: bool,
+) -> Result<SliceSpec> {
+    const NEW_AXIS: i64 = -2;
+    const SHRINK_AXIS: i64 = -1;
+    let bit = |i: usize| 1i32.wrapping_shl(i as u32);
+    let st: Vec<f64> = strides.map_or_else(|| vec![1.0; begin.len()], <[f64]>::to_vec);
+    if m.ellipsis != 0 && (m.ellipsis & (m.ellipsis.wrapping_sub(1))) != 0 {
+        bail!("Multiple ellipses in slice is not allowed.");
+    }
+    // Step 1: the sparse spec, with an ellipsis at the end when there is none.
+    let mut sparse_dims = st.len();
+    let mut sparse_ellipsis = m.ellipsis;
+    let mut add_after_ellipsis = 0i64;
+    let mut seen = false;
+    for i in 0..sparse_dims {
+        if seen && bit(i) & m.new_axis != 0 {
+            add_after_ellipsis += 1;
+        }
+        if bit(i) & m.ellipsis != 0 {
+            seen = true;
+        }
+    }
+    if !seen {
+        sparse_ellipsis |= bit(sparse_dims);
+        sparse_dims += 1;
+    }
+    // Step 2: the dense spec, one entry per input dimension.
+    let dims = shape.len();
+    let (mut d_begin, mut d_end, mut d_strides) = (vec![f64::NAN; dims], vec![f64::NAN; dims], vec![f64::NAN; dims]);
+    let (mut d_begin_mask, mut d_end_mask, mut d_shrink) = (0i32, 0i32, 0i32);
+    let mut gather: Vec<i64> = Vec::new();
+    let mut full = 0usize;
+    for i in 0..sparse_dims {
+        if bit(i) & sparse_ellipsis != 0 {
+            let next = (dims as i64 - (sparse_dims as i64 - i as i64) + 1 + add_after_ellipsis).min(dims as i64);
+            while (full as i64) < next {
+                d_begin[full] = 0.0;
+                d_end[full] = 0.0;
+                d_strides[full] = 1.0;
+                d_begin_mask |= bit(full);
+                d_end_mask |= bit(full);
+                gather.push(full as i64);
+                full += 1;
+            }
+        } else if bit(i) & m.new_axis != 0 {
+            gather.push(NEW_AXIS);
+        } else {
+            if full == dims {
+                bail!("Index out of range using input dim {full}; input has only {dims} dims, {dims}.");
+            }
+            d_begin[full] = begin.get(i).copied().unwrap_or(f64::NAN);
+            d_end[full] = end.get(i).copied().unwrap_or(f64::NAN);
+            d_strides[full] = st.get(i).copied().unwrap_or(f64::NAN);
+            if m.begin & bit(i) != 0 {
+                d_begin_mask |= bit(full);
+            }
+            if m.end & bit(i) != 0 {
+                d_end_mask |= bit(full);
+            }
+            if m.shrink_axis & bit(i) != 0 {
+                gather.push(SHRINK_AXIS);
+                d_shrink |= bit(full);
+            } else {
+                gather.push(full as i64);
+            }
+            full += 1;
+        }
+    }
+    // Step 3: explicit ranges, bounds checks and lengths.
+    let (mut is_identity, mut slice_dim0, mut is_simple_slice) = (true, true, true);
+    let mut lengths = Vec::with_capacity(dims);
+    for i in 0..dims {
+        let s = d_strides[i];
+        if s == 0.0 {
+            bail!("strides[{i}] must be non-zero");
+        }
+        if integers && (!is_int(s) || !is_int(d_begin[i]) || !is_int(d_end[i])) {
+            bail!(
+                "stridedSlice: begin, end and strides must be integers, but got {}, {} and {} for dimension {i}",
+                js_list(&[d_begin[i]]),
+                js_list(&[d_end[i]]),
+                js_list(&[s])
+            );
+        }
+        let shrink = d_shrink & bit(i) != 0;
+        if shape[i] == -1 {
+            lengths.push(if shrink { 1.0 } else { -1.0 });
+            continue;
+        }
+        let n = shape[i] as f64;
+        if shrink && s <= 0.0 {
+            bail!("only stride 1 allowed on non-range indexing.");
+        }
+        is_simple_slice = is_simple_slice && s == 1.0;
+        if shrink {
+            // foo[-1] arrives as begin -1, end 0: the end is rebuilt as begin + 1.
+            let fwd = if d_begin[i] < 0.0 { n + d_begin[i] } else { d_begin[i] };
+            d_begin[i] = fwd;
+            d_end[i] = fwd + 1.0;
+            if fwd < 0.0 || fwd >= n {
+                bail!("slice index {} of dimension {i} out of bounds.", js_list(&[fwd]));
+            }
+        } else {
+            // Negative indices count from the end; masked ones take the whole range.
+            let range = if s > 0.0 { [0.0, n] } else { [-1.0, n - 1.0] };
+            let canonical = |v: f64, c: usize, masked: bool| -> f64 {
+                if masked {
+                    return if s > 0.0 { range[c] } else { range[(c + 1) & 1] };
+                }
+                let fwd = if v < 0.0 { n + v } else { v };
+                if fwd < range[0] {
+                    range[0]
+                } else if fwd > range[1] {
+                    range[1]
+                } else {
+                    fwd
+                }
+            };
+            d_begin[i] = canonical(d_begin[i], 0, d_begin_mask & bit(i) != 0);
+            d_end[i] = canonical(d_end[i], 1, d_end_mask & bit(i) != 0);
+        }
+        let whole = s == 1.0 && d_begin[i] == 0.0 && d_end[i] == n;
+        is_identity = is_identity && whole;
+        slice_dim0 = slice_dim0 && ((i == 0 && s == 1.0) || whole);
+        // The length, rounded up; 0 when the interval runs against the stride.
+        let interval = d_end[i] - d_begin[i];
+        let len = if interval == 0.0 || (interval < 0.0) != (s < 0.0) {
+            0.0
+        } else {
+            (interval / s).trunc() + if interval % s != 0.0 { 1.0 } else { 0.0 }
+        };
+        lengths.push(len);
+    }
+    let mut final_shape = Vec::with_capacity(gather.len());
+    for &g in &gather {
+        if g >= 0 {
+            final_shape.push(lengths[g as usize]);
+        } else if g == NEW_AXIS {
+            final_shape.push(1.0);
+        }
+    }
+    // tfjs filters finalShape by the gather entries' positions (not finalShape's); kept.
+    let final_shape_sparse =
+        final_shape.iter().enumerate().filter(|(i, _)| gather.get(*i) != Some(&NEW_AXIS)).map(|(_, &d)| d).collect();
+    Ok(SliceSpec {
+        begin: d_begin,
+        end: d_end,
+        strides: d_strides,
+        lengths,
+        final_shape,
+        final_shape_sparse,
+        is_identity,
+        slice_dim0,
+        is_simple_slice,
+    })
+}
+
 impl Engine {
     /// `slice` with tfjs's `parseSliceParams` (lib/ops/layout.js): begin and size may be shorter
     /// than the rank; a size of -1 runs to the end.
@@ -145,9 +341,8 @@ impl Engine {
         })
     }
 
-    /// `stridedSlice` (lib/ops/layout.js, after tfjs's `slice_util`): the sparse spec (ellipsis,
-    /// new and shrunk axes) made dense over the input's dimensions, then a slice (stride 1) or a
-    /// gather per dimension, and the final reshape.
+    /// `tf.stridedSlice`: the spec made dense ([`strided_slice_spec`]), then a slice (stride
+    /// 1) or a gather per dimension, and the final reshape.
     #[allow(clippy::too_many_arguments)]
     pub fn strided_slice(
         &mut self,
@@ -161,151 +356,33 @@ impl Engine {
         new_axis_mask: i32,
         shrink_axis_mask: i32,
     ) -> Result<TensorId> {
+        let shape = shape_of(self, x)?;
+        let dims: Vec<i64> = i64s(&shape);
+        let masks = SliceMasks {
+            begin: begin_mask,
+            end: end_mask,
+            ellipsis: ellipsis_mask,
+            new_axis: new_axis_mask,
+            shrink_axis: shrink_axis_mask,
+        };
+        let spec = strided_slice_spec(&dims, begin, end, strides, masks, true)?;
         self.composed(|e| {
-            const NEW_AXIS: i64 = -2;
-            const SHRINK_AXIS: i64 = -1;
-            let bit = |i: usize| 1i32.wrapping_shl(i as u32);
-            let shape = shape_of(e, x)?;
-            let st: Vec<f64> = strides.map_or_else(|| vec![1.0; begin.len()], <[f64]>::to_vec);
-            if ellipsis_mask != 0 && (ellipsis_mask & (ellipsis_mask.wrapping_sub(1))) != 0 {
-                bail!("Multiple ellipses in slice is not allowed.");
-            }
-            // Step 1: the sparse spec, with an ellipsis at the end when there is none.
-            let mut sparse_dims = st.len();
-            let mut sparse_ellipsis = ellipsis_mask;
-            let mut add_after_ellipsis = 0i64;
-            let mut seen = false;
-            for i in 0..sparse_dims {
-                if seen && bit(i) & new_axis_mask != 0 {
-                    add_after_ellipsis += 1;
-                }
-                if bit(i) & ellipsis_mask != 0 {
-                    seen = true;
-                }
-            }
-            if !seen {
-                sparse_ellipsis |= bit(sparse_dims);
-                sparse_dims += 1;
-            }
-            // Step 2: the dense spec, one entry per input dimension.
-            let dims = shape.len();
-            let (mut d_begin, mut d_end, mut d_strides) =
-                (vec![f64::NAN; dims], vec![f64::NAN; dims], vec![f64::NAN; dims]);
-            let (mut d_begin_mask, mut d_end_mask, mut d_shrink) = (0i32, 0i32, 0i32);
-            let mut final_gather: Vec<i64> = Vec::new();
-            let mut full = 0usize;
-            for i in 0..sparse_dims {
-                if bit(i) & sparse_ellipsis != 0 {
-                    let next =
-                        (dims as i64 - (sparse_dims as i64 - i as i64) + 1 + add_after_ellipsis).min(dims as i64);
-                    while (full as i64) < next {
-                        d_begin[full] = 0.0;
-                        d_end[full] = 0.0;
-                        d_strides[full] = 1.0;
-                        d_begin_mask |= bit(full);
-                        d_end_mask |= bit(full);
-                        final_gather.push(full as i64);
-                        full += 1;
-                    }
-                } else if bit(i) & new_axis_mask != 0 {
-                    final_gather.push(NEW_AXIS);
-                } else {
-                    if full == dims {
-                        bail!("Index out of range using input dim {full}; input has only {dims} dims, {dims}.");
-                    }
-                    d_begin[full] = begin.get(i).copied().unwrap_or(f64::NAN);
-                    d_end[full] = end.get(i).copied().unwrap_or(f64::NAN);
-                    d_strides[full] = st.get(i).copied().unwrap_or(f64::NAN);
-                    if begin_mask & bit(i) != 0 {
-                        d_begin_mask |= bit(full);
-                    }
-                    if end_mask & bit(i) != 0 {
-                        d_end_mask |= bit(full);
-                    }
-                    if shrink_axis_mask & bit(i) != 0 {
-                        final_gather.push(SHRINK_AXIS);
-                        d_shrink |= bit(full);
-                    } else {
-                        final_gather.push(full as i64);
-                    }
-                    full += 1;
-                }
-            }
-            // Step 3: explicit ranges, bounds checks and lengths.
-            let mut lengths = Vec::with_capacity(dims);
-            for i in 0..dims {
-                let s = d_strides[i];
-                if s == 0.0 {
-                    bail!("strides[{i}] must be non-zero");
-                }
-                if !is_int(s) || !is_int(d_begin[i]) || !is_int(d_end[i]) {
-                    bail!(
-                    "stridedSlice: begin, end and strides must be integers, but got {}, {} and {} for dimension {i}",
-                    js_list(&[d_begin[i]]),
-                    js_list(&[d_end[i]]),
-                    js_list(&[s])
-                );
-                }
-                let shrink = d_shrink & bit(i) != 0;
-                let n = shape[i] as f64;
-                if shrink && s <= 0.0 {
-                    bail!("only stride 1 allowed on non-range indexing.");
-                }
-                if shrink {
-                    let fwd = if d_begin[i] < 0.0 { n + d_begin[i] } else { d_begin[i] };
-                    d_begin[i] = fwd;
-                    d_end[i] = fwd + 1.0;
-                    if fwd < 0.0 || fwd >= n {
-                        bail!("slice index {} of dimension {i} out of bounds.", js_list(&[fwd]));
-                    }
-                } else {
-                    let range = if s > 0.0 { [0.0, n] } else { [-1.0, n - 1.0] };
-                    let canonical = |v: f64, c: usize, masked: bool| -> f64 {
-                        if masked {
-                            return if s > 0.0 { range[c] } else { range[(c + 1) & 1] };
-                        }
-                        let fwd = if v < 0.0 { n + v } else { v };
-                        fwd.clamp(range[0], range[1])
-                    };
-                    d_begin[i] = canonical(d_begin[i], 0, d_begin_mask & bit(i) != 0);
-                    d_end[i] = canonical(d_end[i], 1, d_end_mask & bit(i) != 0);
-                }
-                let interval = d_end[i] - d_begin[i];
-                let len = if interval == 0.0 || (interval < 0.0) != (s < 0.0) {
-                    0.0
-                } else {
-                    (interval / s).trunc() + if interval % s != 0.0 { 1.0 } else { 0.0 }
-                };
-                lengths.push(len as usize);
-            }
-            let mut final_shape = Vec::with_capacity(final_gather.len());
-            for &g in &final_gather {
-                if g >= 0 {
-                    final_shape.push(lengths[g as usize] as i64);
-                } else if g == NEW_AXIS {
-                    final_shape.push(1);
-                }
-            }
             let mut y = x;
-            for (i, &len) in lengths.iter().enumerate() {
-                let (b, s) = (d_begin[i] as i64, d_strides[i] as i64);
+            for (i, &len) in spec.lengths.iter().enumerate() {
+                let (b, s, len) = (spec.begin[i] as i64, spec.strides[i] as i64, len as usize);
                 if s == 1 {
                     if b == 0 && len == shape[i] {
                         continue;
                     }
-                    let rank = shape.len();
-                    let mut begin = vec![0i64; rank];
-                    let mut size = vec![-1i64; rank];
-                    begin[i] = b;
-                    size[i] = len as i64;
-                    y = e.slice(y, &begin, &size)?;
+                    y = e.slice_axis(y, i, b as usize, len)?;
                 } else {
                     let idx: Vec<i64> = (0..len as i64).map(|k| b + k * s).collect();
                     let idx = int_vector(e, &idx)?;
                     y = e.gather(y, idx, i as i64, 0)?;
                 }
             }
-            e.reshape(y, &final_shape)
+            let out: Vec<i64> = spec.final_shape.iter().map(|&d| d as i64).collect();
+            e.reshape(y, &out)
         })
     }
 
@@ -676,9 +753,8 @@ impl Engine {
 }
 
 /// tfjs's `scatter_nd_util.validateInput`: the shapes of `updates` and `indices` against the
-/// output `shape`; the slice dimension (the last of `indices`).
-fn validate_scatter(us: &[usize], is: &[usize], indices_dtype: DType, shape: &[usize]) -> Result<usize> {
-    let f = crate::shape::fmt;
+/// output `shape`; the slice dimension (the last of `indices`). Also `tf.scatter_util`'s.
+pub fn validate_scatter(us: &[usize], is: &[usize], indices_dtype: DType, shape: &[usize]) -> Result<usize> {
     if is.is_empty() {
         bail!("tf.scatterND() expects the indices to be rank 1 or higher, but the rank was 0.");
     }
@@ -691,6 +767,13 @@ fn validate_scatter(us: &[usize], is: &[usize], indices_dtype: DType, shape: &[u
     if shape.is_empty() {
         bail!("Output rank must be greater or equal to 1, but got shape: ");
     }
+    validate_update_shape(us, is, shape)
+}
+
+/// tfjs's `scatter_nd_util.validateUpdateShape`: updates.shape must be
+/// indices.shape[:batchDim] + shape[sliceDim:]; the slice dimension.
+pub fn validate_update_shape(us: &[usize], is: &[usize], shape: &[usize]) -> Result<usize> {
+    let f = crate::shape::fmt;
     let slice_dim = if is.len() > 1 { is[is.len() - 1] } else { 1 };
     let batch_dim = if is.len() > 1 { is.len() - 1 } else { 1 };
     let prefix = format!(

@@ -270,9 +270,9 @@ impl Engine {
         if single {
             let a = self.unary(Abs, x)?;
             return match ord {
-                NormOrd::Number(p) if p == 1.0 => self.reduce(ReduceOp::Sum, a, axes, false),
-                NormOrd::Number(p) if p == f64::INFINITY => self.reduce(ReduceOp::Max, a, axes, false),
-                NormOrd::Number(p) if p == f64::NEG_INFINITY => self.reduce(ReduceOp::Min, a, axes, false),
+                NormOrd::Number(1.0) => self.reduce(ReduceOp::Sum, a, axes, false),
+                NormOrd::Number(f64::INFINITY) => self.reduce(ReduceOp::Max, a, axes, false),
+                NormOrd::Number(f64::NEG_INFINITY) => self.reduce(ReduceOp::Min, a, axes, false),
                 NormOrd::Euclidean | NormOrd::Number(2.0) => {
                     let two = self.fill(&[], 2.0, DType::Int32)?;
                     let sq = self.binary(BinaryOp::Pow, a, two)?;
@@ -288,15 +288,15 @@ impl Engine {
                 e.reduce(ReduceOp::Sum, a, Some(&[axis]), false)
             };
             return match ord {
-                NormOrd::Number(p) if p == 1.0 => {
+                NormOrd::Number(1.0) => {
                     let s = abs_sum(self, a0)?;
                     self.reduce(ReduceOp::Max, s, Some(&[a1 - 1]), false)
                 }
-                NormOrd::Number(p) if p == f64::INFINITY => {
+                NormOrd::Number(f64::INFINITY) => {
                     let s = abs_sum(self, a1)?;
                     self.reduce(ReduceOp::Max, s, Some(&[a0]), false)
                 }
-                NormOrd::Number(p) if p == f64::NEG_INFINITY => {
+                NormOrd::Number(f64::NEG_INFINITY) => {
                     let s = abs_sum(self, a1)?;
                     self.reduce(ReduceOp::Min, s, Some(&[a0]), false)
                 }

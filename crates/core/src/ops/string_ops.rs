@@ -2,6 +2,7 @@
 //! tensors, on the host as tfjs's kernels run them on every backend, with tfjs's checks and
 //! texts. tf.* and the graph executor share them.
 
+use crate::fingerprint::fingerprint64;
 use crate::kernels as k;
 use crate::{bail, DType, Engine, HostData, Result, TensorId};
 
@@ -106,7 +107,7 @@ impl Engine {
         let buckets = num_buckets.min(u64::MAX as f64) as u64;
         self.run_kernel_any(k::STRING_TO_HASH_BUCKET_FAST, &[x], |e, _, _| {
             let shape = e.shape(x)?.to_vec();
-            let out = e.read_strings(x)?.iter().map(|s| (farmhash::fingerprint64(s) % buckets) as i32).collect();
+            let out = e.read_strings(x)?.iter().map(|s| (fingerprint64(s) % buckets) as i32).collect();
             e.tensor(HostData::I32(out), &shape)
         })
     }

@@ -29,7 +29,8 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "StringSplit" => e.string_split(c.t(0)?, c.t(1)?, a.bool("skip_empty", true)),
         "StringToHashBucketFast" => Ok(vec![e.string_to_hash_bucket_fast(c.t(0)?, a.number("num_buckets", f64::NAN))?]),
         "StaticRegexReplace" => {
-            let pattern = a.string("pattern").unwrap_or_else(|| "undefined".into());
+            // (tfjs's new RegExp(undefined) matches the empty string.)
+            let pattern = a.string("pattern").unwrap_or_default();
             let rewrite = a.string("rewrite").unwrap_or_else(|| "undefined".into());
             Ok(vec![e.static_regex_replace(c.t(0)?, &pattern, &rewrite, a.bool("replace_global", true))?])
         }
