@@ -3,8 +3,9 @@
 // tfjs 4.22 exports, and how tidytensor runs it. A name in the core's kernel table
 // (crates/core/src/kernels.rs) is a native kernel, which the `Backend` trait makes every
 // backend implement (cpu and wgpu alike: the compiler checks); a name whose op tidytensor
-// exports but that has no kernel of its own is composed of other kernels in JavaScript (so it
-// runs wherever they do); the rest are missing.
+// exports but that has no kernel of its own is composed of other kernels (in crates/core, once
+// for tf.* and graph models, or in JavaScript for the few not moved yet), so it runs wherever
+// they do; the rest are missing.
 //
 //   node scripts/coverage.js            prints the table
 //   node scripts/coverage.js --write    replaces the table in README.md
@@ -84,7 +85,7 @@ function table() {
   const cell = { kernel: '✓ kernel', composed: '✓ composed', gradient: '— (gradients)', missing: '—' };
   const lines = [
     `${list.length} kernel names of tfjs 4.22: ${count('kernel')} run as native kernels on both backends, ` +
-      `${count('composed')} are composed of them in JavaScript (so they run on both too), ` +
+      `${count('composed')} are composed of them (so they run on both too), ` +
       `${count('gradient')} are gradient kernels (the autodiff issue) and ${count('missing')} are missing.`,
     '',
     '| kernel | op | cpu | wgpu |',
