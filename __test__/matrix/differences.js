@@ -183,6 +183,12 @@ module.exports = [
     tidytensor: /^throws Error: rfft: fftLength must be a non-negative integer/,
   },
   {
+    reason: 'util.fingerPrint64 takes a length in bytes, an integer from 0 (tfjs hashes with whatever it is ' +
+      'given: a string, a fraction, a negative number, into values TensorFlow never makes)',
+    name: /^util\.fingerPrint64\(/,
+    tidytensor: /^throws Error: fingerPrint64: len must be a length in bytes/,
+  },
+  {
     reason: "util.hexToLong and util.fingerPrint64 return tidytensor's own Long (the same fields and " +
       "methods; tfjs's is the long package's class, which tidytensor does not depend on)",
     name: /^util\.(hexToLong|fingerPrint64)\(/,
