@@ -523,3 +523,27 @@ describe('the ragged ops, now in the core', () => {
     assert.equal(tt.memory().numTensors, before, 'ragged graph: tensors left');
   });
 });
+
+describe('bad input to the moved ops: a clear error, nothing left behind', () => {
+  it('sizes that overflow or point past the data', () => {
+    for (const [what, program, text] of [
+      ['raggedGather splits past the next level', () => tt.raggedGather([tt.tensor1d([0, 3], 'int32'),
+        tt.tensor1d([0, 1, 2], 'int32')], tt.tensor1d([1, 2]), tt.tensor1d([0], 'int32'), 2),
+      /Ragged splits must not point past values/],
+      ['raggedTensorToTensor splits far past the values', () => tt.raggedTensorToTensor([-1, -1], tt.tensor1d([1, 2]), 0,
+        [tt.tensor1d([0, 2 ** 31 - 1, 0, 2 ** 31 - 1, 0, 2 ** 31 - 1, 0, 2 ** 31 - 1, 0], 'int32')], ['ROW_SPLITS']),
+      /./],
+      ['spaceToBatchND blocks whose product overflows', () => tt.spaceToBatchND(tt.zeros([1, 0, 0, 1]),
+        [2 ** 40, 2 ** 40], [[0, 0], [0, 0]]), /blockShape .* too large/],
+      ['batchToSpaceND blocks whose product overflows', () => tt.batchToSpaceND(tt.zeros([4, 1, 1, 1]),
+        [2 ** 40, 2 ** 40], [[0, 0], [0, 0]]), /blockShape .* too large/],
+      ['denseBincount rows x size overflows', () => tt.denseBincount(tt.tensor2d([[1]], [1, 1], 'int32'), [], 2 ** 53 - 1),
+        /./],
+      ['rfft a fractional length', () => tt.spectral.rfft(tt.ones([2, 4]), 1.5), /rfft: fftLength must be a non-negative integer/],
+    ]) {
+      const before = tt.memory().numTensors;
+      assert.throws(() => tt.tidy(program), text, what);
+      assert.equal(tt.memory().numTensors, before, `${what}: tensors left`);
+    }
+  });
+});

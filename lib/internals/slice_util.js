@@ -166,7 +166,7 @@ function parseSliceParams(x, begin, size) {
 function sliceInfo(xShape, begin, end, strides, beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask) {
   const nums = (v) => Array.from(v, Number);
   return native.sliceInfo(Array.from(xShape, Number), nums(begin), nums(end), strides == null ? null : nums(strides),
-    beginMask | 0, endMask | 0, ellipsisMask | 0, newAxisMask | 0, shrinkAxisMask | 0);
+    [beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask].map((m) => m | 0));
 }
 
 const slice_util = {

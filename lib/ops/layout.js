@@ -212,7 +212,7 @@ async function whereAsync(condition) {
 }
 
 async function booleanMaskAsync(tensor, mask, axis) {
-  const conv = require('../convert').convertToTensor;
+  const conv = convertToTensor;
   const t = conv(tensor, 'tensor', 'boolMask');
   let m;
   try {
@@ -297,9 +297,9 @@ function unique(x, axis = 0) {
 // TensorFlow's strided-slice spec (ellipsis, new and shrunk axes), as the core reads it.
 function stridedSlice(x, begin, end, strides, beginMask = 0, endMask = 0, ellipsisMask = 0,
   newAxisMask = 0, shrinkAxisMask = 0) {
+  const masks = [beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask].map((m) => m | 0);
   return withOne(x, 'x', 'stridedSlice', SON, (t) => wrap(native.stridedSlice(t.id, numbers(begin), numbers(end),
-    strides == null ? null : numbers(strides), beginMask | 0, endMask | 0, ellipsisMask | 0, newAxisMask | 0,
-    shrinkAxisMask | 0)));
+    strides == null ? null : numbers(strides), masks)));
 }
 
 function scatterND(indices, updates, shape) {

@@ -30,11 +30,9 @@ function rfft(input, fftLength) {
   if (!(input instanceof Tensor) || input.dtype !== 'float32') {
     throw new Error(`The dtype for rfft() must be real value but got ${input == null ? input : input.dtype}`);
   }
-  // (tfjs slices or pads by any value, into errors or empty tensors; the length is refused here.)
-  if (fftLength != null && !(Number.isSafeInteger(fftLength) && fftLength >= 0)) {
-    throw new Error(`rfft: fftLength must be a non-negative integer, but got ${fftLength}`);
-  }
-  return wrap(native.rfft(input.id, fftLength == null ? null : fftLength));
+  // (A length that is not a number is refused by the core, as NaN.)
+  const length = fftLength == null ? null : typeof fftLength === 'number' ? fftLength : NaN;
+  return wrap(native.rfft(input.id, length));
 }
 
 // The inverse of rfft: the real signal of length 2 (n - 1) whose spectrum starts with the n

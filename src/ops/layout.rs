@@ -74,32 +74,22 @@ fn pairs(v: &[f64]) -> Vec<[f64; 2]> {
     v.chunks(2).map(|c| [c[0], c.get(1).copied().unwrap_or(f64::NAN)]).collect()
 }
 
+/// `masks`: begin, end, ellipsis, new axis, shrink axis (tfjs's argument order).
 #[napi]
-#[allow(clippy::too_many_arguments)]
 pub fn strided_slice(
     x: f64,
     begin: Vec<f64>,
     end: Vec<f64>,
     strides: Option<Vec<f64>>,
-    begin_mask: i32,
-    end_mask: i32,
-    ellipsis_mask: i32,
-    new_axis_mask: i32,
-    shrink_axis_mask: i32,
+    masks: Vec<i32>,
 ) -> Result<f64> {
-    make(|e| {
-        e.strided_slice(
-            id(x),
-            &begin,
-            &end,
-            strides.as_deref(),
-            begin_mask,
-            end_mask,
-            ellipsis_mask,
-            new_axis_mask,
-            shrink_axis_mask,
-        )
-    })
+    let masks = slice_masks(&masks);
+    make(|e| e.strided_slice(id(x), &begin, &end, strides.as_deref(), masks))
+}
+
+/// Five masks from JavaScript (missing ones 0).
+fn slice_masks(m: &[i32]) -> SliceMasks {
+    SliceMasks::new(std::array::from_fn(|i| m.get(i).copied().unwrap_or(0)))
 }
 
 #[napi]
@@ -193,26 +183,14 @@ pub struct SliceInfo {
 
 /// `shape`: -1 for an unknown dimension; the values unchecked (tfjs's sliceInfo).
 #[napi]
-#[allow(clippy::too_many_arguments)]
 pub fn slice_info(
     shape: Vec<i64>,
     begin: Vec<f64>,
     end: Vec<f64>,
     strides: Option<Vec<f64>>,
-    begin_mask: i32,
-    end_mask: i32,
-    ellipsis_mask: i32,
-    new_axis_mask: i32,
-    shrink_axis_mask: i32,
+    masks: Vec<i32>,
 ) -> Result<SliceInfo> {
-    let masks = SliceMasks {
-        begin: begin_mask,
-        end: end_mask,
-        ellipsis: ellipsis_mask,
-        new_axis: new_axis_mask,
-        shrink_axis: shrink_axis_mask,
-    };
-    let s = strided_slice_spec(&shape, &begin, &end, strides.as_deref(), masks, false)
+    let s = strided_slice_spec(&shape, &begin, &end, strides.as_deref(), slice_masks(&masks), false)
         .map_err(|e| Error::from_reason(e.to_string()))?;
     Ok(SliceInfo {
         final_shape_sparse: s.final_shape_sparse,

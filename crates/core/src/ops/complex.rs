@@ -217,7 +217,7 @@ fn dft_matrix(n: usize, inverse: bool) -> Vec<f32> {
 
 impl Engine {
     /// `tf.spectral.rfft`: the fft of a real signal along the innermost axis (cut or zero
-    /// padded to `fft_length`), its first `n / 2 + 1` frequencies.
+    /// padded to `fft_length`, a non-negative integer), its first `n / 2 + 1` frequencies.
     pub fn rfft(&mut self, x: TensorId, fft_length: Option<f64>) -> Result<TensorId> {
         let dtype = self.dtype(x)?;
         if dtype != DType::Float32 {
@@ -228,10 +228,14 @@ impl Engine {
         if rank == 0 {
             bail!("rfft() needs a tensor of rank 1 or more");
         }
+        // (tfjs slices or pads by any value, into errors or empty tensors.)
+        if let Some(l) = fft_length.filter(|&l| !(l >= 0.0 && l.fract() == 0.0 && l < 9007199254740992.0)) {
+            bail!("rfft: fftLength must be a non-negative integer, but got {}", crate::js::number(l));
+        }
         self.composed(|e| {
             let mut n = s[rank - 1];
             let mut x = x;
-            if let Some(len) = fft_length.filter(|l| l.is_finite() && *l >= 0.0).map(|l| l as usize) {
+            if let Some(len) = fft_length.map(|l| l as usize) {
                 if len < n {
                     x = e.slice_axis(x, rank - 1, 0, len)?;
                 } else if len > n {

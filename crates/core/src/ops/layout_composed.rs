@@ -46,7 +46,12 @@ pub enum Splits {
 }
 
 /// tfjs's array_ops_util: the reshape, permutation and final shape of space <-> batch moves.
-fn space_batch_shapes(shape: &[usize], block: &[usize], prod: usize, to_space: bool) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+fn space_batch_shapes(
+    shape: &[usize],
+    block: &[usize],
+    prod: usize,
+    to_space: bool,
+) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>)> {
     let m = block.len();
     let mut reshaped: Vec<usize> = Vec::new();
     if to_space {
@@ -83,7 +88,11 @@ fn space_batch_shapes(shape: &[usize], block: &[usize], prod: usize, to_space: b
         perm.push(0);
         perm.extend(after);
     }
-    let mut fin = vec![if to_space { shape[0] / prod } else { shape[0] * prod } as i64];
+    let batch = if to_space { Some(shape[0] / prod) } else { shape[0].checked_mul(prod) };
+    let Some(batch) = batch.filter(|&b| b <= i64::MAX as usize) else {
+        bail!("blockShape is too large: the batch of {} x {prod} overflows", shape[0])
+    };
+    let mut fin = vec![batch as i64];
     for i in 1..shape.len() {
         fin.push(if i <= m {
             if to_space {
@@ -95,14 +104,19 @@ fn space_batch_shapes(shape: &[usize], block: &[usize], prod: usize, to_space: b
             shape[i]
         } as i64);
     }
-    (i64s(&reshaped), perm, fin)
+    Ok((i64s(&reshaped), perm, fin))
 }
 
-fn block_arg(block: &[f64]) -> Result<Vec<usize>> {
+/// The block sizes and their product (refused when no tensor could have that many elements).
+fn block_arg(block: &[f64]) -> Result<(Vec<usize>, usize)> {
     if !block.iter().all(|&b| is_int(b) && b >= 1.0) {
         bail!("blockShape must be positive integers, but got {}", js_list(block));
     }
-    Ok(block.iter().map(|&b| b as usize).collect())
+    let b: Vec<usize> = block.iter().map(|&b| b as usize).collect();
+    match b.iter().try_fold(1usize, |p, &d| p.checked_mul(d)) {
+        Some(prod) => Ok((b, prod)),
+        None => bail!("blockShape {} is too large: its product overflows", js_list(block)),
+    }
 }
 
 /// The masks of a strided slice (bit i: the i-th entry of begin/end/strides).
@@ -113,6 +127,13 @@ pub struct SliceMasks {
     pub ellipsis: i32,
     pub new_axis: i32,
     pub shrink_axis: i32,
+}
+
+impl SliceMasks {
+    /// From tfjs's argument order: begin, end, ellipsis, new axis, shrink axis.
+    pub fn new([begin, end, ellipsis, new_axis, shrink_axis]: [i32; 5]) -> SliceMasks {
+        SliceMasks { begin, end, ellipsis, new_axis, shrink_axis }
+    }
 }
 
 /// TensorFlow's strided-slice spec made dense (tfjs's `slice_util.sliceInfo`).
@@ -343,29 +364,16 @@ impl Engine {
 
     /// `tf.stridedSlice`: the spec made dense ([`strided_slice_spec`]), then a slice (stride
     /// 1) or a gather per dimension, and the final reshape.
-    #[allow(clippy::too_many_arguments)]
     pub fn strided_slice(
         &mut self,
         x: TensorId,
         begin: &[f64],
         end: &[f64],
         strides: Option<&[f64]>,
-        begin_mask: i32,
-        end_mask: i32,
-        ellipsis_mask: i32,
-        new_axis_mask: i32,
-        shrink_axis_mask: i32,
+        masks: SliceMasks,
     ) -> Result<TensorId> {
         let shape = shape_of(self, x)?;
-        let dims: Vec<i64> = i64s(&shape);
-        let masks = SliceMasks {
-            begin: begin_mask,
-            end: end_mask,
-            ellipsis: ellipsis_mask,
-            new_axis: new_axis_mask,
-            shrink_axis: shrink_axis_mask,
-        };
-        let spec = strided_slice_spec(&dims, begin, end, strides, masks, true)?;
+        let spec = strided_slice_spec(&i64s(&shape), begin, end, strides, masks, true)?;
         self.composed(|e| {
             let mut y = x;
             for (i, &len) in spec.lengths.iter().enumerate() {
@@ -653,7 +661,7 @@ impl Engine {
     pub fn space_to_batch_nd(&mut self, x: TensorId, block: &[f64], pads: &[[f64; 2]]) -> Result<TensorId> {
         self.composed(|e| {
             let s = shape_of(e, x)?;
-            let b = block_arg(block)?;
+            let (b, prod) = block_arg(block)?;
             if s.len() < 1 + b.len() {
                 bail!("input rank {} should be > than [blockShape] {}", s.len(), b.len());
             }
@@ -671,12 +679,11 @@ impl Engine {
                     js_list(block)
                 );
             }
-            let prod: usize = b.iter().product();
             let mut full = vec![[0.0, 0.0]];
             full.extend_from_slice(pads);
             full.resize(s.len(), [0.0, 0.0]);
             let padded = e.pad(x, &full, 0.0)?;
-            let (reshaped, perm, fin) = space_batch_shapes(&shape_of(e, padded)?, &b, prod, false);
+            let (reshaped, perm, fin) = space_batch_shapes(&shape_of(e, padded)?, &b, prod, false)?;
             let r = e.reshape(padded, &reshaped)?;
             let t = e.transpose(r, Some(&perm))?;
             e.reshape(t, &fin)
@@ -687,8 +694,7 @@ impl Engine {
     pub fn batch_to_space_nd(&mut self, x: TensorId, block: &[f64], crops: &[[f64; 2]]) -> Result<TensorId> {
         self.composed(|e| {
         let s = shape_of(e, x)?;
-        let b = block_arg(block)?;
-        let prod: usize = b.iter().product();
+        let (b, prod) = block_arg(block)?;
         if s.len() < 1 + b.len() {
             bail!("input rank is {} but should be > than blockShape.length {}", s.len(), b.len());
         }
@@ -702,7 +708,7 @@ impl Engine {
                 s[0]
             );
         }
-        let (reshaped, perm, fin) = space_batch_shapes(&s, &b, prod, true);
+        let (reshaped, perm, fin) = space_batch_shapes(&s, &b, prod, true)?;
         let r = e.reshape(x, &reshaped)?;
         let t = e.transpose(r, Some(&perm))?;
         let y = e.reshape(t, &fin)?;

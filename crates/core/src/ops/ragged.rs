@@ -73,7 +73,7 @@ fn max_width(p: &Partition) -> Result<i64> {
 
 /// Where each element of the next level goes in the output (flat element position, -1 when it
 /// is cut off), from where its parent rows go, the stride of the level and its size.
-fn child_positions(p: &Partition, parent: &[i64], stride: i64, size: i64) -> Result<Vec<i64>> {
+fn child_positions(e: &Engine, p: &Partition, parent: &[i64], stride: i64, size: i64) -> Result<Vec<i64>> {
     let mut out = Vec::new();
     match p.kind.as_str() {
         "ROW_SPLITS" => {
@@ -81,6 +81,10 @@ fn child_positions(p: &Partition, parent: &[i64], stride: i64, size: i64) -> Res
             if d.len().saturating_sub(1) > parent.len() {
                 bail!("Row partition size is greater than output size: {} > {}", d.len() - 1, parent.len());
             }
+            // The rows' lengths are the splits' (any) values: refused, not allocated, past the
+            // memory there is.
+            let need = d.windows(2).fold(0u64, |n, w| n.saturating_add(w[1].saturating_sub(w[0]).max(0) as u64));
+            e.check_size(&[usize::try_from(need).unwrap_or(usize::MAX), 2], DType::Int32)?;
             for r in 0..d.len().saturating_sub(1) {
                 let length = d[r + 1] - d[r];
                 let kept = if parent[r] == -1 { 0 } else { size.min(length).max(0) };
@@ -160,19 +164,30 @@ impl Engine {
             }
         }
         let mut value_rows: Vec<i32> = Vec::new();
+        // Split `k` of a level (the values tfjs reads; past the end is an error, not a read).
+        let at = |s: &[i64], k: i64| -> Result<i64> {
+            match usize::try_from(k).ok().and_then(|k| s.get(k)) {
+                Some(&v) => Ok(v),
+                None => bail!("Ragged splits must not point past values"),
+            }
+        };
         for &i in &ind {
             let (mut start, mut limit) = (i, i + 1);
             for (dim, s) in sp.iter().enumerate() {
                 // None for the first level when indices is a scalar.
                 if let Some(o) = usize::try_from(outer + dim as isize).ok().and_then(|k| out.get_mut(k)) {
-                    let shift = o[o.len() - 1] - s[start as usize];
+                    let shift = o[o.len() - 1] - at(s, start)?;
                     for j in start..limit {
-                        o.push(s[j as usize + 1] + shift);
+                        o.push(at(s, j + 1)? + shift);
                     }
                 }
-                (start, limit) = (s[start as usize], s[limit as usize]);
+                (start, limit) = (at(s, start)?, at(s, limit)?);
             }
             value_rows.extend((start..limit).map(|r| r as i32));
+            // Repeated indices repeat rows: refused, not allocated, past the memory there is.
+            if value_rows.len() > 1 << 24 {
+                self.check_size(&[value_rows.len(), 2], DType::Int32)?;
+            }
         }
         self.check_size(&[value_rows.len()], DType::Int32)?;
         let mut made = Vec::with_capacity(out.len() + 1);
@@ -383,9 +398,11 @@ impl Engine {
             if first_dim < 0 {
                 bail!("Final length of result must be equal to firstDimension.");
             }
+            // (One position per row of the first dimension, which FIRST_DIM_SIZE may make large.)
+            self.check_size(&[usize::try_from(first_dim).unwrap_or(usize::MAX), 2], DType::Int32)?;
             positions = (0..first_dim).map(|r| if r < out[0] { r * strides[0] } else { -1 }).collect();
             for d in 0..ragged_rank {
-                positions = child_positions(level(d)?, &positions, strides[d + 1], out[d + 1])?;
+                positions = child_positions(self, level(d)?, &positions, strides[d + 1], out[d + 1])?;
             }
             if positions.len() > vs[0] {
                 bail!("The row partitions hold {} values but values.shape[0] = {}", positions.len(), vs[0]);

@@ -110,6 +110,9 @@ impl Engine {
         let rows = if dense && xs.len() == 2 { xs[0] } else { 0 };
         // tfjs's kernels apply binaryOutput to 2-D input only.
         let binary = rows > 0 && binary_output;
+        let Some(total) = (if rows > 0 { rows.checked_mul(size) } else { Some(size) }) else {
+            bail!("Error in {op}: {rows} rows of {size} counts are too many.")
+        };
         self.composed(|e| {
             let flat = e.reshape(x, &[-1])?;
             let w = if binary || wn == 0 { e.fill(&[xn], 1.0, wd)? } else { e.reshape(weights, &[-1])? };
@@ -131,7 +134,6 @@ impl Engine {
                 let dropped = e.fill(&[xn], -1.0, DType::Int32)?;
                 ids = e.select(in_range, at, dropped)?;
             }
-            let total = if rows > 0 { rows * size } else { size };
             let mut out = e.segment_scatter(ids, w, total, &[])?;
             if binary {
                 let zero = e.fill(&[], 0.0, wd)?;

@@ -1,7 +1,7 @@
 //! tfjs-converter's `slice_join_executor.ts`.
 
 use super::{ints, not_here, Ctx};
-use tidytensor_core::ops::Splits;
+use tidytensor_core::ops::{SliceMasks, Splits};
 use tidytensor_core::{bail, js_to_int32, DType, Engine, Result, TensorId};
 
 pub(crate) const OPS: &[&str] = &[
@@ -68,11 +68,9 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                 &begin,
                 &end,
                 Some(&strides),
-                mask("begin_mask"),
-                mask("end_mask"),
-                mask("ellipsis_mask"),
-                mask("new_axis_mask"),
-                mask("shrink_axis_mask"),
+                SliceMasks::new(
+                    ["begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"].map(mask),
+                ),
             )?]
         }
         // tfjs reshapes inputs whose shapes differ from the first's only by ones.
