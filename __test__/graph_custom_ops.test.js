@@ -20,6 +20,9 @@ const topology = {
       alpha: { f: 0.5 }, tag: { s: b64('MixedCase') }, n: { i: '3' }, flag: { b: true }, T: F,
       dims: { list: { i: ['1', '2'] } }, names: { list: { s: [b64('a'), b64('B')] } },
       shape: { shape: { dim: [{ size: '4' }, { size: '-1' }] } },
+      types: { list: { type: ['DT_INT32', 'DT_BOOL', 'DT_UINT16'] } }, bools: { list: { b: [true, false] } },
+      shapes: { list: { shape: [{ dim: [{ size: '2' }] }, { unknownRank: true }] } }, odd: { type: 'DT_UINT16' },
+      unknown: { shape: { unknownRank: true } }, empty: { list: {} }, big: { i: '9007199254740993' },
     }),
     node('split', 'TtSplit2', ['sq']),
     node('a', 'Relu', ['split']),
@@ -63,7 +66,7 @@ describe('tf.registerOp', () => {
     const gotAsync = await ours.executeAsync(x, ['a', 'b']);
     console.warn = warn;
     for (let i = 0; i < 2; i++) assert.deepEqual(Array.from(gotAsync[i].dataSync()), Array.from(want[i].dataSync()));
-    assert.deepEqual(seenOurs[0], seenTheirs[0]);
+    assert.deepStrictEqual(seenOurs[0], seenTheirs[0]);
     assert.equal(seenOurs[0].tag, 'mixedcase');
     tt.dispose([x, ...got, ...gotAsync]);
     assert.equal(tt.memory().numTensors, before);

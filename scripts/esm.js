@@ -4,6 +4,10 @@
 // `import * as tf`, `import { tensor } from 'tidytensor'` and `import tf from 'tidytensor'` all
 // work, on the one module instance (and engine) that `require('tidytensor')` gives.
 //
+// It is build output, not committed: the package's `prepare` script writes it after `npm install`
+// has built the addon and before `npm pack` (so the tarball carries it), and `npm test` writes it
+// first. A new op in the core's tables therefore appears in it with no file edited.
+//
 //   node scripts/esm.js           rewrite index.mjs from the current namespace
 //   node scripts/esm.js --check   exit 1 if index.mjs is not what it would write
 // __test__/modules.test.js checks it too.

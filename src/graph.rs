@@ -8,8 +8,8 @@ use napi_derive::napi;
 use serde_json::Value;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use tidytensor_core::{bail, TensorId};
-use tidytensor_graph::{ExecuteOptions, Execution, Graph, Limits, TensorSpec};
+use tidytensor_core::{bail, DType, TensorId};
+use tidytensor_graph::{AttrValue, ExecuteOptions, Execution, Graph, Limits, TensorSpec};
 
 /// `[{name, op, shape, dtype, signatureKey}]`: what `GraphModel.inputs`/`outputs` and
 /// `inputNodes`/`outputNodes` show (-1 for an unknown dimension; null for an unknown shape or
@@ -28,14 +28,66 @@ fn specs_json(specs: &[TensorSpec]) -> String {
     Value::Array(specs.iter().map(spec).collect()).to_string()
 }
 
-/// A custom op node an execution waits for.
-#[napi(object)]
-pub struct CustomOpRequest {
-    pub node: String,
-    pub op: String,
-    /// The node's attributes, as the GraphDef's JSON.
-    pub attrs: String,
-    pub inputs: Vec<f64>,
+/// A custom op attribute as JavaScript gets it (tfjs's `NodeValueImpl`): an unknown shape
+/// is `undefined`, a type tfjs has no dtype for `null`.
+struct JsAttr(AttrValue);
+
+fn shape_value(env: sys::napi_env, s: Option<Vec<i64>>) -> Result<sys::napi_value> {
+    // SAFETY (both calls): `env` is the live environment napi passed to the caller.
+    match s {
+        Some(d) => unsafe { Vec::<f64>::to_napi_value(env, d.into_iter().map(|v| v as f64).collect()) },
+        None => unsafe { <()>::to_napi_value(env, ()) },
+    }
+}
+
+impl ToNapiValue for JsAttr {
+    unsafe fn to_napi_value(env: sys::napi_env, v: Self) -> Result<sys::napi_value> {
+        let dtype = |d: Option<DType>| d.map(|d| d.name().to_string());
+        // SAFETY: `env` is the live environment napi passed in, as each conversion requires.
+        unsafe {
+            match v.0 {
+                AttrValue::Number(x) => f64::to_napi_value(env, x),
+                AttrValue::Numbers(x) => Vec::<f64>::to_napi_value(env, x),
+                AttrValue::String(x) => String::to_napi_value(env, x),
+                AttrValue::Strings(x) => Vec::<String>::to_napi_value(env, x),
+                AttrValue::Bool(b) => JsJson(b).into_napi(env),
+                AttrValue::Bools(b) => Vec::<JsJson>::to_napi_value(env, b.into_iter().map(JsJson).collect()),
+                AttrValue::Shape(x) => shape_value(env, x),
+                AttrValue::Shapes(x) => {
+                    Vec::<JsAttr>::to_napi_value(env, x.into_iter().map(|s| JsAttr(AttrValue::Shape(s))).collect())
+                }
+                AttrValue::DType(d) => Option::<String>::to_napi_value(env, dtype(d)),
+                AttrValue::DTypes(d) => Vec::<Option<String>>::to_napi_value(env, d.into_iter().map(dtype).collect()),
+                AttrValue::Undefined => <()>::to_napi_value(env, ()),
+            }
+        }
+    }
+}
+
+/// A GraphDef value handed over as it is (a `b` attribute): scalars as themselves, anything
+/// else as its JSON text.
+struct JsJson(Value);
+
+impl JsJson {
+    unsafe fn into_napi(self, env: sys::napi_env) -> Result<sys::napi_value> {
+        // SAFETY: `env` is the live environment napi passed to the caller.
+        unsafe {
+            match self.0 {
+                Value::Bool(b) => bool::to_napi_value(env, b),
+                Value::Number(n) => f64::to_napi_value(env, n.as_f64().unwrap_or(f64::NAN)),
+                Value::String(s) => String::to_napi_value(env, s),
+                Value::Null => Null::to_napi_value(env, Null),
+                other => String::to_napi_value(env, other.to_string()),
+            }
+        }
+    }
+}
+
+impl ToNapiValue for JsJson {
+    unsafe fn to_napi_value(env: sys::napi_env, v: Self) -> Result<sys::napi_value> {
+        // SAFETY: forwarded from napi's call.
+        unsafe { v.into_napi(env) }
+    }
 }
 
 /// What `execute` gives back: the outputs, and with `keep_intermediates` what tfjs's
@@ -90,18 +142,24 @@ impl NativeExecution {
         result.map(|ids| ids.map(out_ids))
     }
 
-    /// The custom op node (tf.registerOp) the execution stopped at, if it did: its name, op
+    /// The custom op node (tf.registerOp) the execution stopped at, if it did:
+    /// `{node, op, attrs, inputs}`, its name, op, attributes as tfjs decodes them for the op,
     /// and input tensors (the execution's: to read, never to dispose).
-    #[napi]
-    pub fn custom_request(&self) -> Option<CustomOpRequest> {
-        let running = self.running.as_ref()?;
+    #[napi(ts_return_type = "{ node: string, op: string, attrs: Record<string, unknown>, inputs: number[] } | null")]
+    pub fn custom_request<'e>(&self, env: &'e Env) -> Result<Option<Object<'e>>> {
+        let Some(running) = self.running.as_ref() else { return Ok(None) };
         running.with_dependent(|_, x| {
-            x.custom_request().map(|(node, op, ins)| CustomOpRequest {
-                node: node.to_string(),
-                op: op.to_string(),
-                attrs: x.custom_attrs().unwrap_or("{}").to_string(),
-                inputs: ins.iter().map(|&t| t as f64).collect(),
-            })
+            let Some((node, op, ins)) = x.custom_request() else { return Ok(None) };
+            let mut attrs = Object::new(env)?;
+            for (name, value) in x.custom_attrs().unwrap_or_default() {
+                attrs.set_named_property(name, JsAttr(value.clone()))?;
+            }
+            let mut obj = Object::new(env)?;
+            obj.set_named_property("node", node)?;
+            obj.set_named_property("op", op)?;
+            obj.set_named_property("attrs", attrs)?;
+            obj.set_named_property("inputs", ins.iter().map(|&t| t as f64).collect::<Vec<_>>())?;
+            Ok(Some(obj))
         })
     }
 

@@ -1,6 +1,7 @@
 'use strict';
 // tf.slice_util: tfjs's slicing helpers; sliceInfo is the core's strided-slice spec.
 const native = require('../native');
+const { sliceList } = require('../ops/layout');
 const { util } = require('../util');
 
 const { assert } = util;
@@ -138,25 +139,11 @@ function computeFlatOffset(begin, strides) {
 }
 
 // slice()'s begin/size: a number or a short list is completed with 0s (begin) and -1s (size);
-// -1 means "to the end".
+// -1 means "to the end". The core's reading, the one tf.slice runs.
 function parseSliceParams(x, begin, size) {
   const rank = x.shape.length;
-  let b;
-  if (typeof begin === 'number') b = [begin, ...new Array(rank - 1).fill(0)];
-  else if (begin.length < rank) b = begin.concat(new Array(rank - begin.length).fill(0));
-  else b = begin.slice();
-  b.forEach((d) => assert(d !== -1, () => 'slice() does not support negative begin indexing.'));
-  let s;
-  if (size == null) s = new Array(rank).fill(-1);
-  else if (typeof size === 'number') s = [size, ...new Array(rank - 1).fill(-1)];
-  else if (size.length < rank) s = size.concat(new Array(rank - size.length).fill(-1));
-  else s = size;
-  s = s.map((d, i) => {
-    if (d >= 0) return d;
-    assert(d === -1, () => `Negative size values should be exactly -1 but got ${d} for the slice() size at index ${i}.`);
-    return x.shape[i] - b[i];
-  });
-  return [b, s];
+  return native.parseSliceParams(Array.from(x.shape, Number), sliceList(begin, rank, 0, 'begin'),
+    size == null ? [] : sliceList(size, rank, -1, 'size'));
 }
 
 // tfjs's sliceInfo: TensorFlow's strided-slice spec made dense (ellipsis and new axes

@@ -132,6 +132,31 @@ function axisArg(axis, dflt) {
   return axis;
 }
 
+// ---- the window arguments of convolutions and pools ----
+
+// A stride, dilation or filter-size argument as a list (a number is a list of one).
+function sizes(v) {
+  if (typeof v === 'number') return [v];
+  const list = listArg(v);
+  return Array.isArray(list) ? list.map(num) : [num(v)];
+}
+
+// The padding as [kind, values]: '#number', '#explicit' or the string given.
+function padArg(pad) {
+  if (typeof pad === 'number') return ['#number', [pad]];
+  const list = listArg(pad);
+  if (Array.isArray(list)) {
+    return ['#explicit', list.flatMap((p) => {
+      const pair = listArg(p);
+      return Array.isArray(pair) ? [num(pair[0]), num(pair[1])] : [NaN, NaN];
+    })];
+  }
+  return [String(pad), []];
+}
+
+const rounding = (mode) => (mode == null ? null : String(mode));
+
 module.exports = {
+  sizes, padArg, rounding,
   withOne, withTwo, withMany, convertList, disposeTemps, num, dtypeArg, listArg, intList, axesArg, axisArg,
 };

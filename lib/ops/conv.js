@@ -4,34 +4,12 @@
 // tfjs reads them, and the ops tfjs composes (conv1d, separableConv2d, pool) are composed.
 const native = require('../native');
 const { Tensor, wrap, wrapId } = require('../tensor');
-const { withOne, withTwo, listArg, num } = require('./args');
+const { withOne, withTwo, listArg, num, sizes, padArg, rounding } = require('./args');
 
 const { tidy } = require('../engine');
 const layoutOps = require('./layout');
 
 const layout = () => layoutOps;
-
-// A stride, dilation or filter-size argument as a list (a number is a list of one).
-function sizes(v) {
-  if (typeof v === 'number') return [v];
-  const list = listArg(v);
-  return Array.isArray(list) ? list.map(num) : [num(v)];
-}
-
-// The padding as [kind, values]: '#number', '#explicit' or the string given.
-function padArg(pad) {
-  if (typeof pad === 'number') return ['#number', [pad]];
-  const list = listArg(pad);
-  if (Array.isArray(list)) {
-    return ['#explicit', list.flatMap((p) => {
-      const pair = listArg(p);
-      return Array.isArray(pair) ? [num(pair[0]), num(pair[1])] : [NaN, NaN];
-    })];
-  }
-  return [String(pad), []];
-}
-
-const rounding = (mode) => (mode == null ? null : String(mode));
 
 function dataFormatArg(op, dataFormat, allowed) {
   if (dataFormat === allowed[0]) return false;

@@ -427,3 +427,5 @@ module.exports = {
   unstack, split, tile, broadcastTo, reverse, pad, mirrorPad, whereAsync, booleanMaskAsync, setdiff1dAsync,
   gatherND, spaceToBatchND, batchToSpaceND, unique, stridedSlice, scatterND, tensorScatterUpdate,
 };
+// For tf.slice_util.parseSliceParams (lib/internals/slice_util.js), not a tf.* name.
+Object.defineProperty(module.exports, 'sliceList', { value: sliceList });

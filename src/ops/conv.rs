@@ -185,3 +185,70 @@ pub fn max_pool_with_argmax(
 pub fn local_response_normalization(x: f64, depth_radius: f64, bias: f64, alpha: f64, beta: f64) -> Result<f64> {
     make(|e| e.lrn(id(x), depth_radius, bias, alpha, beta))
 }
+
+/// tf.backend_util's `computeConv2DInfo`/`computeConv3DInfo` (and the pooling and dilation
+/// variants built on them): the window geometry the ops compute, for `x` given channels last
+/// (`[batch, spatial..., channels]`), as `{batch, inSize, inChannels, outSize, outChannels,
+/// filter, effectiveFilter, strides, dilations, padBefore, padAfter, padType}` (sizes as
+/// `[depth, height, width]`, depth 1 for 2-D windows).
+#[napi(ts_return_type = "Record<string, number[] | number | string>")]
+#[allow(clippy::too_many_arguments)]
+pub fn window_info<'e>(
+    env: &'e Env,
+    op: String,
+    x: Vec<f64>,
+    filter: Vec<f64>,
+    out_channels: f64,
+    strides: Vec<f64>,
+    pad: String,
+    pad_values: Vec<f64>,
+    dilations: Vec<f64>,
+    rounding: Option<String>,
+    channels_first: bool,
+) -> Result<Object<'e>> {
+    let dims = |v: &[f64]| {
+        v.iter().map(|&d| if d >= 0.0 && d.fract() == 0.0 { d as usize } else { usize::MAX }).collect::<Vec<_>>()
+    };
+    let info = engine(|e| {
+        with_window(e, (&strides, &dilations), (&pad, &pad_values), rounding.as_deref(), |_, w| {
+            let (xs, fs) = (dims(&x), dims(&filter));
+            if xs.iter().chain(&fs).any(|&d| d == usize::MAX) || !(out_channels >= 0.0) {
+                bail!("Error in {op}: shapes must be lists of non-negative integers.");
+            }
+            tidytensor_core::ops::window_info(&op, &xs, &fs, out_channels as usize, w, channels_first)
+        })
+    })?;
+    let g = &info.geom;
+    let list = |v: [usize; 3]| v.iter().map(|&d| d as f64).collect::<Vec<f64>>();
+    let pads = |v: [isize; 3]| v.iter().map(|&d| d as f64).collect::<Vec<f64>>();
+    let mut o = Object::new(env)?;
+    o.set_named_property("batch", g.batch as f64)?;
+    o.set_named_property("inSize", list(g.in_size))?;
+    o.set_named_property("inChannels", g.in_channels as f64)?;
+    o.set_named_property("outSize", list(g.out_size))?;
+    o.set_named_property("outChannels", g.out_channels as f64)?;
+    o.set_named_property("filter", list(g.filter))?;
+    o.set_named_property("effectiveFilter", list(info.effective_filter))?;
+    o.set_named_property("strides", list(g.strides))?;
+    o.set_named_property("dilations", list(g.dilations))?;
+    o.set_named_property("padBefore", pads(g.pad))?;
+    o.set_named_property("padAfter", pads(info.pad_after))?;
+    o.set_named_property("padType", info.pad_type)?;
+    Ok(o)
+}
+
+/// tf.backend_util's `checkPadOnDimRoundingMode`: with a rounding mode, the padding must be
+/// integral.
+#[napi]
+pub fn check_pad_on_dim_rounding_mode(
+    op: String,
+    pad: String,
+    pad_values: Vec<f64>,
+    rounding: Option<String>,
+) -> Result<()> {
+    engine(|e| {
+        with_window(e, (&[1.0], &[1.0]), (&pad, &pad_values), rounding.as_deref(), |_, w| {
+            tidytensor_core::ops::check_pad_rounding(&op, w.pad, w.rounding)
+        })
+    })
+}

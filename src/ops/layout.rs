@@ -204,6 +204,16 @@ pub fn slice_info(
     })
 }
 
+/// `tf.slice_util.parseSliceParams` on a shape: the begin and size `tf.slice` runs with.
+#[napi]
+pub fn parse_slice_params(shape: Vec<u32>, begin: Vec<f64>, size: Vec<f64>) -> Result<Vec<Vec<f64>>> {
+    let shape: Vec<usize> = shape.into_iter().map(|d| d as usize).collect();
+    let (b, s) = tidytensor_core::ops::parse_slice_params(&shape, &begin, &size)
+        .map_err(|e| Error::from_reason(e.to_string()))?;
+    let list = |v: Vec<i64>| v.into_iter().map(|d| d as f64).collect();
+    Ok(vec![list(b), list(s)])
+}
+
 /// `tf.scatter_util.validateInput` (`indices_dtype` given) or `validateUpdateShape` on shapes
 /// (the core's checks of scatterND): the slice dimension.
 #[napi]

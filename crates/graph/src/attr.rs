@@ -323,10 +323,76 @@ impl AttrReader<'_> {
     }
 }
 
+/// An attribute as tfjs's `NodeValueImpl` hands it to a custom op (`tf.registerOp`'s
+/// `attrs`): decoded by the kind of value the GraphDef holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    Number(f64),
+    Numbers(Vec<f64>),
+    String(String),
+    Strings(Vec<String>),
+    /// `b` as the GraphDef holds it, which tfjs hands over as it is.
+    Bool(Value),
+    Bools(Vec<Value>),
+    /// `None`: an unknown rank.
+    Shape(Option<Vec<i64>>),
+    Shapes(Vec<Option<Vec<i64>>>),
+    /// `None`: a type tfjs has no dtype for (`null`).
+    DType(Option<DType>),
+    DTypes(Vec<Option<DType>>),
+    /// Nothing tfjs decodes (a tensor or function attribute, an empty list): `undefined`.
+    Undefined,
+}
+
+/// Every attribute of a custom op node, as tfjs's `NodeValueImpl.getAttr` decodes each one:
+/// `i`/`f` a number, `s` a lower-cased string, `b`, `shape`, `type`, and the lists of each.
+pub fn custom_op_attrs(attrs: &Attrs) -> Vec<(String, AttrValue)> {
+    let r = AttrReader::new(attrs);
+    let set = |v: &Value, key: &str| v.get(key).is_some_and(|x| !x.is_null());
+    let list = |v: &Value, key: &str| -> Vec<Value> {
+        v.get("list").and_then(|l| l.get(key)).and_then(Value::as_array).cloned().unwrap_or_default()
+    };
+    attrs
+        .iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(name, v)| {
+            let value = if set(v, "i") || set(v, "f") {
+                AttrValue::Number(r.number(name, f64::NAN))
+            } else if set(v, "s") {
+                AttrValue::String(r.string(name).unwrap_or_default())
+            } else if set(v, "b") {
+                AttrValue::Bool(v["b"].clone())
+            } else if set(v, "shape") {
+                AttrValue::Shape(parse_shape(&v["shape"]))
+            } else if set(v, "type") {
+                AttrValue::DType(parse_dtype(&v["type"]))
+            } else if let Some(l) = v.get("list").filter(|l| !l.is_null()) {
+                if set(l, "i") || set(l, "f") {
+                    AttrValue::Numbers(r.numbers(name).unwrap_or_default())
+                } else if set(l, "s") {
+                    AttrValue::Strings(r.strings(name).unwrap_or_default())
+                } else if set(l, "shape") {
+                    AttrValue::Shapes(list(v, "shape").iter().map(parse_shape).collect())
+                } else if set(l, "b") {
+                    AttrValue::Bools(list(v, "b"))
+                } else if set(l, "type") {
+                    AttrValue::DTypes(list(v, "type").iter().map(parse_dtype).collect())
+                } else {
+                    AttrValue::Undefined
+                }
+            } else {
+                AttrValue::Undefined
+            };
+            (name.clone(), value)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::collections::HashMap;
 
     #[test]
     fn reads_attrs_as_tfjs() {
@@ -353,6 +419,16 @@ mod tests {
             assert_eq!(r.string("missing"), None);
             assert_eq!(r.numbers("missing"), None);
         }
+        let custom: HashMap<String, AttrValue> = custom_op_attrs(raw).into_iter().collect();
+        assert_eq!(custom["i"], AttrValue::Number(3.0));
+        assert_eq!(custom["s"], AttrValue::String("nhwc".into()));
+        assert_eq!(custom["b"], AttrValue::Bool(json!(true)));
+        assert_eq!(custom["l"], AttrValue::Numbers(vec![1.0, 2.0, 2.0, 1.0]));
+        assert_eq!(custom["e"], AttrValue::Undefined);
+        assert_eq!(custom["t"], AttrValue::DType(Some(DType::Int32)));
+        assert_eq!(custom["sh"], AttrValue::Shape(Some(vec![-1, 3])));
+        assert_eq!(custom["u"], AttrValue::Shape(None));
+        assert_eq!(custom["ss"], AttrValue::Strings(vec!["biasadd".into(), "relu".into()]));
         assert_eq!(parse_int(" -12abc"), -12.0);
         assert!(parse_int("x").is_nan());
     }

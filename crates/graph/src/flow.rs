@@ -19,12 +19,12 @@
 //! return to the caller at a deadline, so JavaScript can let its event loop run between them
 //! and abort the rest.
 
+use crate::attr::{custom_op_attrs, AttrValue};
 use crate::exec::{join, Fed};
 use crate::graph::{is_control_flow, parse_name, Graph};
 use crate::ops::control::{self, FrameOp, Resources};
 use crate::ops::hash_table;
 use crate::ops::{self, Ctx};
-use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -756,8 +756,8 @@ impl Activation<'_> {
 struct CustomWait {
     name: String,
     op: String,
-    /// The node's attributes (GraphDef JSON), which the caller decodes for the op.
-    attrs: String,
+    /// The node's attributes, decoded as tfjs hands them to the op.
+    attrs: Vec<(String, AttrValue)>,
     inputs: Vec<TensorId>,
 }
 
@@ -793,10 +793,10 @@ impl<'g> Execution<'g> {
         Some((c.name.as_str(), c.op.as_str(), c.inputs.as_slice()))
     }
 
-    /// The attributes (the GraphDef's JSON) of the custom op node the execution waits for,
-    /// which the caller decodes for the op (a node of a function too).
-    pub fn custom_attrs(&self) -> Option<&str> {
-        self.custom.as_ref().map(|c| c.attrs.as_str())
+    /// The attributes of the custom op node the execution waits for (a node of a function
+    /// too), as tfjs's `NodeValueImpl` decodes them for the op.
+    pub fn custom_attrs(&self) -> Option<&[(String, AttrValue)]> {
+        self.custom.as_ref().map(|c| c.attrs.as_slice())
     }
 
     /// Whether the execution uses a dynamic node (control flow, dynamic shapes, hash tables):
@@ -923,7 +923,7 @@ impl<'g> Execution<'g> {
                 Ok(Advance::Call(call)) => Ok(Some(call)),
                 Ok(Advance::Custom(n, inputs)) => {
                     let node = &top.flow.g.nodes[n];
-                    let attrs = Value::Object(node.attr.clone()).to_string();
+                    let attrs = custom_op_attrs(&node.attr);
                     self.custom = Some(CustomWait { name: node.name.clone(), op: node.op.clone(), attrs, inputs });
                     return Ok(None);
                 }

@@ -33,7 +33,7 @@ mod graph;
 mod op_table;
 mod ops;
 
-pub use attr::{parse_dtype, parse_shape, AttrReader, Attrs, Decoded};
+pub use attr::{custom_op_attrs, parse_dtype, parse_shape, AttrReader, AttrValue, Attrs, Decoded};
 pub use exec::{ExecuteOptions, Executed};
 pub use flow::{Execution, Limits, DEFAULT_MAX_CALL_DEPTH};
 pub use graph::{Graph, Node, TensorSpec};

@@ -95,7 +95,7 @@ fn tuple(values: &[f64], n: usize) -> Option<Vec<f64>> {
 }
 
 /// tfjs's `checkPadOnDimRoundingMode`.
-fn check_pad_rounding(op: &str, pad: &Padding, rounding: Option<Rounding>) -> Result<()> {
+pub fn check_pad_rounding(op: &str, pad: &Padding, rounding: Option<Rounding>) -> Result<()> {
     let Some(mode) = rounding else { return Ok(()) };
     let bad = |v: &str| -> Result<()> {
         bail!("Error in {op}: pad must be an integer when using dimRoundingMode {} but got pad {v}.", mode.name())
@@ -165,16 +165,18 @@ fn out_and_pad(
     strides: &[usize],
     w: &Window,
     pad_dims: &[usize],
-) -> Result<(Vec<usize>, Vec<isize>)> {
+) -> Result<PadAndOut> {
     let n = in_size.len();
     let (inp, f, s) = (|i: usize| in_size[i] as f64, |i: usize| filter[i] as f64, |i: usize| strides[i] as f64);
     let mut out = vec![0f64; n];
     let mut pad = vec![0f64; n];
+    let mut after = vec![0f64; n];
     let pad_mode = if n == 3 && *w.pad == Padding::Valid { &Padding::Number(0.0) } else { w.pad };
     match pad_mode {
         Padding::Number(p) => {
             for i in 0..n {
                 pad[i] = *p;
+                after[i] = *p;
                 out[i] = if n == 2 {
                     round((inp(i) - f(0) + 2.0 * p) / s(0) + 1.0, w.rounding)
                 } else if inp(i) + 2.0 * p >= f(i) {
@@ -192,6 +194,7 @@ fn out_and_pad(
                     along = along.max(0.0);
                 }
                 pad[i] = (along / 2.0).floor();
+                after[i] = along - pad[i];
             }
         }
         Padding::Valid => {
@@ -204,9 +207,10 @@ fn out_and_pad(
                 bail!("Error in {op}: explicit padding must have 4 [before, after] pairs, but got {}.", pairs.len());
             }
             for i in 0..n {
-                let [before, after] = pairs[pad_dims[i]];
-                pad[i] = before;
-                out[i] = round((inp(i) - f(i) + before + after) / s(i) + 1.0, w.rounding);
+                let [b, a] = pairs[pad_dims[i]];
+                pad[i] = b;
+                after[i] = a;
+                out[i] = round((inp(i) - f(i) + b + a) / s(i) + 1.0, w.rounding);
             }
         }
         Padding::Explicit(_) => bail!("Unknown padding parameter: {}", pad_text(w.pad)),
@@ -225,7 +229,92 @@ fn out_and_pad(
             js(*o)
         );
     }
-    Ok((out.iter().map(|&o| o as usize).collect(), pad.iter().map(|&p| p as isize).collect()))
+    let kind = match pad_mode {
+        Padding::Same => "SAME",
+        _ if pad.iter().chain(&after).all(|&p| p == 0.0) => "VALID",
+        Padding::Number(_) => "NUMBER",
+        _ => "EXPLICIT",
+    };
+    Ok(PadAndOut {
+        out: out.iter().map(|&o| o as usize).collect(),
+        before: pad.iter().map(|&p| p as isize).collect(),
+        after: after.iter().map(|&p| p as isize).collect(),
+        kind,
+    })
+}
+
+/// What [`out_and_pad`] computes for each spatial dim.
+struct PadAndOut {
+    out: Vec<usize>,
+    before: Vec<isize>,
+    after: Vec<isize>,
+    /// tfjs's `padInfo.type`: `SAME`, `VALID` (no padding), `NUMBER` or `EXPLICIT`.
+    kind: &'static str,
+}
+
+/// A window's full geometry as tfjs's `computeConv2DInfo`/`computeConv3DInfo` describe it
+/// (`tf.backend_util`): the kernels' [`ConvGeom`] plus what only that description shows.
+#[derive(Clone, Debug)]
+pub struct WindowInfo {
+    pub geom: ConvGeom,
+    /// The dilated filter sizes.
+    pub effective_filter: [usize; 3],
+    /// Padding after each spatial axis (back, bottom, right).
+    pub pad_after: [isize; 3],
+    /// tfjs's `padInfo.type`.
+    pub pad_type: &'static str,
+}
+
+/// [`WindowInfo`] of a window over `x` (`[batch, spatial..., channels]`, channels last) with
+/// filter sizes `filter`, as the windowed ops compute it (`channels_first` says which input
+/// dims explicit padding pairs refer to).
+pub fn window_info(
+    op: &str,
+    x: &[usize],
+    filter: &[usize],
+    out_channels: usize,
+    w: &Window,
+    channels_first: bool,
+) -> Result<WindowInfo> {
+    if !(x.len() == 4 || x.len() == 5) || filter.len() + 2 != x.len() {
+        bail!(
+            "Error in {op}: a window over an input of shape [{}] needs {} filter sizes, but got [{}].",
+            shape::fmt(x),
+            x.len().saturating_sub(2),
+            shape::fmt(filter)
+        );
+    }
+    let n = x.len() - 2;
+    let strides = whole(op, "strides", w.strides, n)?;
+    let dilations = whole(op, "dilations", w.dilations, n)?;
+    let effective: Vec<usize> =
+        filter.iter().zip(&dilations).map(|(&f, &d)| if d <= 1 { f } else { f + (f - 1) * (d - 1) }).collect();
+    let pad_dims: Vec<usize> = (0..n).map(|i| if channels_first { i + 2 } else { i + 1 }).collect();
+    let p = out_and_pad(op, &x[1..=n], &effective, &strides, w, &pad_dims)?;
+    let three = |v: &[usize]| -> [usize; 3] {
+        if v.len() == 3 {
+            [v[0], v[1], v[2]]
+        } else {
+            [1, v[0], v[1]]
+        }
+    };
+    let three_pad = |v: &[isize]| if n == 3 { [v[0], v[1], v[2]] } else { [0, v[0], v[1]] };
+    Ok(WindowInfo {
+        geom: ConvGeom {
+            batch: x[0],
+            in_size: three(&x[1..=n]),
+            in_channels: x[n + 1],
+            out_size: three(&p.out),
+            out_channels,
+            filter: three(filter),
+            strides: three(&strides),
+            dilations: three(&dilations),
+            pad: three_pad(&p.before),
+        },
+        effective_filter: three(&effective),
+        pad_after: three_pad(&p.after),
+        pad_type: p.kind,
+    })
 }
 
 /// The geometry of a window over `x` (`[batch, spatial..., channels]`, channels last) with
@@ -238,32 +327,7 @@ fn geometry(
     w: &Window,
     channels_first: bool,
 ) -> Result<ConvGeom> {
-    let n = x.len() - 2;
-    let strides = whole(op, "strides", w.strides, n)?;
-    let dilations = whole(op, "dilations", w.dilations, n)?;
-    let effective: Vec<usize> =
-        filter.iter().zip(&dilations).map(|(&f, &d)| if d <= 1 { f } else { f + (f - 1) * (d - 1) }).collect();
-    let pad_dims: Vec<usize> = (0..n).map(|i| if channels_first { i + 2 } else { i + 1 }).collect();
-    let (out, pad) = out_and_pad(op, &x[1..=n], &effective, &strides, w, &pad_dims)?;
-    let three = |v: &[usize], fill: usize| -> [usize; 3] {
-        if v.len() == 3 {
-            [v[0], v[1], v[2]]
-        } else {
-            [fill, v[0], v[1]]
-        }
-    };
-    let pad3 = if n == 3 { [pad[0], pad[1], pad[2]] } else { [0, pad[0], pad[1]] };
-    Ok(ConvGeom {
-        batch: x[0],
-        in_size: three(&x[1..=n], 1),
-        in_channels: x[n + 1],
-        out_size: three(&out, 1),
-        out_channels,
-        filter: three(filter, 1),
-        strides: three(&strides, 1),
-        dilations: three(&dilations, 1),
-        pad: pad3,
-    })
+    Ok(window_info(op, x, filter, out_channels, w, channels_first)?.geom)
 }
 
 /// The shape with channels moved last (`[b, c, s...]` → `[b, s..., c]`) or back.

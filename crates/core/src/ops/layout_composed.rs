@@ -322,42 +322,61 @@ pub fn strided_slice_spec(
     })
 }
 
+/// `slice`'s begin and size completed to the rank (0s and -1s) and checked as tfjs's
+/// `parseSliceParams` and `slice` check them; a size of -1 stays -1.
+fn slice_args(rank: usize, begin: &[f64], size: &[f64]) -> Result<(Vec<i64>, Vec<i64>)> {
+    let mut b: Vec<f64> = (0..rank).map(|i| begin.get(i).copied().unwrap_or(0.0)).collect();
+    b.extend(begin.iter().skip(rank));
+    for (i, &v) in b.iter().enumerate() {
+        if v == -1.0 {
+            bail!("slice() does not support negative begin indexing.");
+        }
+        if !is_int(v) {
+            bail!("Error in slice{rank}D: begin[{i}] must be an integer but got {}", js_list(&[v]));
+        }
+    }
+    let mut s = size.to_vec();
+    if s.len() < rank {
+        s.resize(rank, -1.0);
+    }
+    for (i, &v) in s.iter().enumerate() {
+        if !(v >= 0.0) && v != -1.0 {
+            bail!(
+                "Negative size values should be exactly -1 but got {} for the slice() size at index {i}.",
+                js_list(&[v])
+            );
+        }
+        if !is_int(v) {
+            bail!("Tensor must have a shape comprised of positive integers but got shape [{}].", js_list(&s));
+        }
+    }
+    Ok((b.iter().map(|&v| v as i64).collect(), s.iter().map(|&v| v as i64).collect()))
+}
+
+/// tfjs's `slice_util.parseSliceParams`: [`slice_args`] for a tensor of `shape`, with each -1
+/// size made the rest of its dimension.
+pub fn parse_slice_params(shape: &[usize], begin: &[f64], size: &[f64]) -> Result<(Vec<i64>, Vec<i64>)> {
+    let (b, mut s) = slice_args(shape.len(), begin, size)?;
+    for (i, v) in s.iter_mut().enumerate() {
+        if *v == -1 {
+            if let (Some(&d), Some(&start)) = (shape.get(i), b.get(i)) {
+                *v = d as i64 - start;
+            }
+        }
+    }
+    Ok((b, s))
+}
+
 impl Engine {
-    /// `slice` with tfjs's `parseSliceParams` (lib/ops/layout.js): begin and size may be shorter
-    /// than the rank; a size of -1 runs to the end.
+    /// `slice` with tfjs's `parseSliceParams`: begin and size may be shorter than the rank; a
+    /// size of -1 runs to the end.
     pub fn slice_params(&mut self, x: TensorId, begin: &[f64], size: &[f64]) -> Result<TensorId> {
         self.composed(|e| {
             let rank = e.shape(x)?.len();
             if rank == 0 {
                 bail!("Slicing scalar is not possible");
             }
-            let mut b: Vec<f64> = (0..rank).map(|i| begin.get(i).copied().unwrap_or(0.0)).collect();
-            b.extend(begin.iter().skip(rank));
-            for (i, &v) in b.iter().enumerate() {
-                if v == -1.0 {
-                    bail!("slice() does not support negative begin indexing.");
-                }
-                if !is_int(v) {
-                    bail!("Error in slice{rank}D: begin[{i}] must be an integer but got {}", js_list(&[v]));
-                }
-            }
-            let mut s = size.to_vec();
-            if s.len() < rank {
-                s.resize(rank, -1.0);
-            }
-            for (i, &v) in s.iter().enumerate() {
-                if !(v >= 0.0) && v != -1.0 {
-                    bail!(
-                        "Negative size values should be exactly -1 but got {} for the slice() size at index {i}.",
-                        js_list(&[v])
-                    );
-                }
-                if !is_int(v) {
-                    bail!("Tensor must have a shape comprised of positive integers but got shape [{}].", js_list(&s));
-                }
-            }
-            let b: Vec<i64> = b.iter().map(|&v| v as i64).collect();
-            let s: Vec<i64> = s.iter().map(|&v| v as i64).collect();
+            let (b, s) = slice_args(rank, begin, size)?;
             e.slice(x, &b, &s)
         })
     }

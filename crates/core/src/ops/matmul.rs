@@ -202,84 +202,19 @@ impl Engine {
     /// the order of all labels (the output's first), multiplied with broadcasting, and summed
     /// over the labels the output lacks.
     pub fn einsum(&mut self, equation: &str, xs: &[TensorId]) -> Result<TensorId> {
-        let eq: String = equation.chars().filter(|c| !c.is_whitespace()).collect();
-        let arrows = eq.matches("->").count();
-        if arrows < 1 {
-            bail!("Equations without an arrow are not supported.");
-        }
-        if arrows > 1 {
-            bail!("Equation must contain exactly one arrow (\"->\").");
-        }
-        let (inputs, output) = eq.split_once("->").unwrap_or_default();
-        if inputs.contains("...") {
-            bail!("The ellipsis notation (\"...\") is not supported yet.");
-        }
-        let terms: Vec<&str> = inputs.split(',').collect();
-        if xs.len() != terms.len() {
-            bail!("Expected {} input tensors, received {}", terms.len(), xs.len());
-        }
-        if terms.len() > 2 {
-            bail!("Support for more than 2 input tensors is not implemented yet.");
-        }
-        let mut labels: Vec<char> = Vec::new();
-        for l in output.chars() {
-            if !terms.iter().any(|t| t.contains(l)) {
-                bail!("Output subscripts contain the label {l} not present in the input subscripts.");
-            }
-            if !labels.contains(&l) {
-                labels.push(l);
-            }
-        }
-        let out_len = labels.len();
-        for l in inputs.chars() {
-            if l != ',' && !labels.contains(&l) {
-                labels.push(l);
-            }
-        }
-        let mut sizes: Vec<Option<usize>> = vec![None; labels.len()];
-        for (i, term) in terms.iter().enumerate() {
-            let chars: Vec<char> = term.chars().collect();
-            let mut seen = chars.clone();
-            seen.sort_unstable();
-            seen.dedup();
-            if seen.len() != chars.len() {
-                bail!(
-                    "Found duplicate axes in input component {term}. Support for duplicate axes in input is not implemented yet."
-                );
-            }
-            let shape = self.shape(xs[i])?.to_vec();
-            if shape.len() != chars.len() {
-                bail!(
-                    "Input {i} of einsum has rank {} but its subscripts {term} name {} axes.",
-                    shape.len(),
-                    chars.len()
-                );
-            }
-            for (j, l) in chars.iter().enumerate() {
-                let k = labels.iter().position(|x| x == l).unwrap_or(0);
-                match sizes[k] {
-                    None => sizes[k] = Some(shape[j]),
-                    Some(d) if d != shape[j] => bail!(
-                        "Expected dimension {d} at axis {j} of input shaped [{}], but got dimension {}",
-                        shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
-                        shape[j]
-                    ),
-                    Some(_) => {}
-                }
-            }
-        }
+        let spec = EinsumSpec::decode(equation, xs.len())?;
+        let shapes = xs.iter().map(|&x| Ok(self.shape(x)?.to_vec())).collect::<Result<Vec<_>>>()?;
+        let sizes = spec.dim_sizes(&shapes)?;
+        let labels = &spec.labels;
+        let out_len = labels.len() - spec.summed.len();
         self.composed(|e| {
             let mut product: Option<TensorId> = None;
-            for (i, term) in terms.iter().enumerate() {
-                let chars: Vec<char> = term.chars().collect();
-                let own: Vec<i64> =
-                    labels.iter().filter_map(|l| chars.iter().position(|c| c == l).map(|p| p as i64)).collect();
+            for (i, ids) in spec.ids.iter().enumerate() {
+                let (own, _) = spec.permutation(i);
+                let own: Vec<i64> = own.iter().map(|&p| p as i64).collect();
                 let moved = e.transpose(xs[i], Some(&own))?;
-                let dims: Vec<i64> = labels
-                    .iter()
-                    .zip(&sizes)
-                    .map(|(l, s)| if chars.contains(l) { s.unwrap_or(1) as i64 } else { 1 })
-                    .collect();
+                let dims: Vec<i64> =
+                    (0..labels.len()).map(|k| if ids.contains(&k) { sizes[k] as i64 } else { 1 }).collect();
                 let x = e.reshape(moved, &dims)?;
                 product = Some(match product {
                     None => x,
@@ -294,5 +229,106 @@ impl Engine {
                 e.reduce(crate::ReduceOp::Sum, product, Some(&summed), false)
             }
         })
+    }
+}
+
+/// An einsum equation decoded as tfjs's `decodeEinsumEquation` decodes it (tf.backend_util):
+/// every label, the output's first, and which of them each input names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EinsumSpec {
+    /// The labels: the output's in its order, then the summed ones in input order.
+    pub labels: Vec<char>,
+    /// The positions in `labels` of the summed labels.
+    pub summed: Vec<usize>,
+    /// For each input, the position in `labels` of each of its axes.
+    pub ids: Vec<Vec<usize>>,
+}
+
+impl EinsumSpec {
+    /// Decodes `equation` for `inputs` tensors, with tfjs's limits and texts.
+    pub fn decode(equation: &str, inputs: usize) -> Result<EinsumSpec> {
+        let eq: String = equation.chars().filter(|c| !c.is_whitespace()).collect();
+        let arrows = eq.matches("->").count();
+        if arrows < 1 {
+            bail!("Equations without an arrow are not supported.");
+        }
+        if arrows > 1 {
+            bail!("Equation must contain exactly one arrow (\"->\").");
+        }
+        let (input, output) = eq.split_once("->").unwrap_or_default();
+        if input.contains("...") {
+            bail!("The ellipsis notation (\"...\") is not supported yet.");
+        }
+        let terms: Vec<&str> = input.split(',').collect();
+        if inputs != terms.len() {
+            bail!("Expected {} input tensors, received {}", terms.len(), inputs);
+        }
+        if terms.len() > 2 {
+            bail!("Support for more than 2 input tensors is not implemented yet.");
+        }
+        let mut labels: Vec<char> = Vec::new();
+        for l in output.chars() {
+            if !terms.iter().any(|t| t.contains(l)) {
+                bail!("Output subscripts contain the label {l} not present in the input subscripts.");
+            }
+            if !labels.contains(&l) {
+                labels.push(l);
+            }
+        }
+        let out_len = labels.len();
+        for l in input.chars() {
+            if l != ',' && !labels.contains(&l) {
+                labels.push(l);
+            }
+        }
+        let mut ids = Vec::with_capacity(terms.len());
+        for term in &terms {
+            let chars: Vec<char> = term.chars().collect();
+            let mut seen = chars.clone();
+            seen.sort_unstable();
+            seen.dedup();
+            if seen.len() != chars.len() {
+                bail!(
+                    "Found duplicate axes in input component {term}. Support for duplicate axes in input is not implemented yet."
+                );
+            }
+            ids.push(chars.iter().map(|c| labels.iter().position(|l| l == c).unwrap_or(0)).collect());
+        }
+        Ok(EinsumSpec { summed: (out_len..labels.len()).collect(), labels, ids })
+    }
+
+    /// Each label's size, from the inputs' shapes (tfjs's `checkEinsumDimSizes`: a label names
+    /// one size in every input).
+    pub fn dim_sizes(&self, shapes: &[Vec<usize>]) -> Result<Vec<usize>> {
+        let mut sizes: Vec<Option<usize>> = vec![None; self.labels.len()];
+        for (i, (ids, shape)) in self.ids.iter().zip(shapes).enumerate() {
+            if let Some(&k) = ids.iter().find(|&&k| k >= sizes.len()) {
+                bail!("Input {i} of einsum names label {k}, but there are {} labels.", sizes.len());
+            }
+            if shape.len() != ids.len() {
+                bail!("Input {i} of einsum has rank {} but its subscripts name {} axes.", shape.len(), ids.len());
+            }
+            for (j, &k) in ids.iter().enumerate() {
+                match sizes[k] {
+                    None => sizes[k] = Some(shape[j]),
+                    Some(d) if d != shape[j] => bail!(
+                        "Expected dimension {d} at axis {j} of input shaped [{}], but got dimension {}",
+                        shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
+                        shape[j]
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+        Ok(sizes.into_iter().map(|s| s.unwrap_or(1)).collect())
+    }
+
+    /// How input `i` is laid out over all labels (tfjs's `getEinsumPermutation`): the
+    /// transpose of its axes into label order, and the label positions it lacks.
+    pub fn permutation(&self, i: usize) -> (Vec<usize>, Vec<usize>) {
+        let ids = &self.ids[i];
+        let perm = (0..self.labels.len()).filter_map(|k| ids.iter().position(|&d| d == k)).collect();
+        let expand = (0..self.labels.len()).filter(|k| !ids.contains(k)).collect();
+        (perm, expand)
     }
 }

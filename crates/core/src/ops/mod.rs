@@ -20,13 +20,16 @@ mod sparse;
 mod string_ops;
 mod strings;
 
-pub use conv::{ConvKind, Padding, PoolKind, Rounding, Window};
+pub use conv::{check_pad_rounding, window_info, ConvKind, Padding, PoolKind, Rounding, Window, WindowInfo};
 pub use creation::Random;
 pub use dynamic::{nms_select, Nms, NmsOutputs};
 pub use fused::Fused;
 pub use image::Resize;
-pub use layout_composed::{strided_slice_spec, validate_scatter, validate_update_shape, SliceMasks, SliceSpec, Splits};
+pub use layout_composed::{
+    parse_slice_params, strided_slice_spec, validate_scatter, validate_update_shape, SliceMasks, SliceSpec, Splits,
+};
 pub use losses::{PairLoss, Reduction};
+pub use matmul::EinsumSpec;
 pub use reduce_composed::NormOrd;
 pub use string_ops::NGrams;
 pub(crate) use strings::strings_in;
