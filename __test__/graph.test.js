@@ -435,6 +435,27 @@ describe('the graph model nsfwjs bundles (MobileNetV2Mid)', () => {
 // ---- 3. memory ----------------------------------------------------------------------------------
 
 describe('memory', () => {
+  it('a weight that names no node is dropped at load (tfjs keeps it); the rest predict as before', async () => {
+    const start = tt.memory().numTensors;
+    const a = MODELS.mlp.artifacts();
+    const extra = new Float32Array([1, 2, 3]);
+    const data = new Uint8Array(a.weightData.byteLength + extra.byteLength);
+    data.set(new Uint8Array(a.weightData), 0);
+    data.set(new Uint8Array(extra.buffer), a.weightData.byteLength);
+    const ghost = { ...a, weightSpecs: [...a.weightSpecs, { name: 'ghost', shape: [3], dtype: 'float32' }],
+      weightData: data.buffer };
+    const [plain, withGhost] = [await tt.loadGraphModel(tt.io.fromMemory(a)), await tt.loadGraphModel(tt.io.fromMemory(ghost))];
+    const nWeights = MODELS.mlp.weights.length;
+    assert.equal(tt.memory().numTensors, start + 2 * nWeights, 'the ghost weight is not kept');
+    assert.ok(!('ghost' in withGhost.weights));
+    const x = tt.tensor(deterministic([2, 8]), [2, 8]);
+    const [p1, p2] = [plain.predict(x), withGhost.predict(x)];
+    closeArrays(p2.dataSync(), p1.dataSync(), 0, 'with the ghost weight');
+    tt.dispose([x, p1, p2]);
+    plain.dispose();
+    withGhost.dispose();
+    assert.equal(tt.memory().numTensors, start);
+  });
   it('1,000 predictions keep numTensors (and GPU bytes) flat; dispose frees the weights', async () => {
     const start = tt.memory().numTensors;
     const model = await tt.loadGraphModel(tt.io.fromMemory(MODELS.cnn.artifacts()));

@@ -156,22 +156,8 @@ class GraphModel {
         throw new Error('tidytensor: this build of the native addon has no graph executor (NativeGraph); ' +
           'rebuild it (npm rebuild tidytensor)');
       }
-      // Weights naming no node of the graph are unused (tfjs keeps them; they are dropped here).
-      // (The Const nodes of the library's functions, If/While bodies, have weights too.)
       const initializer = artifacts.modelInitializer != null && artifacts.modelInitializer.node != null
         ? artifacts.modelInitializer : null;
-      const inGraph = new Set([...artifacts.modelTopology.node, ...(initializer ? initializer.node : [])]
-        .map((n) => n.name));
-      const library = artifacts.modelTopology.library;
-      for (const f of (library != null && library.function) || []) {
-        for (const n of f.nodeDef || []) inGraph.add(n.name);
-      }
-      for (const name of Object.keys(weightMap)) {
-        if (!inGraph.has(name)) {
-          weightMap[name].dispose();
-          delete weightMap[name];
-        }
-      }
       // The graph owns the weights from here (no tidy scope may take them).
       for (const t of weights) if (!t.isDisposed) engine.keep(t);
       const names = Object.keys(weightMap);
@@ -182,7 +168,9 @@ class GraphModel {
       if (signature != null) {
         topology.signature = { inputs: signaturePairs(signature.inputs), outputs: signaturePairs(signature.outputs) };
       }
+      // The graph disposes the weights that name none of its nodes (tfjs keeps them).
       graphHandle = native.NativeGraph.load(JSON.stringify(topology), names, names.map((n) => weightMap[n].id));
+      for (const name of names) if (weightMap[name].isDisposed) delete weightMap[name];
     } catch (e) {
       release();
       throw e;

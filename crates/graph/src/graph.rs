@@ -197,8 +197,9 @@ fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 impl Graph {
     /// Parses a GraphDef (model.json's `modelTopology`, or the whole model.json: its
     /// `modelInitializer` and `signature` are read too) and takes
-    /// ownership of the weights, one per `Const` node, named as the node. On error the weights
-    /// given are disposed.
+    /// ownership of the weights, one per `Const` node, named as the node; a weight that names
+    /// no node of the graph, its functions or its initializer is unused and disposed (tfjs
+    /// keeps it). On error the weights given are disposed.
     pub fn load(e: &mut Engine, topology: &str, weights: &[(String, TensorId)]) -> Result<Graph> {
         let loaded = Graph::parse(topology).and_then(|mut g| {
             g.take_weights(e, weights)?;
@@ -357,7 +358,7 @@ impl Graph {
         Ok((name.to_string(), g))
     }
 
-    fn take_weights(&mut self, e: &Engine, weights: &[(String, TensorId)]) -> Result<()> {
+    fn take_weights(&mut self, e: &mut Engine, weights: &[(String, TensorId)]) -> Result<()> {
         let mut seen = std::collections::HashSet::new();
         for (name, id) in weights {
             if !seen.insert(name.as_str()) {
@@ -366,11 +367,12 @@ impl Graph {
             let main = self.by_name.get(name).copied();
             let in_functions =
                 self.functions.values().chain(self.initializer.as_deref()).any(|f| f.by_name.contains_key(name));
-            if main.is_none() && !in_functions {
-                bail!("The weight '{name}' names no node of the graph");
-            }
             if e.is_disposed(*id) {
                 bail!("The weight '{name}' is a disposed tensor");
+            }
+            if main.is_none() && !in_functions {
+                e.dispose(*id);
+                continue;
             }
             if let Some(n) = main {
                 self.weight_of[n] = Some(*id);
