@@ -547,3 +547,208 @@ describe('bad input to the moved ops: a clear error, nothing left behind', () =>
     }
   });
 });
+
+// --- The compositions moved from lib/ops into the core last: separableConv2d, pool, the colour
+// conversions and threshold, booleanMaskAsync, the conjugate transpose, broadcastTo, step,
+// logSigmoid, movingAverage. Each against tfjs (values, dtypes, shapes, error texts, nothing
+// left behind, errors included), with gradients where tfjs has them and its kernel names in
+// tf.profile where the composition is tfjs's.
+
+// The kernel names tf.profile records for `program(tf)` on both libraries.
+async function sameKernels(program, what) {
+  const names = [];
+  for (const tf of [tt, tfo]) {
+    const info = await tf.profile(() => program(tf));
+    tf.dispose(info.result);
+    names.push(info.kernelNames);
+  }
+  assert.deepEqual(names[0], names[1], `${what}: kernels`);
+}
+
+describe('the last compositions moved into the core', () => {
+  const seq = (n, seed) => Array.from(lcg(n, seed, 2));
+  const batch = (tf) => tf.tensor4d(seq(2 * 6 * 5 * 3, 51), [2, 6, 5, 3]);
+  const depthwise = (tf) => tf.tensor4d(seq(2 * 2 * 3 * 2, 53), [2, 2, 3, 2]);
+  const pointwise = (tf) => tf.tensor4d(seq(6 * 4, 57), [1, 1, 6, 4]);
+
+  it('separableConv2d', async () => {
+    const run = (what, f) => both((tf) => tf.tidy(() => f(tf)), `separableConv2d ${what}`);
+    await run('same', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), pointwise(tf), 1, 'same'));
+    await run('strided', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), pointwise(tf), [2, 1], 'valid'));
+    await run('dilated', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), pointwise(tf), 1, 'valid', 2));
+    await run('explicit pad', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), pointwise(tf), 1,
+      [[0, 0], [1, 0], [0, 2], [0, 0]]));
+    await run('rank 3', (tf) => tf.separableConv2d(batch(tf).reshape([12, 5, 3]), depthwise(tf), pointwise(tf), 1, 'same'));
+    await run('chained', (tf) => batch(tf).separableConv2d(depthwise(tf), pointwise(tf), 1, 'valid'));
+    await run('NCHW', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), pointwise(tf), 1, 'valid', 1, 'NCHW'));
+    await run('rank 2 input', (tf) => tf.separableConv2d(tf.ones([4, 3]), depthwise(tf), pointwise(tf), 1, 'valid'));
+    await run('depthwise rank', (tf) => tf.separableConv2d(batch(tf), tf.ones([2, 3, 2]), pointwise(tf), 1, 'valid'));
+    await run('pointwise rank', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), tf.ones([6, 4]), 1, 'valid'));
+    await run('pointwise first dim', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), tf.ones([2, 1, 6, 4]), 1, 'valid'));
+    await run('pointwise second dim', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), tf.ones([1, 2, 6, 4]), 1, 'valid'));
+    await run('pointwise channels', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), tf.ones([1, 1, 5, 4]), 1, 'valid'));
+    await run('input channels', (tf) => tf.separableConv2d(tf.ones([1, 4, 4, 2]), depthwise(tf), pointwise(tf), 1, 'valid'));
+    await run('int32 input', (tf) => tf.separableConv2d(batch(tf).toInt(), depthwise(tf), pointwise(tf), 1, 'valid'));
+    await run('int32 pointwise', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), pointwise(tf).toInt(), 1, 'valid'));
+    await run('strides and dilations', (tf) => tf.separableConv2d(batch(tf), depthwise(tf), pointwise(tf), 2, 'valid', 2));
+    await run('gradients', (tf) => tf.grads((x, d, p) => tf.separableConv2d(x, d, p, [1, 2], 'same').square().sum())(
+      [batch(tf), depthwise(tf), pointwise(tf)]));
+    await run('gradient of the rank-3 form', (tf) => tf.grad((x) => tf.separableConv2d(x, depthwise(tf), pointwise(tf), 1,
+      'valid').sum())(batch(tf).reshape([12, 5, 3])));
+    // (Both refuse a dilated depthwise gradient; the texts are the depthwise convolution's own.)
+    await both((tf) => tf.tidy(() => tf.grad((x) => tf.separableConv2d(x, depthwise(tf), pointwise(tf), 1, 'same', 2).sum())(
+      batch(tf))), 'separableConv2d dilated gradient', false);
+    await sameKernels((tf) => tf.tidy(() => tf.separableConv2d(batch(tf), depthwise(tf), pointwise(tf), 1, 'same')),
+      'separableConv2d');
+  });
+
+  it('pool', async () => {
+    const run = (what, f) => both((tf) => tf.tidy(() => f(tf)), `pool ${what}`);
+    for (const type of ['max', 'avg']) {
+      await run(`${type} same dilated`, (tf) => tf.pool(batch(tf), [2, 3], type, 'same', 2));
+      await run(`${type} valid dilated`, (tf) => tf.pool(batch(tf), [3, 2], type, 'valid', [2, 3]));
+      await run(`${type} strided`, (tf) => tf.pool(batch(tf), 2, type, 'same', 1, 2));
+      await run(`${type} explicit pad`, (tf) => tf.pool(batch(tf), 2, type, [[0, 0], [1, 1], [0, 1], [0, 0]], 1, 1));
+      await run(`${type} rank 3 dilated`, (tf) => tf.pool(batch(tf).reshape([12, 5, 3]), 2, type, 'same', 3));
+      await run(`${type} rounding`, (tf) => tf.pool(batch(tf), 3, type, 1, 1, 2, 'ceil'));
+      await run(`${type} rounding dilated`, (tf) => tf.pool(batch(tf), 2, type, 'same', 2, 1, 'floor'));
+      await run(`${type} gradient`, (tf) => tf.grad((x) => tf.pool(x, [2, 2], type, 'same', 2).square().sum())(batch(tf)));
+    }
+    await run('max int32 dilated', (tf) => tf.pool(batch(tf).mul(10).toInt(), 2, 'max', 'same', 2));
+    await run('avg int32', (tf) => tf.pool(batch(tf).toInt(), 2, 'avg', 'same', 2));
+    await run('pad 0 is valid', (tf) => tf.pool(batch(tf), 2, 'max', 0));
+    await run('strides and dilations', (tf) => tf.pool(batch(tf), 2, 'max', 'same', 2, 2));
+    await run('rank 2', (tf) => tf.pool(tf.ones([4, 4]), 2, 'max', 'same'));
+    await run('rank 2 dilated', (tf) => tf.pool(tf.ones([4, 4]), 2, 'max', 'same', 2));
+    await run('unknown pad', (tf) => tf.pool(batch(tf), 2, 'max', 'full', 2));
+    await sameKernels((tf) => tf.tidy(() => tf.pool(batch(tf).reshape([12, 5, 3]), 2, 'max', 'same')), 'pool');
+  });
+
+  it('grayscaleToRGB, rgbToGrayscale', async () => {
+    const run = (what, f) => both((tf) => tf.tidy(() => f(tf)), what);
+    const rgb = (tf, dtype) => tf.tensor3d(seq(4 * 5 * 3, 61).map((v) => Math.round(v * 100)), [4, 5, 3], dtype);
+    await run('grayscaleToRGB int32', (tf) => tf.image.grayscaleToRGB(tf.tensor3d([1, 2, 3, 4], [2, 2, 1], 'int32')));
+    await run('grayscaleToRGB rank 2', (tf) => tf.image.grayscaleToRGB(tf.tensor2d([0.5, 2], [2, 1])));
+    await run('grayscaleToRGB rank 5', (tf) => tf.image.grayscaleToRGB(tf.ones([1, 2, 1, 2, 1])));
+    await run('grayscaleToRGB rank 1', (tf) => tf.image.grayscaleToRGB(tf.ones([1])));
+    await run('grayscaleToRGB last dim', (tf) => tf.image.grayscaleToRGB(tf.ones([2, 3])));
+    await run('grayscaleToRGB gradient', (tf) => tf.grad((x) => tf.image.grayscaleToRGB(x).square().sum())(tf.ones([2, 2, 1])));
+    for (const dtype of ['float32', 'int32']) {
+      await run(`rgbToGrayscale ${dtype}`, (tf) => tf.image.rgbToGrayscale(rgb(tf, dtype)));
+    }
+    await run('rgbToGrayscale equal channels (99.99 truncates)', (tf) =>
+      tf.image.rgbToGrayscale(tf.tensor2d([100, 100, 100, 255, 255, 255], [2, 3], 'int32')));
+    await run('rgbToGrayscale rank 6', (tf) => tf.image.rgbToGrayscale(tf.ones([1, 2, 1, 2, 1, 3])));
+    await run('rgbToGrayscale rank 1', (tf) => tf.image.rgbToGrayscale(tf.ones([3])));
+    await run('rgbToGrayscale last dim', (tf) => tf.image.rgbToGrayscale(tf.ones([2, 4])));
+    // tfjs has no gradient for its Einsum kernel; tidytensor's is that of the weighted sum.
+    const weighted = (tf, x) => (tf === tt ? tf.image.rgbToGrayscale(x)
+      : tf.sum(tf.mul(x, tf.tensor1d([0.2989, 0.5870, 0.1140])), -1, true));
+    await run('rgbToGrayscale gradient', (tf) => tf.grad((x) => weighted(tf, x).square().sum())(rgb(tf)));
+  });
+
+  it('threshold', async () => {
+    const run = (what, f) => both((tf) => tf.tidy(() => f(tf)), `threshold ${what}`);
+    const img = (tf, channels, dtype) =>
+      tf.tensor3d(Array.from({ length: 6 * 7 * channels }, (_, i) => (i * 37 + (i >> 3) * 11) % 256), [6, 7, channels], dtype);
+    for (const channels of [1, 3]) {
+      for (const dtype of ['int32', 'float32']) {
+        for (const method of ['binary', 'otsu']) {
+          for (const inverted of [false, true]) {
+            await run(`${channels} ${dtype} ${method} ${inverted}`, (tf) => tf.image.threshold(img(tf, channels, dtype),
+              method, inverted, 0.37));
+          }
+        }
+      }
+    }
+    await run('defaults', (tf) => tf.image.threshold(img(tf, 3, 'int32')));
+    await run('one level', (tf) => tf.image.threshold(tf.fill([3, 3, 1], 7, 'int32'), 'otsu'));
+    await run('fractions and out of range', (tf) => tf.image.threshold(tf.tensor3d([0.5, 1.5, 2.5, 300, 254.5, 9], [2, 3, 1]), 'otsu'));
+    await run('rank', (tf) => tf.image.threshold(tf.ones([4, 4])));
+    await run('channels', (tf) => tf.image.threshold(tf.ones([4, 4, 2])));
+    await run('dtype', (tf) => tf.image.threshold(tf.ones([4, 4, 1], 'bool')));
+    await run('method', (tf) => tf.image.threshold(tf.ones([4, 4, 1]), 'mean'));
+    await run('negative values (otsu)', (tf) => tf.image.threshold(tf.fill([2, 2, 1], -3), 'otsu'));
+  });
+
+  it('booleanMaskAsync', async () => {
+    const x = (tf) => tf.tensor3d(seq(2 * 3 * 4, 67), [2, 3, 4]);
+    const run = (what, mask, axis, make = x) => both(async (tf) => {
+      const t = make(tf);
+      try {
+        return await tf.booleanMaskAsync(t, mask, axis);
+      } finally {
+        t.dispose();
+      }
+    }, `booleanMaskAsync ${what}`);
+    await run('2-D mask', [[true, false, true], [false, false, true]]);
+    await run('axis 1', [true, false, true], 1);
+    await run('axis 2', [false, true, true, false], 2);
+    await run('none true', [false, false]);
+    await run('int32', [true, false], 0, (tf) => tf.tensor2d([1, 2, 3, 4], [2, 2], 'int32'));
+    await run('bool', [true, false, true], 0, (tf) => tf.tensor1d([true, true, false], 'bool'));
+    await run('shape', [true, false], 1);
+    await run('scalar mask', true);
+    await run('mask past the rank', [true, false, true, true], 2.5);
+    await both(async (tf) => {
+      const [t, m] = [x(tf), tf.tensor1d([1, 0])];
+      try {
+        return await tf.booleanMaskAsync(t, m);
+      } finally {
+        tf.dispose([t, m]);
+      }
+    }, 'booleanMaskAsync float32 mask');
+  });
+
+  it('transpose with conjugate, broadcastTo', async () => {
+    const run = (what, f) => both((tf) => tf.tidy(() => f(tf)), what);
+    const c = (tf) => tf.complex(tf.tensor3d(seq(12, 71), [2, 3, 2]), tf.tensor3d(seq(12, 73), [2, 3, 2]));
+    await run('conjugate transpose', (tf) => tf.transpose(c(tf), [2, 0, 1], true));
+    await run('conjugate transpose, default perm', (tf) => tf.transpose(c(tf), undefined, true));
+    await run('conjugate transpose of rank 1 (tfjs clones)', (tf) => tf.transpose(tf.complex([1, 2], [3, 4]), [0], true));
+    await run('conjugate of a real tensor', (tf) => tf.transpose(tf.tensor2d([1, 2, 3, 4], [2, 2]), [1, 0], true));
+    await run('conjugate transpose, bad perm', (tf) => tf.transpose(c(tf), [0, 1], true));
+    await run('transpose, no conjugate', (tf) => tf.transpose(c(tf), [1, 0, 2], false));
+    await run('broadcastTo', (tf) => tf.broadcastTo(tf.tensor2d([1, 2, 3], [3, 1]), [2, 3, 4]));
+    await run('broadcastTo the same shape', (tf) => tf.broadcastTo(tf.tensor1d([1, 2], 'int32'), [2]));
+    await run('broadcastTo 0 (tfjs keeps the 1)', (tf) => tf.broadcastTo(tf.tensor1d([7]), [0]));
+    await run('broadcastTo 0 beside a repeat', (tf) => tf.broadcastTo(tf.tensor1d([7]), [2, 0]));
+    await run('broadcastTo strings', (tf) => tf.broadcastTo(tf.tensor1d(['a', 'b']), [2, 2]));
+    await run('broadcastTo a lower rank', (tf) => tf.broadcastTo(tf.ones([2, 2]), [2]));
+    await run('broadcastTo a mismatch', (tf) => tf.broadcastTo(tf.ones([2, 3]), [4, 2, 4]));
+    await run('broadcastTo a bad shape', (tf) => tf.broadcastTo(tf.ones([2]), [2, 1.5]));
+    await run('broadcastTo gradient', (tf) => tf.grad((x) => tf.broadcastTo(x, [2, 3, 3]).square().sum())(tf.ones([3, 1])));
+    await sameKernels((tf) => tf.tidy(() => tf.broadcastTo(tf.ones([2]), [2])), 'broadcastTo');
+  });
+
+  it('step, logSigmoid, movingAverage', async () => {
+    const run = (what, f) => both((tf) => tf.tidy(() => f(tf)), what);
+    const special = [-2, -0, 0, 0.5, 3, NaN, Infinity, -Infinity];
+    await run('step', (tf) => tf.step(tf.tensor1d(special)));
+    await run('step alpha', (tf) => tf.step(tf.tensor1d(special), -0.25));
+    await run('step int32', (tf) => tf.step(tf.tensor1d([-3, 0, 4], 'int32'), 2.7));
+    await run('step int32 negative alpha', (tf) => tf.step(tf.tensor1d([-3, 0, 4], 'int32'), -1.5));
+    // (A bool alpha is stored as a byte, 0.5 as 0; tfjs keeps bytes above 1, tidytensor's bools are 0 or 1.)
+    await run('step bool', (tf) => tf.step(tf.tensor1d([true, false], 'bool'), 0.5));
+    await run('step bool alpha 1', (tf) => tf.step(tf.tensor1d([true, false], 'bool'), 1));
+    await run('step chained', (tf) => tf.tensor2d([[1, -1], [0, 2]]).step(0.1));
+    await run('step string', (tf) => tf.step(tf.tensor1d(['a'])));
+    await run('step gradient (zero)', (tf) => tf.grad((x) => tf.step(x, 0.3).mul(x).sum())(tf.tensor1d(special.slice(0, 5))));
+    // (close() compares finite values and NaN)
+    await run('logSigmoid', (tf) => tf.logSigmoid(tf.tensor1d([...special.slice(0, 6), 100, -100])));
+    await run('logSigmoid int32', (tf) => tf.logSigmoid(tf.tensor1d([-2, 0, 3], 'int32')));
+    await run('logSigmoid gradient', (tf) => tf.grad((x) => tf.logSigmoid(x).sum())(tf.tensor1d([-3, -0.5, 0, 2, 30])));
+    const v = (tf) => tf.tensor2d(seq(6, 79), [2, 3]);
+    const x = (tf) => tf.tensor2d(seq(6, 83), [2, 3]);
+    await run('movingAverage', (tf) => tf.movingAverage(v(tf), x(tf), 0.6, 3));
+    await run('movingAverage tensors', (tf) => tf.movingAverage(v(tf), x(tf), tf.scalar(0.9), tf.scalar(2, 'int32')));
+    await run('movingAverage no debias', (tf) => tf.movingAverage(v(tf), x(tf), 0.6, null, false));
+    await run('movingAverage int32', (tf) => tf.movingAverage(v(tf).toInt(), x(tf).mul(5).toInt(), 0.5, 1));
+    await run('movingAverage without step', (tf) => tf.movingAverage(v(tf), x(tf), 0.6));
+    await run('movingAverage dtypes', (tf) => tf.movingAverage(v(tf).toInt(), x(tf), 0.6, 1));
+    await run('movingAverage shapes', (tf) => tf.movingAverage(v(tf), x(tf).reshape([3, 2]), 0.6, 1));
+    await run('movingAverage gradients', (tf) => tf.grads((a, b, d) => tf.movingAverage(a, b, d, 2).square().sum())(
+      [v(tf), x(tf), tf.scalar(0.7)]));
+    await sameKernels((tf) => tf.tidy(() => tf.step(tf.tensor1d(special), 0.5)), 'step');
+  });
+});

@@ -1,15 +1,11 @@
 'use strict';
 // Convolutions, pooling and the other windowed ops. The native side computes the window
 // geometry and checks the shapes (tfjs's conv_util and texts); here the arguments are read as
-// tfjs reads them, and the ops tfjs composes (conv1d, separableConv2d, pool) are composed.
+// tfjs reads them; the ops tfjs composes (conv1d, separableConv2d, pool) are the core's too.
 const native = require('../native');
 const { Tensor, wrap, wrapId } = require('../tensor');
 const { withOne, withTwo, listArg, num, sizes, padArg, rounding } = require('./args');
 
-const { tidy } = require('../engine');
-const layoutOps = require('./layout');
-
-const layout = () => layoutOps;
 
 function dataFormatArg(op, dataFormat, allowed) {
   if (dataFormat === allowed[0]) return false;
@@ -67,32 +63,14 @@ function conv1d(x, filter, stride, pad, dataFormat = 'NWC', dilation = 1, dimRou
   });
 }
 
-// tfjs composes separableConv2d of a depthwise and a 1x1 convolution.
+// tfjs composes separableConv2d of a depthwise and a 1x1 convolution (crates/core: the checks,
+// then the two convolutions).
 function separableConv2d(x, depthwiseFilter, pointwiseFilter, strides, pad, dilation = [1, 1], dataFormat = 'NHWC') {
   return withTwo('separableConv2d', x, 'x', 'numeric', depthwiseFilter, 'depthwiseFilter', 'numeric', (tx, td) =>
     withOne(pointwiseFilter, 'pointwiseFilter', 'separableConv2d', 'numeric', (tp) => {
-      if (dataFormat === 'NCHW') {
-        throw new Error('separableConv2d currently does not support dataFormat NCHW; only NHWC is supported');
-      }
-      const rank = tx.rank === 3 ? 4 : tx.rank;
-      if (rank !== 4) throw new Error(`Error in separableConv2d: input must be rank 4, but got rank ${rank}.`);
-      if (td.rank !== 4) {
-        throw new Error(`Error in separableConv2d: depthwise filter must be rank 4, but got rank ${td.rank}.`);
-      }
-      if (tp.rank !== 4) {
-        throw new Error(`Error in separableConv2d: pointwise filter must be rank 4, but got rank ${td.rank}.`);
-      }
-      if (tp.shape[0] !== 1) {
-        throw new Error(`Error in separableConv2d: the first dimension of pointwise filter  must be 1, but got ${tp.shape[0]}.`);
-      }
-      if (tp.shape[1] !== 1) {
-        throw new Error(`Error in separableConv2d: the second dimension of pointwise filter must be 1, but got ${tp.shape[1]}.`);
-      }
-      const channels = td.shape[2] * td.shape[3];
-      if (tp.shape[2] !== channels) {
-        throw new Error(`Error in separableConv2d: the third dimension of pointwise filter must be ${channels}, but got ${tp.shape[2]}.`);
-      }
-      return tidy(() => conv2d(depthwiseConv2d(tx, td, strides, pad, dataFormat, dilation), tp, 1, 'valid', dataFormat));
+      const [kindPad, padValues] = padArg(pad);
+      return wrap(native.separableConv2d(tx.id, td.id, tp.id, sizes(strides), kindPad, padValues,
+        sizes(dilation == null ? 1 : dilation), String(dataFormat)));
     }));
 }
 
@@ -153,40 +131,15 @@ function maxPoolWithArgmax(x, filterSize, strides, pad, includeBatchInIndex = fa
 }
 
 // tf.pool: a dilated window runs as an undilated pool over spaceToBatchND's blocks, as tfjs
-// composes it.
+// composes it (crates/core).
 function pool(input, windowShape, poolingType, pad, dilations, strides, dimRoundingMode) {
   if (dilations == null) dilations = [1, 1];
   if (strides == null) strides = 1;
   if (pad === 0) pad = 'valid';
   return withOne(input, 'x', 'maxPool', 'numeric', (t) => {
-    const one = (v) => sizes(v).every((s) => s === 1);
-    if (!one(strides) && !one(dilations)) {
-      throw new Error('Error in pool: Either strides or dilations must be 1. ' +
-        `Got strides ${strides} and dilations '${dilations}'`);
-    }
-    const { reshape, spaceToBatchND, batchToSpaceND } = layout();
-    return tidy(() => {
-      const x4 = t.rank === 3 ? reshape(t, [1, ...t.shape]) : t;
-      const pair = (v) => { const s = sizes(v); return s.length === 1 ? [s[0], s[0]] : s; };
-      const [fh, fw] = pair(windowShape);
-      const dilation = pair(dilations);
-      const [inH, inW] = [x4.shape[1], x4.shape[2]];
-      const base = pad === 'same'
-        ? [fh, fw].map((f, i) => { const e = f + (f - 1) * (dilation[i] - 1) - 1; return [Math.floor(e / 2), e - Math.floor(e / 2)]; })
-        : [[0, 0], [0, 0]];
-      const full = [inH + base[0][0] + base[0][1], inW + base[1][0] + base[1][1]];
-      const extra = dilation.map((b, i) => (b - full[i] % b) % b);
-      const paddings = base.map((b, i) => [b[0], b[1] + extra[i]]);
-      const crops = extra.map((e) => [0, e]);
-      const dilated = dilation[0] !== 1 || dilation[1] !== 1;
-      const xin = dilated ? spaceToBatchND(x4, dilation, paddings) : x4;
-      const p = dilated ? 'valid' : pad;
-      const y = poolingType === 'avg'
-        ? avgPool(xin, windowShape, strides, p, dimRoundingMode)
-        : maxPool(xin, windowShape, strides, p, dimRoundingMode);
-      const res = dilated ? batchToSpaceND(y, dilation, crops) : y;
-      return t.rank === 3 ? reshape(res, res.shape.slice(1)) : res;
-    });
+    const [kindPad, padValues] = padArg(pad);
+    return wrap(native.dilatedPool(poolingType === 'avg', t.id, sizes(windowShape), sizes(strides), kindPad,
+      padValues, sizes(dilations), rounding(dimRoundingMode)));
   });
 }
 

@@ -8,29 +8,16 @@ const { Tensor, wrap } = require('../tensor');
 const { installCastMethods } = require('../casts');
 const { withOne, withTwo, withMany, num } = require('./args');
 const { convertToTensor, inferShape } = require('../convert');
-const { tidy } = require('../engine');
-const { scalar } = require('./creation');
 
 const ops = {};
-// tf.movingAverage: v + (x - v)(1 - decay), divided by 1 - decay^step when zero-debiased.
+// tf.movingAverage: v + (x - v)(1 - decay), divided by 1 - decay^step when zero-debiased
+// (crates/core/src/ops/elementwise.rs).
 function movingAverage(v, x, decay, step, zeroDebias = true) {
+  const debias = !!zeroDebias;
   const args = [[v, 'v'], [x, 'x'], [decay, 'decay']];
-  if (zeroDebias && step != null) args.push([step, 'step']);
-  return withMany('movingAverage', args, ([tv, tx, td, ts]) => {
-    if (tv.dtype !== tx.dtype) {
-      throw new Error(`The dtypes of the first(${tv.dtype}) and second(${tx.dtype}) input must match`);
-    }
-    if (tv.shape.length !== tx.shape.length || tv.shape.some((d, i) => d !== tx.shape[i])) {
-      throw new Error('Shape mismatch in v and x');
-    }
-    if (zeroDebias && step == null) throw new Error('When using zeroDebias: true, step is required.');
-    return tidy(() => {
-      const one = scalar(1);
-      let update = ops.mul(ops.sub(tx, tv), ops.sub(one, td));
-      if (zeroDebias) update = ops.div(update, ops.sub(one, ops.pow(td, ts)));
-      return ops.add(tv, update);
-    });
-  });
+  if (debias && step != null) args.push([step, 'step']);
+  return withMany('movingAverage', args, ([tv, tx, td, ts]) =>
+    wrap(native.movingAverage(tv.id, tx.id, td.id, ts === undefined ? undefined : ts.id, debias)));
 }
 
 const P = Tensor.prototype;
@@ -73,12 +60,7 @@ function where(condition, a, b) {
   }
 }
 
-// ---- ops tfjs composes of others (the same kernels run here) ----
-
-// Runs `f(t)` on `x` converted for `opName`; the kernels' intermediates are disposed.
-function composite(x, opName, f) {
-  return withOne(x, 'x', opName, 'numeric', (t) => tidy(() => f(t)));
-}
+// ---- ops tfjs composes of others (composed in the core) ----
 
 function clipByValue(x, clipValueMin, clipValueMax) {
   return withOne(x, 'x', 'clipByValue', 'numeric', (t) => {
@@ -105,13 +87,10 @@ const leakyRelu = (x, alpha = 0.2) => withOne(x, 'x', 'leakyRelu', 'numeric',
   (t) => wrap(native.leakyRelu(t.id, numAttr(alpha))));
 
 // 1 above 0, alpha elsewhere, NaN for NaN; in the tensor's dtype.
-const step = (x, alpha = 0) => composite(x, 'step', (t) => {
-  const y = where(ops.greater(t, scalar(0, t.dtype)), scalar(1, t.dtype), scalar(numAttr(alpha), t.dtype));
-  return t.dtype === 'float32' ? where(ops.isNaN(t), t, y) : y;
-});
+const step = (x, alpha = 0) => withOne(x, 'x', 'step', 'numeric', (t) => wrap(native.step(t.id, numAttr(alpha))));
 
 // tfjs's -softplus(-x).
-const logSigmoid = (x) => composite(x, 'logSigmoid', (t) => ops.neg(ops.softplus(ops.neg(t))));
+const logSigmoid = (x) => withOne(x, 'x', 'logSigmoid', 'numeric', (t) => wrap(native.logSigmoid(t.id)));
 
 function addN(tensors) {
   if (!Array.isArray(tensors)) throw new Error('The argument passed to tf.addN() must be a list of tensors');

@@ -1,22 +1,16 @@
 'use strict';
-// tf.image: the resizes (native kernels), flipLeftRight, cropAndResize and the colour
-// conversions (composed of gathers and elementwise ops that compute what tfjs's kernels
-// compute), and non-max suppression (on the host, as tfjs runs it); the checks and texts are
-// tfjs's.
+// tf.image: argument reading and one native call each (crates/core/src/ops/image.rs and
+// dynamic.rs): the resizes, flipLeftRight, cropAndResize, transform, rotateWithOffset, the
+// colour conversions and threshold, and non-max suppression (on the host, as tfjs runs it);
+// the checks and texts are tfjs's.
 const native = require('../native');
 const { wrap, wrapId } = require('../tensor');
-const { withOne, listArg } = require('./args');
+const { withOne, listArg, num } = require('./args');
 const { convertToTensor } = require('../convert');
 
-const { tidy } = require('../engine');
 const layoutOps = require('./layout');
-const elementwise = require('./elementwise');
-const reduce = require('./reduce');
-const creationOps = require('./creation');
 
 const layout = () => layoutOps;
-const e = () => elementwise;
-const creation = () => creationOps;
 
 // Checks shared by the resizes; returns [newHeight, newWidth].
 function resizeArgs(name, t, size, alignCorners, halfPixelCenters) {
@@ -124,33 +118,13 @@ async function nonMaxSuppressionPaddedAsync(boxes, scores, maxOutputSize, iouThr
     padToMaxOutputSize);
 }
 
-// --- Color conversions ---
+// --- Color conversions (crates/core/src/ops/image.rs) ---
 
-function grayscaleToRGB(image) {
-  return withOne(image, 'image', 'grayscaleToRGB', 'numeric', (t) => {
-    if (t.rank < 2) throw new Error(`Error in grayscaleToRGB: images must be at least rank 2, but got rank ${t.rank}.`);
-    const last = t.shape[t.rank - 1];
-    if (last !== 1) {
-      throw new Error(`Error in grayscaleToRGB: last dimension of a grayscale image should be size 1, but got size ${last}.`);
-    }
-    return layout().tile(t, [...new Array(t.rank - 1).fill(1), 3]);
-  });
-}
+const grayscaleToRGB = (image) => withOne(image, 'image', 'grayscaleToRGB', 'numeric',
+  (t) => wrap(native.grayscaleToRGB(t.id)));
 
-function rgbToGrayscale(image) {
-  return withOne(image, 'image', 'RGBToGrayscale', 'numeric', (t) => {
-    if (t.rank < 2) throw new Error(`Error in RGBToGrayscale: images must be at least rank 2, but got rank ${t.rank}.`);
-    const last = t.shape[t.rank - 1];
-    if (last !== 3) {
-      throw new Error(`Error in RGBToGrayscale: last dimension of an RGB image should be size 3, but got size ${last}.`);
-    }
-    return tidy(() => {
-      const weights = creation().tensor1d([0.2989, 0.5870, 0.1140]);
-      const gray = reduce.sum(e().mul(t.cast('float32'), weights), -1, true);
-      return gray.cast(t.dtype);
-    });
-  });
-}
+const rgbToGrayscale = (image) => withOne(image, 'image', 'RGBToGrayscale', 'numeric',
+  (t) => wrap(native.rgbToGrayscale(t.id)));
 
 // tf.image.cropAndResize (crates/core/src/ops/image.rs: tfjs's sample positions from the
 // boxes, the image values gathered and interpolated).
@@ -205,52 +179,11 @@ function rotateWithOffset(image, radians, fillValue = 0, center = 0.5) {
 }
 
 // tf.image.threshold: 255 where the (grayscale) image is above the threshold (at most it when
-// inverted), else 0, as int32; 'otsu' picks the threshold that maximises the between-class
-// variance of the 256-bin histogram, computed on the host in float32 steps as tfjs's ops do.
-function threshold(image, method = 'binary', inverted = false, threshValue = 0.5) {
-  return withOne(image, 'image', 'threshold', 'numeric', (t) => {
-    if (t.rank !== 3) throw new Error(`Error in threshold: image must be rank 3,but got rank ${t.rank}.`);
-    if (t.shape[2] !== 3 && t.shape[2] !== 1) {
-      throw new Error(`Error in threshold: image color channel must be equal to 3 or 1but got ${t.shape[2]}.`);
-    }
-    if (t.dtype !== 'int32' && t.dtype !== 'float32') {
-      throw new Error(`Error in dtype: image dtype must be int32 or float32,but got dtype ${t.dtype}.`);
-    }
-    if (method !== 'otsu' && method !== 'binary') throw new Error(`Method must be binary or otsu, but was ${method}`);
-    const E = e();
-    const C = creation();
-    return tidy(() => {
-      let gray = t;
-      if (t.shape[2] === 3) {
-        const [r, g, b] = layout().split(t, [1, 1, 1], -1);
-        gray = E.add(E.add(E.mul(r, 0.2989), E.mul(g, 0.5870)), E.mul(b, 0.1140));
-      }
-      let limit = Math.fround(Math.fround(threshValue) * 255);
-      if (method === 'otsu') {
-        const hist = layout().bincount(E.round(gray).cast('int32'), C.tensor([]), 256).dataSync();
-        limit = otsu(hist, t.shape[0] * t.shape[1]);
-      }
-      const cond = inverted ? E.lessEqual(gray, C.scalar(limit)) : E.greater(gray, C.scalar(limit));
-      return E.mul(cond, 255).cast('int32');
-    });
-  });
-}
-
-function otsu(hist, total) {
-  const f = Math.fround;
-  let best = -1;
-  let bestVar = 0;
-  for (let i = 0; i < hist.length - 1; i++) {
-    let [n1, s1, n2, s2] = [0, 0, 0, 0];
-    for (let k = 0; k <= i; k++) { n1 += hist[k]; s1 += hist[k] * k; }
-    for (let k = i + 1; k < hist.length; k++) { n2 += hist[k]; s2 += hist[k] * k; }
-    const [wf, wb] = [f(n1 / total), f(n2 / total)];
-    const d = f(f(s1 / n1) - f(s2 / n2));
-    const v = f(f(f(wf * wb) * d) * d);
-    if (v > bestVar) { bestVar = v; best = i; }
-  }
-  return best;
-}
+// inverted), else 0, as int32; 'otsu' picks the threshold from the image's histogram
+// (crates/core/src/ops/image.rs).
+const threshold = (image, method = 'binary', inverted = false, threshValue = 0.5) =>
+  withOne(image, 'image', 'threshold', 'numeric',
+    (t) => wrap(native.threshold(t.id, String(method), !!inverted, num(threshValue))));
 
 const P = require('../tensor').Tensor.prototype;
 P.resizeBilinear = function (newShape2D, alignCorners, halfPixelCenters) {

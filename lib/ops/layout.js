@@ -4,10 +4,8 @@
 const native = require('../native');
 const { Tensor, wrap, wrapId } = require('../tensor');
 const { convertToTensor, assertShape } = require('../convert');
-const { withOne, withTwo, withMany, convertList, disposeTemps, listArg, intList, axesArg, axisArg } =
+const { withOne, withTwo, withMany, convertList, disposeTemps, listArg, intList, axesArg, axisArg, num } =
   require('./args');
-const { tidy } = require('../engine');
-const elementwise = require('./elementwise');
 
 const SON = 'string_or_numeric';
 
@@ -42,13 +40,8 @@ function permArg(perm, rank) {
 }
 
 // With `conjugate`, a complex tensor's imaginary parts change sign (tfjs's conjugate transpose).
-const transpose = (x, perm, conjugate) => withOne(x, 'x', 'transpose', 'numeric', (t) => {
-  const y = wrap(native.transpose(t.id, permArg(perm, t.shape.length)));
-  if (!conjugate || t.dtype !== 'complex64') return y;
-  // complex(real(y), -imag(y)) on the kernels: lib/ops/spectral.js sits above this module.
-  const part = (imaginary) => wrap(native.complexPart(y.id, imaginary));
-  return tidy(() => wrap(native.complex(part(false).id, elementwise.neg(part(true)).id)));
-});
+const transpose = (x, perm, conjugate) => withOne(x, 'x', 'transpose', 'numeric',
+  (t) => wrap(native.transpose(t.id, permArg(perm, t.shape.length), !!conjugate)));
 
 function concat(tensors, axis = 0) {
   if (tensors == null || !(tensors.length >= 1)) {
@@ -142,22 +135,7 @@ function broadcastTo(x, shape) {
   return withOne(x, 'broadcastTo', 'x', 'numeric', (t) => {
     const target = listArg(shape);
     assertShape(target);
-    const xShape = t.shape;
-    if (target.length < xShape.length) {
-      throw new Error(`broadcastTo(): shape.length=${target.length} < input.rank=${xShape.length}.`);
-    }
-    const padded = new Array(target.length - xShape.length).fill(1).concat(xShape);
-    const reps = target.map((d, i) => {
-      if (padded[i] === d) return 1;
-      if (padded[i] !== 1) throw new Error(`broadcastTo(): [${xShape}] cannot be broadcast to [${target}].`);
-      return d;
-    });
-    const r = reshape(t, padded);
-    try {
-      return wrap(native.tile(r.id, reps));
-    } finally {
-      r.dispose();
-    }
+    return wrap(native.broadcastTo(t.id, Array.from(target, Number)));
   });
 }
 
@@ -211,28 +189,15 @@ async function whereAsync(condition) {
   }
 }
 
+// The slices of tensor where mask is true: the mask's values are awaited here, then the core
+// reads them (crates/core/src/ops/dynamic.rs) and gathers.
 async function booleanMaskAsync(tensor, mask, axis) {
-  const conv = convertToTensor;
-  const t = conv(tensor, 'tensor', 'boolMask');
+  const t = convertToTensor(tensor, 'tensor', 'boolMask');
   let m;
   try {
-    m = conv(mask, 'mask', 'boolMask', 'bool');
-    const from = axis == null ? 0 : axis;
-    const k = m.shape.length;
-    if (!(k > 0)) throw new Error('mask cannot be scalar');
-    const lead = t.shape.slice(from, from + k);
-    if (lead.length !== m.shape.length || lead.some((d, i) => d !== m.shape[i])) {
-      throw new Error(`mask's shape must match the first K dimensions of tensor's shape, Shapes ${lead} ` +
-        `and ${m.shape} must match`);
-    }
-    const leading = lead.reduce((a, b) => a * b, 1);
-    const flat = reshape(t, t.shape.slice(0, from).concat([leading], t.shape.slice(from + k)));
-    const flatMask = reshape(m, [-1]);
-    const positions = await whereAsync(flatMask);
-    const indices = squeeze(positions, [1]);
-    const res = gather(flat, indices, from);
-    for (const u of [flat, flatMask, positions, indices]) u.dispose();
-    return res;
+    m = convertToTensor(mask, 'mask', 'boolMask', 'bool');
+    await m.data();
+    return wrap(native.booleanMask(t.id, m.id, axis == null ? 0 : num(axis)));
   } finally {
     if (t !== tensor) t.dispose();
     if (m !== undefined && m !== mask) m.dispose();

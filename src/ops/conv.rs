@@ -84,6 +84,26 @@ pub fn conv1d(
     })
 }
 
+/// `tf.separableConv2d` (a depthwise, then a 1x1 convolution).
+#[napi(js_name = "separableConv2d")]
+#[allow(clippy::too_many_arguments)]
+pub fn separable_conv2d(
+    x: f64,
+    depthwise: f64,
+    pointwise: f64,
+    strides: Vec<f64>,
+    pad: String,
+    pad_values: Vec<f64>,
+    dilations: Vec<f64>,
+    data_format: String,
+) -> Result<f64> {
+    make(|e| {
+        with_window(e, (&strides, &dilations), (&pad, &pad_values), None, |e, w| {
+            e.separable_conv2d(id(x), id(depthwise), id(pointwise), w, &data_format)
+        })
+    })
+}
+
 /// tf.fused's bias and activation after a product, composed (channels first, or an activation
 /// the fused kernel does not run).
 #[napi]
@@ -159,6 +179,26 @@ pub fn pool(
         };
         with_window(e, (&strides, &[1.0]), (&pad, &pad_values), rounding.as_deref(), |e, w| {
             e.pool(kind, id(x), &filter_size, w)
+        })
+    })
+}
+
+/// `tf.pool`: max or average pooling with dilated windows (`avg`: average).
+#[napi]
+#[allow(clippy::too_many_arguments)]
+pub fn dilated_pool(
+    avg: bool,
+    x: f64,
+    window: Vec<f64>,
+    strides: Vec<f64>,
+    pad: String,
+    pad_values: Vec<f64>,
+    dilations: Vec<f64>,
+    rounding: Option<String>,
+) -> Result<f64> {
+    make(|e| {
+        with_window(e, (&strides, &dilations), (&pad, &pad_values), rounding.as_deref(), |e, w| {
+            e.dilated_pool(avg, id(x), &window, w)
         })
     })
 }

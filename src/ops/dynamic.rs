@@ -44,6 +44,12 @@ pub fn where_true(condition: f64) -> Result<f64> {
     make(|e| e.where_true(id(condition)))
 }
 
+/// `tf.booleanMaskAsync`, once lib/ops/layout.js has awaited the mask's values.
+#[napi]
+pub fn boolean_mask(x: f64, mask: f64, axis: f64) -> Result<f64> {
+    make(|e| e.boolean_mask(id(x), id(mask), axis))
+}
+
 /// `tf.setdiff1dAsync`: the values and their indices.
 #[napi(js_name = "setdiff1d")]
 pub fn setdiff1d(x: f64, y: f64) -> Result<Vec<f64>> {

@@ -83,6 +83,22 @@ pub fn leaky_relu(x: f64, alpha: f64) -> Result<f64> {
 }
 
 #[napi]
+pub fn step(x: f64, alpha: f64) -> Result<f64> {
+    make(|e| e.step(id(x), alpha))
+}
+
+#[napi]
+pub fn log_sigmoid(x: f64) -> Result<f64> {
+    make(|e| e.log_sigmoid(id(x)))
+}
+
+/// `tf.movingAverage` (`step` only when zero-debiased).
+#[napi]
+pub fn moving_average(v: f64, x: f64, decay: f64, step: Option<f64>, zero_debias: bool) -> Result<f64> {
+    make(|e| e.moving_average(id(v), id(x), id(decay), step.map(id), zero_debias))
+}
+
+#[napi]
 pub fn add_n(xs: Vec<f64>) -> Result<f64> {
     make(|e| e.add_n(&xs.iter().map(|&x| id(x)).collect::<Vec<_>>()))
 }

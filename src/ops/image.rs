@@ -1,4 +1,4 @@
-//! Image resizes.
+//! tf.image: resizes, crops, transforms, the colour conversions and threshold.
 
 use crate::{id, make};
 use napi::bindgen_prelude::*;
@@ -48,4 +48,20 @@ pub fn transform(
 #[napi]
 pub fn rotate_with_offset(image: f64, radians: f64, fill: Vec<f64>, center_x: f64, center_y: f64) -> Result<f64> {
     make(|e| e.rotate_with_offset(id(image), radians, &fill, [center_x, center_y]))
+}
+
+#[napi(js_name = "grayscaleToRGB")]
+pub fn grayscale_to_rgb(image: f64) -> Result<f64> {
+    make(|e| e.grayscale_to_rgb(id(image)))
+}
+
+#[napi(js_name = "rgbToGrayscale")]
+pub fn rgb_to_grayscale(image: f64) -> Result<f64> {
+    make(|e| e.rgb_to_grayscale(id(image)))
+}
+
+/// `tf.image.threshold` (`method`: 'binary' or 'otsu').
+#[napi]
+pub fn threshold(image: f64, method: String, inverted: bool, thresh_value: f64) -> Result<f64> {
+    make(|e| e.threshold(id(image), &method, inverted, thresh_value))
 }

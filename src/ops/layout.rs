@@ -27,9 +27,14 @@ pub fn squeeze(x: f64, axes: Option<Vec<i64>>) -> Result<f64> {
     make(|e| e.squeeze(id(x), axes.as_deref()))
 }
 
+/// `tf.transpose`; `conjugate` negates a complex tensor's imaginary parts.
 #[napi]
-pub fn transpose(x: f64, perm: Option<Vec<i64>>) -> Result<f64> {
-    make(|e| e.transpose(id(x), perm.as_deref()))
+pub fn transpose(x: f64, perm: Option<Vec<i64>>, conjugate: Option<bool>) -> Result<f64> {
+    if conjugate == Some(true) {
+        make(|e| e.conjugate_transpose(id(x), perm.as_deref()))
+    } else {
+        make(|e| e.transpose(id(x), perm.as_deref()))
+    }
 }
 
 #[napi]
@@ -95,6 +100,12 @@ fn slice_masks(m: &[i32]) -> SliceMasks {
 #[napi]
 pub fn tile(x: f64, reps: Vec<f64>) -> Result<f64> {
     make(|e| e.tile(id(x), &reps))
+}
+
+/// `tf.broadcastTo`.
+#[napi]
+pub fn broadcast_to(x: f64, shape: Vec<f64>) -> Result<f64> {
+    make(|e| e.broadcast_to_shape(id(x), &shape))
 }
 
 #[napi]

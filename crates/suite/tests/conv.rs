@@ -249,4 +249,143 @@ fn lrn_and_dilation(e: &mut Engine) {
     }
 }
 
-backend_tests!(conv2d, conv3d_and_depthwise, pooling, lrn_and_dilation);
+/// tf.separableConv2d: the depthwise convolution, then the 1x1 one (as composed by hand); a
+/// rank-3 input is one image; tfjs's checks in its order; nothing left after an error.
+fn separable_conv2d_composes_depthwise_and_pointwise(e: &mut Engine) {
+    let f = DType::Float32;
+    let x = of(e, f, &random_values(2 * 5 * 6 * 3, 81, -1.0, 1.0), &[2, 5, 6, 3]);
+    let d = of(e, f, &random_values(2 * 2 * 3 * 2, 82, -1.0, 1.0), &[2, 2, 3, 2]);
+    let p = of(e, f, &random_values(6 * 4, 83, -1.0, 1.0), &[1, 1, 6, 4]);
+    let one = window(&[1.0], &[1.0], &Padding::Valid);
+    for (strides, dilations, pad) in
+        [([1.0], [1.0], Padding::Same), ([2.0], [1.0], Padding::Valid), ([1.0], [2.0], Padding::Same)]
+    {
+        let w = window(&strides, &dilations, &pad);
+        let y = e.separable_conv2d(x, d, p, &w, "NHWC").unwrap();
+        let dw = e.conv(ConvKind::Depthwise2d, x, d, &w, false).unwrap();
+        let want = e.conv(ConvKind::Conv2d, dw, p, &one, false).unwrap();
+        let shape = e.shape(want).unwrap().to_vec();
+        assert_eq!(shape[3], 4);
+        let want = values(e, want, &shape, f);
+        assert_close(&values(e, y, &shape, f), &want, 1e-6);
+    }
+    // One image: the batch of one, without its batch dim.
+    let same = Padding::Same;
+    let w = window(&[1.0], &[1.0], &same);
+    let x3 = e.reshape(x, &[10, 6, 3]).unwrap();
+    let y3 = e.separable_conv2d(x3, d, p, &w, "NHWC").unwrap();
+    let x4 = e.reshape(x, &[1, 10, 6, 3]).unwrap();
+    let y4 = e.separable_conv2d(x4, d, p, &w, "NHWC").unwrap();
+    let want = values(e, y4, &[1, 10, 6, 4], f);
+    assert_eq!(values(e, y3, &[10, 6, 4], f), want);
+    let p5 = of(e, f, &[0.0; 20], &[1, 1, 5, 4]);
+    let p2 = of(e, f, &[0.0; 48], &[2, 1, 6, 4]);
+    let flat = of(e, f, &[0.0; 24], &[6, 4]);
+    let xi = e.cast(x, DType::Int32).unwrap();
+    let pi = e.cast(p, DType::Int32).unwrap();
+    fails(e, "separableConv2d currently does not support dataFormat NCHW; only NHWC is supported", |e| {
+        e.separable_conv2d(x, d, p, &w, "NCHW")
+    });
+    fails(e, "Error in separableConv2d: input must be rank 4, but got rank 2.", |e| {
+        e.separable_conv2d(flat, d, p, &w, "NHWC")
+    });
+    fails(e, "Error in separableConv2d: pointwise filter must be rank 4, but got rank 4.", |e| {
+        e.separable_conv2d(x, d, flat, &w, "NHWC")
+    });
+    fails(e, "Error in separableConv2d: the first dimension of pointwise filter  must be 1, but got 2.", |e| {
+        e.separable_conv2d(x, d, p2, &w, "NHWC")
+    });
+    fails(e, "Error in separableConv2d: the third dimension of pointwise filter must be 6, but got 5.", |e| {
+        e.separable_conv2d(x, d, p5, &w, "NHWC")
+    });
+    fails(e, "Unknown dataFormat NWC", |e| e.separable_conv2d(x, d, p, &w, "NWC"));
+    fails(e, "Argument 'x' passed to 'depthwiseConv2d' must be float32 tensor, but got int32 tensor", |e| {
+        e.separable_conv2d(xi, d, p, &w, "NHWC")
+    });
+    // (after the depthwise step, as in tfjs: what it made is freed)
+    fails(e, "Argument 'filter' passed to 'conv2d' must be float32 tensor, but got int32 tensor", |e| {
+        e.separable_conv2d(x, d, pi, &w, "NHWC")
+    });
+}
+
+/// tf.pool with dilated windows against direct loops: each output reads the taps `y + t * d`
+/// (shifted back by half the dilated window for 'same'), a tap in the padding reading 0, as
+/// spaceToBatchND's zero padding gives them (averages divide by the whole window).
+fn dilated_pool_matches_the_reference(e: &mut Engine) {
+    let (b, h, w, c) = (2, 7, 6, 3);
+    let xv = random_values(b * h * w * c, 91, -1.0, 1.0);
+    let x = of(e, DType::Float32, &xv, &[b, h, w, c]);
+    for avg in [false, true] {
+        for (f, d, same) in
+            [([2, 3], [2, 1], true), ([3, 2], [2, 3], false), ([2, 2], [3, 3], true), ([1, 3], [1, 2], false)]
+        {
+            let (oh, ow) = if same { (h, w) } else { (h - (f[0] - 1) * d[0], w - (f[1] - 1) * d[1]) };
+            let (sy, sx) =
+                if same { (((f[0] - 1) * d[0] / 2) as isize, ((f[1] - 1) * d[1] / 2) as isize) } else { (0, 0) };
+            let mut want = Vec::new();
+            for n in 0..b {
+                for y in 0..oh {
+                    for xx in 0..ow {
+                        for ch in 0..c {
+                            let mut taps = Vec::new();
+                            for ty in 0..f[0] {
+                                for tx in 0..f[1] {
+                                    let iy = (y + ty * d[0]) as isize - sy;
+                                    let ix = (xx + tx * d[1]) as isize - sx;
+                                    let inside = (0..h as isize).contains(&iy) && (0..w as isize).contains(&ix);
+                                    let at = ((n * h + iy.max(0) as usize) * w + ix.max(0) as usize) * c + ch;
+                                    taps.push(if inside { xv[at] as f32 as f64 } else { 0.0 });
+                                }
+                            }
+                            want.push(if avg {
+                                taps.iter().sum::<f64>() / taps.len() as f64
+                            } else {
+                                taps.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                            });
+                        }
+                    }
+                }
+            }
+            let pad = if same { Padding::Same } else { Padding::Valid };
+            let dil = [d[0] as f64, d[1] as f64];
+            let win = window(&[1.0], &dil, &pad);
+            let y = e.dilated_pool(avg, x, &[f[0] as f64, f[1] as f64], &win).unwrap();
+            assert_close(&values(e, y, &[b, oh, ow, c], DType::Float32), &want, 1e-6);
+            e.dispose(y);
+        }
+    }
+    // Undilated: the plain pool, strides included; one image keeps its rank.
+    let same = Padding::Same;
+    let win = window(&[2.0], &[1.0], &same);
+    let y = e.dilated_pool(false, x, &[2.0], &win).unwrap();
+    let want = e.pool(PoolKind::Max2d, x, &[2.0], &win).unwrap();
+    let want = values(e, want, &[b, 4, 3, c], DType::Float32);
+    assert_eq!(values(e, y, &[b, 4, 3, c], DType::Float32), want);
+    let x3 = e.reshape(x, &[(b * h) as i64, w as i64, c as i64]).unwrap();
+    let win = window(&[1.0], &[2.0], &same);
+    let y = e.dilated_pool(true, x3, &[2.0], &win).unwrap();
+    assert_eq!(e.shape(y).unwrap(), [b * h, w, c]);
+    let xi = e.cast(x, DType::Int32).unwrap();
+    let y = e.dilated_pool(false, xi, &[2.0], &win).unwrap();
+    assert_eq!(e.dtype(y).unwrap(), DType::Int32);
+    fails(e, "Error in pool: Either strides or dilations must be 1. Got strides 2 and dilations '2,1'", |e| {
+        e.dilated_pool(false, x, &[2.0], &window(&[2.0], &[2.0, 1.0], &same))
+    });
+    fails(e, "Argument 'x' passed to 'avgPool' must be float32 tensor, but got int32 tensor", |e| {
+        e.dilated_pool(true, xi, &[2.0], &win)
+    });
+    let flat = e.reshape(x, &[(b * h * w) as i64, c as i64]).unwrap();
+    fails(e, "input rank 2 should be > than [blockShape] 2", |e| e.dilated_pool(false, flat, &[2.0], &win));
+    fails(e, "Error in pool: the dilated window 4294967295 is too large.", |e| {
+        e.dilated_pool(false, x, &[u32::MAX as f64], &window(&[1.0], &[u32::MAX as f64], &same))
+    });
+}
+
+backend_tests!(
+    conv2d,
+    conv3d_and_depthwise,
+    pooling,
+    lrn_and_dilation,
+    separable_conv2d_composes_depthwise_and_pointwise,
+    dilated_pool_matches_the_reference
+);

@@ -710,7 +710,66 @@ fn grad2(e: &mut Engine, op: BinaryOp, a: TensorId, b: TensorId) -> tidytensor_c
     Ok(got)
 }
 
+/// tf.step in each dtype (NaN stays NaN in float32; alpha stored as the dtype stores it), one
+/// Step kernel with a zero gradient; tf.logSigmoid against -softplus(-x); tf.movingAverage
+/// against its formula, with tfjs's checks.
+fn step_log_sigmoid_and_moving_average(e: &mut Engine) {
+    let xs = [-2.0, -0.0, 0.0, 0.5, 3.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+    let x = of(e, DType::Float32, &xs, &[8]);
+    let y = e.step(x, -0.25).unwrap();
+    let want = [-0.25, -0.25, -0.25, 1.0, 1.0, f64::NAN, 1.0, -0.25];
+    assert_close(&values(e, y, &[8], DType::Float32), &want, 0.0);
+    let xi = i32s(e, &[-3, 0, 4], &[3]);
+    let y = e.step(xi, -1.7).unwrap();
+    assert_eq!(values(e, y, &[3], DType::Int32), vec![-1.0, -1.0, 1.0]);
+    let xb = bools(e, &[1, 0], &[2]);
+    let y = e.step(xb, 0.5).unwrap();
+    assert_eq!(values(e, y, &[2], DType::Bool), vec![1.0, 0.0]);
+    let y = e.step(xb, 2.0).unwrap();
+    assert_eq!(values(e, y, &[2], DType::Bool), vec![1.0, 1.0]);
+    let mark = e.start_profile();
+    let y = e.step(x, 0.0).unwrap();
+    let kernels: Vec<&str> = e.end_profile(mark, true).iter().map(|r| r.name).collect();
+    assert_eq!(kernels, ["Step"]);
+    e.dispose(y);
+    let g = f32s(e, &[-1.0, 0.5, 2.0], &[3]);
+    let (y, grads) = e.gradients(|e| e.step(g, 0.3), &[g], None, false).unwrap();
+    assert_eq!(values(e, grads[0].unwrap(), &[3], DType::Float32), vec![0.0; 3]);
+    e.dispose(y);
+    e.dispose(grads[0].unwrap());
+
+    let ls = e.log_sigmoid(x).unwrap();
+    let want: Vec<f64> = xs.iter().map(|&v| -(unary_ref(UnaryOp::Softplus, -v) as f32 as f64)).collect();
+    assert_close(&values(e, ls, &[8], DType::Float32), &want, 1e-6);
+    let gx = f32s(e, &[-3.0, 0.0, 2.0], &[3]);
+    let (y, grads) = e.gradients(|e| e.log_sigmoid(gx), &[gx], None, false).unwrap();
+    let want: Vec<f64> = [-3.0f64, 0.0, 2.0].iter().map(|&v| 1.0 / (1.0 + v.exp())).collect();
+    assert_close(&values(e, grads[0].unwrap(), &[3], DType::Float32), &want, 1e-6);
+    e.dispose(y);
+    e.dispose(grads[0].unwrap());
+
+    let (vv, xv) = ([1.0, 2.0, -3.0], [3.0, 5.0, 1.0]);
+    let v = f32s(e, &vv.map(|a| a as f32), &[3]);
+    let xx = f32s(e, &xv.map(|a| a as f32), &[3]);
+    let decay = f32s(e, &[0.6], &[]);
+    let step = i32s(e, &[2], &[]);
+    let y = e.moving_average(v, xx, decay, Some(step), true).unwrap();
+    let want: Vec<f64> = vv.iter().zip(&xv).map(|(a, b)| a + (b - a) * 0.4 / (1.0 - 0.36)).collect();
+    assert_close(&values(e, y, &[3], DType::Float32), &want, 1e-6);
+    let y = e.moving_average(v, xx, decay, None, false).unwrap();
+    let want: Vec<f64> = vv.iter().zip(&xv).map(|(a, b)| a + (b - a) * 0.4).collect();
+    assert_close(&values(e, y, &[3], DType::Float32), &want, 1e-6);
+    let vi = e.cast(v, DType::Int32).unwrap();
+    let x2 = f32s(e, &[1.0, 2.0], &[2]);
+    fails(e, "When using zeroDebias: true, step is required.", |e| e.moving_average(v, xx, decay, None, true));
+    fails(e, "The dtypes of the first(int32) and second(float32) input must match", |e| {
+        e.moving_average(vi, xx, decay, Some(step), true)
+    });
+    fails(e, "Shape mismatch in v and x", |e| e.moving_average(v, x2, decay, Some(step), true));
+}
+
 backend_tests!(
+    step_log_sigmoid_and_moving_average,
     select_follows_the_condition,
     table_gradients_match_finite_differences,
     unary_float_ops_match_the_reference,

@@ -486,7 +486,69 @@ fn scatter_rows_sum_or_assign(e: &mut Engine) {
     });
 }
 
+/// tf.booleanMaskAsync (the rows at the mask's true positions, for a mask over any dims from
+/// `axis`), tf.transpose's conjugate, tf.broadcastTo; tfjs's checks.
+fn boolean_mask_conjugate_transpose_and_broadcast_to(e: &mut Engine) {
+    let x = e.range(0.0, 24.0, 1.0, DType::Float32).unwrap();
+    let x = e.reshape(x, &[2, 3, 4]).unwrap();
+    let m2 = bools(e, &[1, 0, 1, 0, 0, 1], &[2, 3]);
+    let y = e.boolean_mask(x, m2, 0.0).unwrap();
+    let want: Vec<f64> = [0, 2, 5].iter().flat_map(|&r| (0..4).map(move |k| (r * 4 + k) as f64)).collect();
+    assert_eq!(values(e, y, &[3, 4], DType::Float32), want);
+    let m1 = bools(e, &[0, 1, 1, 0], &[4]);
+    let y = e.boolean_mask(x, m1, 2.0).unwrap();
+    let want: Vec<f64> = (0..6).flat_map(|r| [r * 4 + 1, r * 4 + 2]).map(|v| v as f64).collect();
+    assert_eq!(values(e, y, &[2, 3, 2], DType::Float32), want);
+    let none = bools(e, &[0, 0], &[2]);
+    let y = e.boolean_mask(x, none, 0.0).unwrap();
+    assert_eq!(values(e, y, &[0, 3, 4], DType::Float32), Vec::<f64>::new());
+    let xi = i32s(e, &[5, 6, 7], &[3]);
+    let m3 = bools(e, &[1, 0, 1], &[3]);
+    let y = e.boolean_mask(xi, m3, 0.0).unwrap();
+    assert_eq!(values(e, y, &[2], DType::Int32), vec![5.0, 7.0]);
+    let scalar = bools(e, &[1], &[]);
+    let floats = f32s(e, &[1.0, 0.0], &[2]);
+    fails(e, "mask cannot be scalar", |e| e.boolean_mask(x, scalar, 0.0));
+    fails(e, "mask's shape must match the first K dimensions of tensor's shape, Shapes 3 and 2 must match", |e| {
+        e.boolean_mask(x, none, 1.0)
+    });
+    fails(e, "Size(24) must match the product of shape 2,3,NaN", |e| e.boolean_mask(x, m1, 2.5));
+    fails(e, "Argument 'mask' passed to 'boolMask' must be bool tensor, but got float32 tensor", |e| {
+        e.boolean_mask(x, floats, 0.0)
+    });
+
+    let re = f32s(e, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    let im = f32s(e, &[-1.0, -2.0, -3.0, -4.0, -5.0, -6.0], &[2, 3]);
+    let c = e.complex(re, im).unwrap();
+    let t = e.conjugate_transpose(c, None).unwrap();
+    assert_eq!(e.shape(t).unwrap(), [3, 2]);
+    let parts = e.read(t).unwrap().to_f64();
+    assert_eq!(parts, vec![1.0, 1.0, 4.0, 4.0, 2.0, 2.0, 5.0, 5.0, 3.0, 3.0, 6.0, 6.0]);
+    // Rank 1 is cloned (as tfjs does, before it looks at `conjugate`); real tensors transpose.
+    let r1 = e.reshape(c, &[6]).unwrap();
+    let t = e.conjugate_transpose(r1, None).unwrap();
+    assert_eq!(e.read(t).unwrap().to_f64()[1], -1.0);
+    let t = e.conjugate_transpose(re, Some(&[1, 0])).unwrap();
+    assert_eq!(values(e, t, &[3, 2], DType::Float32), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+
+    let col = f32s(e, &[1.0, 2.0, 3.0], &[3, 1]);
+    let b = e.broadcast_to_shape(col, &[2.0, 3.0, 2.0]).unwrap();
+    assert_eq!(values(e, b, &[2, 3, 2], DType::Float32), [1.0, 1.0, 2.0, 2.0, 3.0, 3.0].repeat(2));
+    let one = f32s(e, &[7.0], &[1]);
+    // tfjs clones when no dim repeats, even where a 1 meets a 0.
+    let b = e.broadcast_to_shape(one, &[0.0]).unwrap();
+    assert_eq!(values(e, b, &[1], DType::Float32), vec![7.0]);
+    let b = e.broadcast_to_shape(one, &[2.0, 0.0]).unwrap();
+    assert_eq!(values(e, b, &[2, 0], DType::Float32), Vec::<f64>::new());
+    fails(e, "broadcastTo(): shape.length=1 < input.rank=2.", |e| e.broadcast_to_shape(col, &[3.0]));
+    fails(e, "broadcastTo(): [3,1] cannot be broadcast to [2,4].", |e| e.broadcast_to_shape(col, &[2.0, 4.0]));
+    fails(e, "Tensor must have a shape comprised of positive integers but got shape [2,-1].", |e| {
+        e.broadcast_to_shape(col, &[2.0, -1.0])
+    });
+}
+
 backend_tests!(
+    boolean_mask_conjugate_transpose_and_broadcast_to,
     scatter_rows_sum_or_assign,
     empty_results_do_no_work,
     reshape_refuses_overflowing_shapes,

@@ -471,6 +471,69 @@ impl Engine {
         })
     }
 
+    /// `tf.separableConv2d` (NHWC): a depthwise convolution with `w`, then a 1x1 convolution
+    /// mixing its channels, as tfjs composes it, with tfjs's checks in its order (the
+    /// depthwise step's dtype checks come before the pointwise filter's). A rank-3 `x` is one
+    /// image. Also the layers' SeparableConv2D.
+    pub fn separable_conv2d(
+        &mut self,
+        x: TensorId,
+        depthwise: TensorId,
+        pointwise: TensorId,
+        w: &Window,
+        data_format: &str,
+    ) -> Result<TensorId> {
+        let (xs, ds, ps) = (self.shape(x)?.to_vec(), self.shape(depthwise)?.to_vec(), self.shape(pointwise)?.to_vec());
+        let rank = if xs.len() == 3 { 4 } else { xs.len() };
+        if data_format == "NCHW" {
+            bail!("separableConv2d currently does not support dataFormat NCHW; only NHWC is supported");
+        }
+        if rank != 4 {
+            bail!("Error in separableConv2d: input must be rank 4, but got rank {rank}.");
+        }
+        if ds.len() != 4 {
+            bail!("Error in separableConv2d: depthwise filter must be rank 4, but got rank {}.", ds.len());
+        }
+        if ps.len() != 4 {
+            // (tfjs's text names the depthwise filter's rank)
+            bail!("Error in separableConv2d: pointwise filter must be rank 4, but got rank {}.", ds.len());
+        }
+        if ps[0] != 1 {
+            bail!("Error in separableConv2d: the first dimension of pointwise filter  must be 1, but got {}.", ps[0]);
+        }
+        if ps[1] != 1 {
+            bail!("Error in separableConv2d: the second dimension of pointwise filter must be 1, but got {}.", ps[1]);
+        }
+        let channels = ds[2] as f64 * ds[3] as f64;
+        if ps[2] as f64 != channels {
+            bail!(
+                "Error in separableConv2d: the third dimension of pointwise filter must be {}, but got {}.",
+                js(channels),
+                ps[2]
+            );
+        }
+        if data_format != "NHWC" {
+            bail!("Unknown dataFormat {data_format}");
+        }
+        require_dtype("depthwiseConv2d", "x", DType::Float32, self.dtype(x)?)?;
+        require_dtype("depthwiseConv2d", "filter", DType::Float32, self.dtype(depthwise)?)?;
+        let pointwise_dtype = self.dtype(pointwise)?;
+        self.composed(|e| {
+            let dims = |s: &[usize]| s.iter().map(|&d| d as i64).collect::<Vec<_>>();
+            let x4 = if xs.len() == 3 { e.reshape(x, &dims(&[&[1], &xs[..]].concat()))? } else { x };
+            let d = e.conv(ConvKind::Depthwise2d, x4, depthwise, w, false)?;
+            require_dtype("conv2d", "filter", DType::Float32, pointwise_dtype)?;
+            let one = Window { strides: &[1.0], dilations: &[1.0], pad: &Padding::Valid, rounding: None };
+            let y = e.conv(ConvKind::Conv2d, d, pointwise, &one, false)?;
+            if xs.len() == 3 {
+                let ys = e.shape(y)?.to_vec();
+                e.reshape(y, &dims(&ys[1..]))
+            } else {
+                Ok(y)
+            }
+        })
+    }
+
     /// `tf.conv2d`, `tf.conv3d`, `tf.depthwiseConv2d` and `tf.dilation2d` (an unbatched input
     /// gives an unbatched output). `channels_first` is NCHW data (2-D convolutions only).
     pub fn conv(
@@ -1119,6 +1182,68 @@ impl Engine {
             })?;
         }
         Ok(y)
+    }
+
+    /// `tf.pool`: 2-D max (or, with `avg`, average) pooling whose window may be dilated. As tfjs
+    /// composes it, a dilated window runs as an undilated 'valid' pool over spaceToBatchND's
+    /// blocks of the input (padded for 'same' as the dilated window needs), put back by
+    /// batchToSpaceND; an undilated one is `tf.maxPool` / `tf.avgPool`. A rank-3 `x` is one
+    /// image.
+    pub fn dilated_pool(&mut self, avg: bool, x: TensorId, window: &[f64], w: &Window) -> Result<TensorId> {
+        let xs = self.shape(x)?.to_vec();
+        let one = |v: &[f64]| v.iter().all(|&s| s == 1.0);
+        if !one(w.strides) && !one(w.dilations) {
+            bail!(
+                "Error in pool: Either strides or dilations must be 1. Got strides {} and dilations '{}'",
+                js_list(w.strides),
+                js_list(w.dilations)
+            );
+        }
+        let (kind, op) = if avg { (PoolKind::Avg2d, "avgPool") } else { (PoolKind::Max2d, "maxPool") };
+        let dilation = whole(op, "dilations", w.dilations, 2)?;
+        let undilated = |pad| Window { strides: w.strides, dilations: &[1.0], pad, rounding: w.rounding };
+        self.composed(|e| {
+            let dims = |s: &[usize]| s.iter().map(|&d| d as i64).collect::<Vec<_>>();
+            let x4 = if xs.len() == 3 { e.reshape(x, &dims(&[&[1], &xs[..]].concat()))? } else { x };
+            let y = if dilation == [1, 1] {
+                e.pool(kind, x4, window, &undilated(w.pad))?
+            } else {
+                let blocks = [dilation[0] as f64, dilation[1] as f64];
+                let s4 = e.shape(x4)?.to_vec();
+                if s4.len() < 4 {
+                    // spaceToBatchND's rank error, as in tfjs.
+                    e.space_to_batch_nd(x4, &blocks, &[[0.0, 0.0]; 2])?;
+                    bail!("Error in {op}: input must be rank 4 but got rank {}.", s4.len());
+                }
+                let filter = whole(op, "filterSize", window, 2)?;
+                let too_large = || {
+                    crate::Error::new(format!("Error in pool: the dilated window {} is too large.", js_list(window)))
+                };
+                let mut paddings = [[0.0; 2]; 2];
+                let mut crops = [[0.0; 2]; 2];
+                for i in 0..2 {
+                    let (f, d) = (filter[i] as u128, dilation[i] as u128);
+                    // tfjs's withSpaceToBatchBasePaddings ('same') and requiredSpaceToBatchPaddings.
+                    let extent = f + (f - 1) * (d - 1) - 1;
+                    let (start, end) = if *w.pad == Padding::Same { (extent / 2, extent - extent / 2) } else { (0, 0) };
+                    let full = s4[1 + i] as u128 + start + end;
+                    let extra = (d - full % d) % d;
+                    let start = u32::try_from(start).map_err(|_| too_large())?;
+                    let end = u32::try_from(end + extra).map_err(|_| too_large())?;
+                    paddings[i] = [start as f64, end as f64];
+                    crops[i] = [0.0, extra as f64];
+                }
+                let blocked = e.space_to_batch_nd(x4, &blocks, &paddings)?;
+                let pooled = e.pool(kind, blocked, window, &undilated(&Padding::Valid))?;
+                e.batch_to_space_nd(pooled, &blocks, &crops)?
+            };
+            if xs.len() == 3 {
+                let ys = e.shape(y)?.to_vec();
+                e.reshape(y, &dims(&ys[1..]))
+            } else {
+                Ok(y)
+            }
+        })
     }
 
     /// Max pooling's input gradient: each dy goes to where its window's maximum was (the

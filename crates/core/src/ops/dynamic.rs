@@ -1,5 +1,5 @@
-//! The ops whose output shape depends on input values: non-max suppression, whereAsync and
-//! setdiff1dAsync. Each reads its inputs on the host (tfjs awaits `data()`), computes as
+//! The ops whose output shape depends on input values: non-max suppression, whereAsync,
+//! booleanMaskAsync and setdiff1dAsync. Each reads its inputs on the host (tfjs awaits `data()`), computes as
 //! tfjs-core's host implementations do (`non_max_suppression_impl.ts`, `where_impl.ts`,
 //! `setdiff1d_async.ts`) and makes new tensors. tf.* and the graph executor share them.
 
@@ -104,6 +104,54 @@ impl Engine {
         let truth: Vec<bool> = self.read_f64(condition)?.into_iter().map(|v| v != 0.0).collect();
         let (coords, n) = where_coords(&shape, &truth);
         self.tensor(HostData::I32(coords), &[n, shape.len()])
+    }
+
+    /// `tf.booleanMaskAsync`: the slices of `x` at the true positions of `mask`, whose shape
+    /// is `x`'s dims `axis..axis + mask rank`; those dims become one. The mask is read on the
+    /// host (as whereAsync reads it), then one gather, as tfjs composes it.
+    pub fn boolean_mask(&mut self, x: TensorId, mask: TensorId, axis: f64) -> Result<TensorId> {
+        super::require_dtype("boolMask", "mask", DType::Bool, self.dtype(mask)?)?;
+        let (xs, ms) = (self.shape(x)?.to_vec(), self.shape(mask)?.to_vec());
+        if ms.is_empty() {
+            bail!("mask cannot be scalar");
+        }
+        let k = ms.len();
+        // tfjs compares `x.shape.slice(axis, axis + k)`, with JavaScript's slice bounds.
+        let bound = |v: f64| {
+            let v = v.trunc();
+            let n = xs.len() as f64;
+            (if v < 0.0 { (n + v).max(0.0) } else { v.min(n) }) as usize
+        };
+        let (from, to) = (bound(axis), bound(axis + k as f64));
+        let lead = if to > from { &xs[from..to] } else { &[][..] };
+        if lead != ms.as_slice() {
+            bail!(
+                "mask's shape must match the first K dimensions of tensor's shape, Shapes {} and {} must match",
+                crate::shape::fmt(lead),
+                crate::shape::fmt(&ms)
+            );
+        }
+        if axis != from as f64 {
+            // tfjs reads the leading dims at `axis` itself: a negative or fractional one reads
+            // none, and its reshape to a NaN dim fails.
+            let mut dims: Vec<String> = xs[..from].iter().map(|d| d.to_string()).collect();
+            dims.push("NaN".into());
+            dims.extend(xs[to..].iter().map(|d| d.to_string()));
+            bail!("Size({}) must match the product of shape {}", crate::shape::size(&xs), dims.join(","));
+        }
+        let Some(leading) = ms.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) else {
+            bail!("Error in booleanMaskAsync: the mask's size {} is too large.", crate::shape::fmt(&ms));
+        };
+        let mut target: Vec<i64> = xs[..from].iter().map(|&d| d as i64).collect();
+        target.push(leading as i64);
+        target.extend(xs[from + k..].iter().map(|&d| d as i64));
+        self.composed(|e| {
+            let flat = e.reshape(x, &target)?;
+            let flat_mask = e.reshape(mask, &[-1])?;
+            let positions = e.where_true(flat_mask)?;
+            let indices = e.squeeze(positions, Some(&[1]))?;
+            e.gather(flat, indices, from as i64, 0)
+        })
     }
 
     /// `tf.setdiff1dAsync`: the values of `x` not in `y`, and their indices in `x`.

@@ -249,6 +249,75 @@ impl Engine {
         })
     }
 
+    /// `tf.step`: 1 where `x > 0`, `alpha` elsewhere, NaN where a float32 `x` is NaN, in `x`'s
+    /// dtype (alpha stored as tfjs's typed arrays store it). tfjs's Step kernel, composed here of
+    /// comparisons and selects inside it, so `tf.profile` shows Step; its gradient is zero.
+    pub fn step(&mut self, x: TensorId, alpha: f64) -> Result<TensorId> {
+        let (shape, dtype) = (self.shape(x)?.to_vec(), self.dtype(x)?);
+        // A bool tensor's bytes are a Uint8Array's: alpha wraps to a byte, then nonzero is true.
+        let alpha = if dtype == DType::Bool { f64::from(crate::js_to_int32(alpha) as u8) } else { alpha };
+        let y = self.run_kernel(STEP, &[x], |e, _, _| {
+            let zero = e.fill(&[], 0.0, dtype)?;
+            let above = e.binary(BinaryOp::Greater, x, zero)?;
+            let (one, low) = (e.fill(&[], 1.0, dtype)?, e.fill(&[], alpha, dtype)?);
+            let y = e.select(above, one, low)?;
+            if dtype != DType::Float32 {
+                return Ok(y);
+            }
+            let nan = e.unary(UnaryOp::IsNaN, x)?;
+            let nans = e.fill(&[], f64::NAN, dtype)?;
+            e.select(nan, nans, y)
+        })?;
+        self.on_tape(&[y], &[], move |e, _| Ok(vec![Some(e.fill(&shape, 0.0, DType::Float32)?)]))?;
+        Ok(y)
+    }
+
+    /// `tf.logSigmoid`: `-softplus(-x)`, as tfjs composes it (its custom gradient,
+    /// `dy * sigmoid(-x)`, is what the parts' gradients give).
+    pub fn log_sigmoid(&mut self, x: TensorId) -> Result<TensorId> {
+        self.composed(|e| {
+            let n = e.neg(x)?;
+            let s = e.unary(UnaryOp::Softplus, n)?;
+            e.neg(s)
+        })
+    }
+
+    /// `tf.movingAverage`: `v + (x - v)(1 - decay)`, divided by `1 - decay^step` when
+    /// `zero_debias` (which needs `step`), as tfjs composes it.
+    pub fn moving_average(
+        &mut self,
+        v: TensorId,
+        x: TensorId,
+        decay: TensorId,
+        step: Option<TensorId>,
+        zero_debias: bool,
+    ) -> Result<TensorId> {
+        let (vd, xd) = (self.dtype(v)?, self.dtype(x)?);
+        if vd != xd {
+            bail!("The dtypes of the first({}) and second({}) input must match", vd.name(), xd.name());
+        }
+        if self.shape(v)? != self.shape(x)? {
+            bail!("Shape mismatch in v and x");
+        }
+        let step = match (zero_debias, step) {
+            (false, _) => None,
+            (true, Some(s)) => Some(s),
+            (true, None) => bail!("When using zeroDebias: true, step is required."),
+        };
+        self.composed(|e| {
+            let one = e.scalar(1.0)?;
+            let keep = e.sub(one, decay)?;
+            let diff = e.sub(x, v)?;
+            let mut update = e.mul(diff, keep)?;
+            if let Some(step) = step {
+                let p = e.binary(BinaryOp::Pow, decay, step)?;
+                let debias = e.sub(one, p)?;
+                update = e.div(update, debias)?;
+            }
+            e.add(v, update)
+        })
+    }
+
     /// `tf.addN`: tensors of one dtype and shape, added left to right.
     pub fn add_n(&mut self, xs: &[TensorId]) -> Result<TensorId> {
         let Some(&first) = xs.first() else { bail!("Must pass at least one tensor to tf.addN(), but got 0") };
@@ -269,6 +338,10 @@ impl Engine {
         self.composed(|e| xs[1..].iter().try_fold(first, |acc, &t| e.add(acc, t)))
     }
 }
+
+/// tfjs's Step kernel, which tidytensor composes (so no backend has it: not in kernels.rs's
+/// table of backend kernels).
+const STEP: &str = "Step";
 
 // ---- helpers of the gradient formulas of the op tables (kernels.rs) ----
 

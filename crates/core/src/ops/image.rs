@@ -1,5 +1,6 @@
-//! Image resizes (`tf.image.resizeBilinear`, `resizeNearestNeighbor`): tfjs's source positions
-//! for every output row and column, computed once here as [`Taps`], then one resample kernel.
+//! tf.image. Resizes (`resizeBilinear`, `resizeNearestNeighbor`): tfjs's source positions for
+//! every output row and column, computed once here as [`Taps`], then one resample kernel; the
+//! colour conversions and threshold, composed as tfjs composes them.
 
 use super::{cast_if, view_of};
 use crate::backend::{Taps, View};
@@ -456,4 +457,139 @@ impl Engine {
         }
         self.sample_taps(image, taps, fill, &s)
     }
+}
+
+/// The luma weights of red, green and blue (CCIR 601) tfjs's colour conversions use.
+const LUMA: [f32; 3] = [0.2989, 0.5870, 0.1140];
+
+impl Engine {
+    /// `tf.image.grayscaleToRGB`: the one channel of the last axis repeated three times.
+    pub fn grayscale_to_rgb(&mut self, image: TensorId) -> Result<TensorId> {
+        let s = self.shape(image)?.to_vec();
+        if s.len() < 2 {
+            bail!("Error in grayscaleToRGB: images must be at least rank 2, but got rank {}.", s.len());
+        }
+        let last = s[s.len() - 1];
+        if last != 1 {
+            bail!(
+                "Error in grayscaleToRGB: last dimension of a grayscale image should be size 1, but got size {last}."
+            );
+        }
+        let mut reps = vec![1.0; s.len()];
+        reps[s.len() - 1] = 3.0;
+        self.tile(image, &reps)
+    }
+
+    /// `tf.image.rgbToGrayscale`: the luma-weighted sum of the last axis's three channels,
+    /// computed in float32 and stored in the image's dtype (tfjs's einsum, for ranks 2 to 6).
+    pub fn rgb_to_grayscale(&mut self, image: TensorId) -> Result<TensorId> {
+        let (s, dtype) = (self.shape(image)?.to_vec(), self.dtype(image)?);
+        if s.len() < 2 {
+            bail!("Error in RGBToGrayscale: images must be at least rank 2, but got rank {}.", s.len());
+        }
+        let last = s[s.len() - 1];
+        if last != 3 {
+            bail!("Error in RGBToGrayscale: last dimension of an RGB image should be size 3, but got size {last}.");
+        }
+        if s.len() > 6 {
+            bail!("Not a valid tensor rank.");
+        }
+        self.composed(|e| {
+            let floats = e.cast(image, DType::Float32)?;
+            let weights = e.tensor(HostData::F32(LUMA.to_vec()), &[3])?;
+            let weighted = e.mul(floats, weights)?;
+            let gray = e.reduce(crate::ReduceOp::Sum, weighted, Some(&[-1]), true)?;
+            e.cast(gray, dtype)
+        })
+    }
+
+    /// `tf.image.threshold`: 255 where the grayscale of a `[height, width, 1 or 3]` image is
+    /// above the threshold (at most it when `inverted`), else 0, as int32. `method` 'binary'
+    /// takes `thresh_value * 255`; 'otsu' the level that maximises the between-class variance
+    /// of the image's 256-bin histogram (read on the host), in tfjs's float32 steps.
+    pub fn threshold(&mut self, image: TensorId, method: &str, inverted: bool, thresh_value: f64) -> Result<TensorId> {
+        let (s, dtype) = (self.shape(image)?.to_vec(), self.dtype(image)?);
+        if s.len() != 3 {
+            bail!("Error in threshold: image must be rank 3,but got rank {}.", s.len());
+        }
+        if s[2] != 3 && s[2] != 1 {
+            bail!("Error in threshold: image color channel must be equal to 3 or 1but got {}.", s[2]);
+        }
+        if dtype != DType::Int32 && dtype != DType::Float32 {
+            bail!("Error in dtype: image dtype must be int32 or float32,but got dtype {}.", dtype.name());
+        }
+        if method != "otsu" && method != "binary" {
+            bail!("Method must be binary or otsu, but was {method}");
+        }
+        self.composed(|e| {
+            let gray = if s[2] == 3 {
+                let rgb = e.split(image, super::Splits::Sizes(vec![1.0; 3]), -1.0)?;
+                let mut sum: Option<TensorId> = None;
+                for (&c, w) in rgb.iter().zip(LUMA) {
+                    let t = e.with_scalar(crate::BinaryOp::Mul, c, w as f64)?;
+                    sum = Some(match sum {
+                        None => t,
+                        Some(acc) => e.add(acc, t)?,
+                    });
+                }
+                sum.ok_or_else(|| crate::Error::new("threshold: no channels"))?
+            } else {
+                image
+            };
+            let level = if method == "otsu" {
+                // tfjs's bincount(cast(round(gray), 'int32'), [], 256): float32 counts.
+                let rounded = e.unary(crate::UnaryOp::Round, gray)?;
+                let levels = e.cast(rounded, DType::Int32)?;
+                let mut hist = [0f32; 256];
+                for v in e.read_f64(levels)? {
+                    if v < 0.0 {
+                        bail!("Input x must be non-negative!");
+                    }
+                    if v < 256.0 {
+                        hist[v as usize] += 1.0;
+                    }
+                }
+                otsu(&hist, s[0] as f64 * s[1] as f64)
+            } else {
+                thresh_value as f32 * 255.0
+            };
+            let level = e.tensor(HostData::F32(vec![level]), &[1])?;
+            let op = if inverted { crate::BinaryOp::LessEqual } else { crate::BinaryOp::Greater };
+            let above = e.binary(op, gray, level)?;
+            let white = e.with_scalar(crate::BinaryOp::Mul, above, 255.0)?;
+            e.cast(white, DType::Int32)
+        })
+    }
+}
+
+/// tfjs's Otsu level over a histogram of `total` pixels: the bin whose split maximises the
+/// between-class variance (-1 when none is above 0). Each step rounds to float32 as tfjs's
+/// ops store their results; sums add in f64 first, as its cpu kernel does.
+fn otsu(hist: &[f32], total: f64) -> f32 {
+    let f = |v: f64| v as f32 as f64;
+    let total = f(total);
+    let (mut best, mut best_var) = (-1.0f32, 0.0f64);
+    for i in 0..hist.len() - 1 {
+        let (mut n1, mut s1, mut n2, mut s2) = (0.0, 0.0, 0.0, 0.0);
+        for (k, &h) in hist.iter().enumerate() {
+            let (h, weighted) = (h as f64, f(h as f64 * k as f64));
+            if k <= i {
+                n1 += h;
+                s1 += weighted;
+            } else {
+                n2 += h;
+                s2 += weighted;
+            }
+        }
+        let (n1, s1, n2, s2) = (f(n1), f(s1), f(n2), f(s2));
+        let (w1, w2) = (f(n1 / total), f(n2 / total));
+        let d = f(f(s1 / n1) - f(s2 / n2));
+        let var = f(f(f(w1 * w2) * d) * d);
+        // (NaN, from an empty class, never wins)
+        if var > best_var {
+            best_var = var;
+            best = i as f32;
+        }
+    }
+    best
 }

@@ -158,6 +158,21 @@ impl Engine {
         Ok(y)
     }
 
+    /// `tf.transpose(x, perm, true)`: a complex64 tensor's transpose with its imaginary parts
+    /// negated (real, imag, neg, complex, as tfjs composes it). Other dtypes, and ranks 0
+    /// and 1 (which tfjs clones before it looks at `conjugate`), transpose plainly.
+    pub fn conjugate_transpose(&mut self, x: TensorId, perm: Option<&[i64]>) -> Result<TensorId> {
+        if self.dtype(x)? != DType::Complex64 || self.shape(x)?.len() <= 1 {
+            return self.transpose(x, perm);
+        }
+        self.composed(|e| {
+            let y = e.transpose(x, perm)?;
+            let (re, im) = (e.complex_part(y, false)?, e.complex_part(y, true)?);
+            let im = e.neg(im)?;
+            e.complex(re, im)
+        })
+    }
+
     /// `tf.concat` along `axis`; dtypes are upcast to a common one.
     pub fn concat(&mut self, xs: &[TensorId], axis: i64) -> Result<TensorId> {
         let Some(&first) = xs.first() else { bail!("Pass at least one tensor to concat") };

@@ -1,8 +1,8 @@
 //! The layout ops tfjs composes of the layout kernels (slice, gather, concat, reshape,
 //! transpose): parseSliceParams, stridedSlice, tile, reverse, pad, mirrorPad, split, unstack,
-//! gatherND, the space/batch moves, depthToSpace, broadcastArgs. tf.*, the graph executor
-//! and the layers share them; each runs in a scope of its own, so it leaves
-//! only its results. tfjs's argument checks and texts.
+//! gatherND, the space/batch moves, depthToSpace, broadcastTo, broadcastArgs. tf.*, the graph
+//! executor and the layers share them; each runs in a scope of its own, so it leaves only its
+//! results. tfjs's argument checks and texts.
 
 use crate::js::list as js_list;
 use crate::{bail, DType, Engine, HostData, ReduceOp, Result, TensorId};
@@ -442,6 +442,37 @@ impl Engine {
                 y = e.clone_tensor(x)?;
             }
             Ok(y)
+        })
+    }
+
+    /// `tf.broadcastTo`: `x` given leading dims of 1 up to the target's rank, then tiled where
+    /// a dim of 1 meets a larger one; a clone when no dim repeats (as in tfjs, also when a dim
+    /// of 1 meets 0: tfjs keeps the 1).
+    pub fn broadcast_to_shape(&mut self, x: TensorId, shape: &[f64]) -> Result<TensorId> {
+        if !shape.iter().all(|&d| is_int(d) && d >= 0.0) {
+            bail!("Tensor must have a shape comprised of positive integers but got shape [{}].", js_list(shape));
+        }
+        let xs = shape_of(self, x)?;
+        if shape.len() < xs.len() {
+            bail!("broadcastTo(): shape.length={} < input.rank={}.", shape.len(), xs.len());
+        }
+        let mut padded = vec![1; shape.len() - xs.len()];
+        padded.extend_from_slice(&xs);
+        let mut reps = shape.to_vec();
+        for i in (0..shape.len()).rev() {
+            if padded[i] as f64 == shape[i] {
+                reps[i] = 1.0;
+            } else if padded[i] != 1 {
+                bail!("broadcastTo(): [{}] cannot be broadcast to [{}].", crate::shape::fmt(&xs), js_list(shape));
+            }
+        }
+        self.composed(|e| {
+            let input = if padded.len() > xs.len() { e.reshape(x, &i64s(&padded))? } else { x };
+            if reps.iter().all(|&r| r <= 1.0) {
+                e.clone_tensor(input)
+            } else {
+                e.tile(input, &reps)
+            }
         })
     }
 

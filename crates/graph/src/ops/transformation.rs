@@ -75,10 +75,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let value = if op == "PadV2" { c.num(e, 2)? } else { a.number("constant_value", 0.0) };
             e.pad(c.t(0)?, &p, value)?
         }
-        "BroadcastTo" => {
-            let s = crate::ops::creation::shape_arg(&c.nums(e, 1)?)?;
-            e.broadcast_to(c.t(0)?, &s)?
-        }
+        "BroadcastTo" => e.broadcast_to_shape(c.t(0)?, &c.nums(e, 1)?)?,
         "BroadcastArgs" => e.broadcast_args(c.t(0)?, c.t(1)?)?,
         "SpaceToBatchND" => {
             let (block, p) = (c.nums(e, 1)?, pairs(&c.nums(e, 2)?));

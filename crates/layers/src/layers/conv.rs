@@ -279,11 +279,7 @@ impl Conv {
                 e.conv_transpose(self.rank, &out, x, w[0], &win)?
             }
             ConvType::Depthwise => e.conv(ConvKind::Depthwise2d, x, w[0], &win, false)?,
-            ConvType::Separable => {
-                let d = e.conv(ConvKind::Depthwise2d, x, w[0], &win, false)?;
-                let one = Window { strides: &[1.0, 1.0], dilations: &[1.0, 1.0], pad: &Padding::Valid, rounding: None };
-                e.conv(ConvKind::Conv2d, d, w[1], &one, false)?
-            }
+            ConvType::Separable => e.separable_conv2d(x, w[0], w[1], &win, "NHWC")?,
         })
     }
 }
