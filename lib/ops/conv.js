@@ -6,7 +6,6 @@ const native = require('../native');
 const { Tensor, wrap, wrapId } = require('../tensor');
 const { withOne, withTwo, listArg, num, sizes, padArg, rounding } = require('./args');
 
-
 function dataFormatArg(op, dataFormat, allowed) {
   if (dataFormat === allowed[0]) return false;
   if (dataFormat === allowed[1]) return true;
