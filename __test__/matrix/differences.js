@@ -8,6 +8,37 @@
 // Keep it short and honest: an entry is a deliberate difference, never a bug being hidden.
 module.exports = [
   {
+    reason: 'tf.cosineWindow and tf.signal\'s windows read windowLength as a number (tfjs hands it to ' +
+      'new Float32Array, which copies a list, typed array or iterable as the window\'s values)',
+    name: /^(cosineWindow|signal\.(hannWindow|hammingWindow))\(/,
+    tidytensor: /^returns tensor float32 \[0\] \[\]$/,
+  },
+  {
+    reason: 'tf.signal\'s windows read a string windowLength as its number (tfjs\'s formula concatenates ' +
+      'it: \'1\' + 0 - 1 is 9)',
+    name: /^(cosineWindow|signal\.(hannWindow|hammingWindow))\('/,
+    tidytensor: /^returns tensor float32/,
+  },
+  {
+    reason: 'tf.signal.frame refuses a negative or fractional frameLength (tfjs slices with it: -1 to the ' +
+      'end, a fraction at fractional offsets)',
+    name: /^signal\.(frame|stft)\(/,
+    tidytensor: /^throws Error: Error in frame: frameLength must be a non-negative integer/,
+  },
+  {
+    reason: 'tf.signal.frame reads a null or list frameLength as a number, 0 (tfjs slices to the end with ' +
+      'null, then fails to reshape the frames)',
+    name: /^signal\.frame\(/,
+    tfjs: /^throws Error: Size\(\d+\) must match the product of shape/,
+    tidytensor: /^returns tensor float32 \[\d+,0\] \[\]$/,
+  },
+  {
+    reason: 'tf.signal.stft of no frame makes no window (tfjs allocates it, failing past 2^31 values)',
+    name: /^signal\.stft\(/,
+    tfjs: /^throws RangeError: Array buffer allocation failed/,
+    tidytensor: /^returns tensor complex64 \[0,/,
+  },
+  {
     reason: 'io.browserFiles takes only an array of files (tfjs slices whatever it is given: a string, a ' +
       'typed array, a tensor, whose slice is a new tensor left allocated)',
     name: /^io\.browserFiles\(/,

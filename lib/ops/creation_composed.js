@@ -1,16 +1,10 @@
 'use strict';
-// The creation ops tfjs composes of other families' ops: meshgrid, diag, multinomial, dropout.
-// They sit above those families, so that creation.js stays below them (the families make
-// their tensors with it).
+// The creation ops tfjs composes of other families' ops: meshgrid, diag, multinomial, dropout
+// (each one native call into crates/core).
 const native = require('../native');
-const { Tensor, wrap } = require('../tensor');
+const { Tensor, wrap, wrapId } = require('../tensor');
 const { convertToTensor } = require('../convert');
-const { tidy } = require('../engine');
-const { withOne, listArg } = require('./args');
-const { ones, zeros, eye, randomUniform } = require('./creation');
-const E = require('./elementwise');
-const L = require('./layout');
-const { matMul } = require('./matmul');
+const { withOne, listArg, num } = require('./args');
 
 // Coordinate grids: [X, Y] repeating x along rows and y along columns ('xy'), or the
 // transposes ('ij'); made by matrix products with ones, as tfjs makes them.
@@ -22,10 +16,7 @@ function meshgrid(x, y, { indexing = 'xy' } = {}) {
   let ty;
   try {
     ty = convertToTensor(y, 'y', 'meshgrid', y instanceof Tensor ? y.dtype : 'float32');
-    const [w, h] = [tx.size, ty.size];
-    return tidy(() => (indexing === 'xy' ?
-      [matMul(ones([h, 1], tx.dtype), L.reshape(tx, [1, -1])), matMul(L.reshape(ty, [-1, 1]), ones([1, w], ty.dtype))] :
-      [matMul(L.reshape(tx, [-1, 1]), ones([1, h], tx.dtype)), matMul(ones([w, 1], ty.dtype), L.reshape(ty, [1, -1]))]));
+    return native.meshgrid(tx.id, ty.id, indexing === 'ij').map(wrapId);
   } finally {
     if (tx !== x) tx.dispose();
     if (ty !== undefined && ty !== y) ty.dispose();
@@ -34,11 +25,7 @@ function meshgrid(x, y, { indexing = 'xy' } = {}) {
 
 // The values of x on the diagonal of a [...shape, ...shape] tensor, zeros elsewhere.
 function diag(x) {
-  return withOne(x, 'x', 'diag', 'numeric', (t) => tidy(() => {
-    const n = t.size;
-    const d = E.where(eye(n, n, null, 'bool'), L.reshape(t, [1, n]), zeros([n, n], t.dtype));
-    return L.reshape(d, [...t.shape, ...t.shape]);
-  }));
+  return withOne(x, 'x', 'diag', 'numeric', (t) => wrap(native.diag(t.id)));
 }
 
 // tf.multinomial: numSamples draws per row of logits (or probabilities when `normalized`):
@@ -57,19 +44,15 @@ function multinomial(logits, numSamples, seed, normalized = false) {
 }
 
 // tf.dropout: x scaled by 1 / (1 - rate) where a uniform draw (over noiseShape, broadcast) plus
-// 1 - rate reaches 1, else 0, as tfjs composes it.
+// 1 - rate reaches 1, else 0, as tfjs composes it; the draw is tf.randomUniform's for the seed.
 function dropout(x, rate, noiseShape, seed) {
   return withOne(x, 'x', 'dropout', 'numeric', (t) => {
-    if (t.dtype !== 'float32') {
-      throw new Error(`x has to be a floating point tensor since it's going to be scaled, but got a ${t.dtype} tensor instead.`);
+    const shape = noiseShape == null ? null : listArg(noiseShape);
+    if (shape !== null && !Array.isArray(shape)) {
+      throw new Error(`Tensor must have a shape comprised of positive integers but got shape [${noiseShape}].`);
     }
-    if (!(rate >= 0 && rate < 1)) throw new Error(`rate must be a float in the range [0, 1), but got ${rate}.`);
-    if (rate === 0) return t.clone();
-    let shape = noiseShape == null ? t.shape.slice() : listArg(noiseShape);
-    if (noiseShape != null && shape.length === t.rank) shape = shape.map((d, i) => (d == null ? t.shape[i] : d));
-    const keep = 1 - rate;
-    return tidy(() =>
-      E.mul(t, E.div(E.floor(E.add(randomUniform(shape, 0, 1, 'float32', seed), keep)), keep)));
+    const dims = shape === null ? null : Array.from(shape, (d) => (d == null ? null : num(d)));
+    return wrap(native.dropout(t.id, num(rate), dims, seed == null ? null : String(seed)));
   });
 }
 

@@ -1,16 +1,11 @@
 'use strict';
-// Matrix products: matMul, and dot and outerProduct composed of it as tfjs composes them.
+// Matrix products: matMul, and the ops tfjs composes of it (dot, outerProduct, confusionMatrix,
+// gramSchmidt, qr, basicLSTMCell), each one native call composed in crates/core.
 const native = require('../native');
-const { Tensor, wrap } = require('../tensor');
+const { Tensor, wrap, wrapId } = require('../tensor');
 const { withOne, withTwo, withMany, convertList, disposeTemps } = require('./args');
 const { convertToTensor } = require('../convert');
 const { tidy } = require('../engine');
-const C = require('./creation');
-const E = require('./elementwise');
-const R = require('./reduce');
-const L = require('./layout');
-
-const { reshape } = L;
 
 function matMul(a, b, transposeA = false, transposeB = false) {
   return matMulWith(a, b, transposeA, transposeB);
@@ -25,31 +20,15 @@ function matMulWith(a, b, transposeA, transposeB, epilogue) {
     (ta, tb) => wrap(native.matMul(ta.id, tb.id, tA, tB, epilogue)));
 }
 
+// tf.dot and tf.outerProduct: matMul of the vectors reshaped as tfjs reshapes them
+// (crates/core/src/ops/matmul_composed.rs).
 function dot(t1, t2) {
-  return withTwo('dot', t1, 't1', 'numeric', t2, 't2', 'numeric', (a, b) => {
-    if (!((a.rank === 1 || a.rank === 2) && (b.rank === 1 || b.rank === 2))) {
-      throw new Error(`Error in dot: inputs must all be rank 1 or 2, but got ranks ${a.rank} and ${b.rank}.`);
-    }
-    const aInner = a.rank === 1 ? a.size : a.shape[1];
-    const bInner = b.rank === 1 ? b.size : b.shape[0];
-    if (aInner !== bInner) {
-      throw new Error(`Error in dot: inner dimensions of inputs must match, but got ${aInner} and ${bInner}.`);
-    }
-    return tidy(() => {
-      const y = matMul(a.rank === 1 ? reshape(a, [1, -1]) : a, b.rank === 1 ? reshape(b, [-1, 1]) : b);
-      if (a.rank === 1 && b.rank === 1) return reshape(y, []);
-      return a.rank === 2 && b.rank === 2 ? y : reshape(y, [y.size]);
-    });
-  });
+  return withTwo('dot', t1, 't1', 'numeric', t2, 't2', 'numeric', (a, b) => wrap(native.dot(a.id, b.id)));
 }
 
 function outerProduct(v1, v2) {
-  return withTwo('outerProduct', v1, 'v1', 'numeric', v2, 'v2', 'numeric', (a, b) => {
-    if (a.rank !== 1 || b.rank !== 1) {
-      throw new Error(`Error in outerProduct: inputs must be rank 1, but got ranks ${a.rank} and ${b.rank}.`);
-    }
-    return tidy(() => matMul(reshape(a, [-1, 1]), reshape(b, [1, -1])));
-  });
+  return withTwo('outerProduct', v1, 'v1', 'numeric', v2, 'v2', 'numeric',
+    (a, b) => wrap(native.outerProduct(a.id, b.id)));
 }
 
 // tf.linalg.bandPart: the band of each innermost matrix, zeros elsewhere (a negative count keeps
@@ -73,26 +52,13 @@ function bandPart(a, numLower, numUpper) {
 
 const linalg = { bandPart, gramSchmidt, qr };
 
-// tf.math.confusionMatrix: one-hot labels (transposed) times one-hot predictions.
+// tf.math.confusionMatrix: one-hot labels (transposed) times one-hot predictions. numClasses
+// travels as a number (NaN for a value that is not one, which tfjs refuses too) with its text
+// for the errors.
 function confusionMatrix(labels, predictions, numClasses) {
   return withTwo('confusionMatrix', labels, 'labels', 'numeric', predictions, 'predictions', 'numeric', (l, p) => {
-    if (!(numClasses == null || (numClasses > 0 && Number.isInteger(numClasses)))) {
-      throw new Error(`If provided, numClasses must be a positive integer, but got ${numClasses}`);
-    }
-    if (l.rank !== 1) throw new Error(`Expected the rank of labels to be 1, but got ${l.rank}`);
-    if (p.rank !== 1) throw new Error(`Expected the rank of predictions to be 1, but got ${p.rank}`);
-    if (l.shape[0] !== p.shape[0]) {
-      throw new Error(`Mismatch in the number of examples: ${l.shape[0]} vs. ${p.shape[0]}. ` +
-        'Labels and predictions should have the same number of elements.');
-    }
-    if (!(numClasses > 0 && Number.isInteger(numClasses))) {
-      throw new Error(`numClasses is required to be a positive integer, but got ${numClasses}`);
-    }
-    return tidy(() => {
-      const ol = C.oneHot(E.cast(l, 'int32'), numClasses);
-      const op = C.oneHot(E.cast(p, 'int32'), numClasses);
-      return E.cast(matMul(L.transpose(ol), op), 'int32');
-    });
+    const n = numClasses == null ? null : (typeof numClasses === 'number' ? numClasses : NaN);
+    return wrap(native.confusionMatrix(l.id, p.id, n, `${numClasses}`));
   });
 }
 
@@ -116,103 +82,32 @@ function einsum(equation, ...tensors) {
   }
 }
 
-// tf.linalg.gramSchmidt: orthonormalises the rows of a 2-D tensor (or a list of 1-D tensors),
-// each row minus its projections on the rows before it, then normalised.
+// tf.linalg.gramSchmidt: orthonormalises the rows of a 2-D tensor (or a list of 1-D tensors,
+// giving a list), each row minus its projections on the rows before it, then normalised.
 function gramSchmidt(xs) {
-  const list = Array.isArray(xs);
-  if (list) {
-    if (xs.length === 0) throw new Error('Gram-Schmidt process: input must not be null, undefined, or empty');
-    const dim = xs[0].shape[0];
-    for (let i = 1; i < xs.length; ++i) {
-      if (xs[i].shape[0] !== dim) {
-        throw new Error(`Gram-Schmidt: Non-unique lengths found in the input vectors: (${xs[i].shape[0]} vs. ${dim})`);
-      }
-    }
-  } else if (xs == null) {
-    throw new Error('Gram-Schmidt process: input must not be null, undefined, or empty');
+  if (Array.isArray(xs)) {
+    // tfjs reads the list's tensors as they are.
+    xs.forEach((x, i) => {
+      if (!(x instanceof Tensor)) throw new Error(`gramSchmidt: xs[${i}] must be a Tensor, but got ${x}`);
+    });
+    return native.gramSchmidt(xs.map((x) => x.id), true).map(wrapId);
   }
-  return tidy(() => {
-    const rows = list ? xs : L.unstack(xs, 0);
-    if (!(rows.length <= rows[0].shape[0])) {
-      throw new Error(`Gram-Schmidt: Number of vectors (${rows.length}) exceeds number of dimensions (${rows[0].shape[0]}).`);
-    }
-    const ys = [];
-    for (const row of rows) {
-      let x = row;
-      for (const y of ys) x = E.sub(x, E.mul(R.sum(E.mul(y, x)), y));
-      ys.push(E.div(x, R.norm(x, 'euclidean')));
-    }
-    return list ? ys : L.stack(ys, 0);
-  });
+  if (xs == null) throw new Error('Gram-Schmidt process: input must not be null, undefined, or empty');
+  return withOne(xs, 'xs', 'gramSchmidt', 'numeric', (t) => wrapId(native.gramSchmidt([t.id], false)[0]));
 }
 
-// tf.linalg.qr: Householder reflections, as tfjs applies them (the reflection of column j
-// takes the sign that avoids cancellation, so R's diagonal has the opposite sign of the
-// column's leading value), computed on the host in double precision for each matrix.
+// tf.linalg.qr: Householder reflections composed of ops as tfjs composes them: [q, r].
 function qr(x, fullMatrices = false) {
   // tfjs reads x.rank directly: only a Tensor is accepted.
   if (!(x instanceof Tensor)) throw new Error('qr() requires input tensor to have a rank >= 2, but got rank undefined');
-  return withOne(x, 'x', 'qr', 'numeric', (t) => {
-    if (t.rank < 2) throw new Error(`qr() requires input tensor to have a rank >= 2, but got rank ${t.rank}`);
-    const [m, n] = t.shape.slice(-2);
-    const batch = t.shape.slice(0, -2).reduce((a, b) => a * b, 1);
-    const values = t.dataSync();
-    const k = fullMatrices || m <= n ? m : n; // columns of Q, rows of R
-    const qs = new Float32Array(batch * m * k);
-    const rs = new Float32Array(batch * k * n);
-    for (let b = 0; b < batch; b++) {
-      const [q, r] = householder(values.subarray(b * m * n, (b + 1) * m * n), m, n);
-      for (let i = 0; i < m; i++) for (let j = 0; j < k; j++) qs[b * m * k + i * k + j] = q[i * m + j];
-      for (let i = 0; i < k; i++) for (let j = 0; j < n; j++) rs[b * k * n + i * n + j] = r[i * n + j];
-    }
-    const lead = t.shape.slice(0, -2);
-    return [C.tensor(qs, [...lead, m, k]), C.tensor(rs, [...lead, k, n])];
-  });
-}
-
-// Q (m×m) and R (m×n), row-major, of one matrix.
-function householder(a, m, n) {
-  const r = Float64Array.from(a);
-  const q = new Float64Array(m * m);
-  for (let i = 0; i < m; i++) q[i * m + i] = 1;
-  for (let j = 0; j < Math.min(m, n); j++) {
-    let norm = 0;
-    for (let i = j; i < m; i++) norm += r[i * n + j] * r[i * n + j];
-    norm = Math.sqrt(norm);
-    const s = r[j * n + j] > 0 ? -1 : 1;
-    const u1 = r[j * n + j] - s * norm;
-    const w = new Float64Array(m - j);
-    w[0] = 1;
-    for (let i = 1; i < m - j; i++) w[i] = r[(i + j) * n + j] / u1;
-    const tau = -s * u1 / norm;
-    // R[j:, :] -= tau w (wᵀ R[j:, :]);  Q[:, j:] -= (Q[:, j:] w) (tau w)ᵀ
-    for (let c = 0; c < n; c++) {
-      let d = 0;
-      for (let i = 0; i < m - j; i++) d += w[i] * r[(i + j) * n + c];
-      for (let i = 0; i < m - j; i++) r[(i + j) * n + c] -= tau * w[i] * d;
-    }
-    for (let row = 0; row < m; row++) {
-      let d = 0;
-      for (let i = 0; i < m - j; i++) d += q[row * m + i + j] * w[i];
-      for (let i = 0; i < m - j; i++) q[row * m + i + j] -= d * tau * w[i];
-    }
-  }
-  return [q, r];
+  return native.qr(x.id, !!fullMatrices).map(wrapId);
 }
 
 // tf.basicLSTMCell: one step of an LSTM, as tfjs composes it: [newC, newH].
 function basicLSTMCell(forgetBias, lstmKernel, lstmBias, data, c, h) {
   const args = [[forgetBias, 'forgetBias'], [lstmKernel, 'lstmKernel'], [lstmBias, 'lstmBias'], [data, 'data'],
     [c, 'c'], [h, 'h']];
-  return withMany('basicLSTMCell', args, ([tf, tk, tb, td, tc, th]) => tidy(() => {
-    const res = E.add(matMul(L.concat([td, th], 1), tk), tb);
-    const [batch, cols] = [res.shape[0], res.shape[1] / 4];
-    const part = (k) => L.slice(res, [0, cols * k], [batch, cols]);
-    const [i, j, f, o] = [part(0), part(1), part(2), part(3)];
-    const newC = E.add(E.mul(E.sigmoid(i), E.tanh(j)), E.mul(tc, E.sigmoid(E.add(tf, f))));
-    const newH = E.mul(E.tanh(newC), E.sigmoid(o));
-    return [newC, newH];
-  }));
+  return withMany('basicLSTMCell', args, (ts) => native.basicLstmCell(...ts.map((t) => t.id)).map(wrapId));
 }
 
 // tf.multiRNNCell: the cells in sequence, each fed the previous one's h: [cs, hs].

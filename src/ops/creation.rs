@@ -80,3 +80,20 @@ pub fn random_gamma(shape: Vec<i64>, alpha: f64, beta: f64, dtype: String, seed:
 pub fn multinomial(logits: f64, num_samples: f64, seed: Option<String>, normalized: bool) -> Result<f64> {
     make(|e| e.multinomial(id(logits), num_samples, seed.as_deref(), normalized))
 }
+
+/// `tf.meshgrid` of two tensors (`ij`: tfjs's indexing 'ij', else 'xy').
+#[napi]
+pub fn meshgrid(x: f64, y: f64, ij: bool) -> Result<Vec<f64>> {
+    super::layout::ids(|e| e.meshgrid(id(x), id(y), ij))
+}
+
+#[napi]
+pub fn diag(x: f64) -> Result<f64> {
+    make(|e| e.diag(id(x)))
+}
+
+/// `noise_shape`: tfjs's noiseShape (null entries are x's dimensions), `seed` as a string.
+#[napi]
+pub fn dropout(x: f64, rate: f64, noise_shape: Option<Vec<Option<f64>>>, seed: Option<String>) -> Result<f64> {
+    make(|e| e.dropout(id(x), rate, noise_shape.as_deref(), seed.as_deref()))
+}

@@ -77,4 +77,48 @@ pub fn get_einsum_permutation(n_dims: u32, id_dims: Vec<u32>) -> EinsumPermutati
     let (perm, expand) = einsum_spec(n_dims, vec![id_dims]).permutation(0);
     let list = |v: Vec<usize>| v.into_iter().map(|d| d as u32).collect();
     EinsumPermutation { permutation_indices: list(perm), expand_dims: list(expand) }
+#[napi]
+pub fn dot(t1: f64, t2: f64) -> Result<f64> {
+    make(|e| e.dot(id(t1), id(t2)))
+}
+
+#[napi]
+pub fn outer_product(v1: f64, v2: f64) -> Result<f64> {
+    make(|e| e.outer_product(id(v1), id(v2)))
+}
+
+/// `num_classes`: the number given (NaN for a value that is not a number), `shown` its text.
+#[napi]
+pub fn confusion_matrix(labels: f64, predictions: f64, num_classes: Option<f64>, shown: String) -> Result<f64> {
+    make(|e| e.confusion_matrix(id(labels), id(predictions), num_classes, &shown))
+}
+
+/// `tf.linalg.gramSchmidt` of a tensor (`list` false: `xs` is one id) or of a list of tensors.
+#[napi]
+pub fn gram_schmidt(xs: Vec<f64>, list: bool) -> Result<Vec<f64>> {
+    let ids: Vec<_> = xs.into_iter().map(id).collect();
+    super::layout::ids(|e| {
+        if list {
+            e.gram_schmidt_list(&ids)
+        } else {
+            Ok(vec![e.gram_schmidt(ids.first().copied().unwrap_or(0))?])
+        }
+    })
+}
+
+#[napi]
+pub fn qr(x: f64, full_matrices: bool) -> Result<Vec<f64>> {
+    super::layout::ids(|e| e.qr(id(x), full_matrices))
+}
+
+#[napi]
+pub fn basic_lstm_cell(
+    forget_bias: f64,
+    lstm_kernel: f64,
+    lstm_bias: f64,
+    data: f64,
+    c: f64,
+    h: f64,
+) -> Result<Vec<f64>> {
+    super::layout::ids(|e| e.basic_lstm_cell(id(forget_bias), id(lstm_kernel), id(lstm_bias), id(data), id(c), id(h)))
 }

@@ -12,5 +12,6 @@ mod losses;
 mod matmul;
 mod ragged;
 mod reduce;
+mod signal;
 mod sparse;
 mod string_ops;

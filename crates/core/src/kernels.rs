@@ -90,6 +90,7 @@ kernel_names! {
     RESIZE_BILINEAR = "ResizeBilinear",
     RESIZE_NEAREST_NEIGHBOR = "ResizeNearestNeighbor",
     // creation
+    DIAG = "Diag",
     FILL = "Fill",
     LIN_SPACE = "LinSpace",
     ONE_HOT = "OneHot",

@@ -1,8 +1,10 @@
 //! complex64 tensors on every backend: pairs in one float32 buffer, the complex arithmetic,
-//! and fft/ifft against a direct f64 discrete Fourier transform.
+//! fft/ifft against a direct f64 discrete Fourier transform, and tf.signal (windows, frame,
+//! stft) against f64 references.
 
+use tidytensor_core::ops::{enclosing_power_of_two, PadValue, StftWindow};
 use tidytensor_core::{BinaryOp, DType, Engine, HostData, TensorId, UnaryOp};
-use tidytensor_suite::{assert_close, backend_tests, f32s, fails, random_values, usage, values};
+use tidytensor_suite::{assert_close, backend_tests, f32s, fails, i32s, of, random_values, usage, values};
 
 fn complex_of(e: &mut Engine, re: &[f32], im: &[f32], shape: &[usize]) -> TensorId {
     let (r, i) = (f32s(e, re, shape), f32s(e, im, shape));
@@ -96,4 +98,141 @@ fn fft_matches_the_dft(e: &mut Engine) {
     fails(e, "The dtype for tf.spectral.fft() must be complex64 but got float32.", |e| e.fft(real, false));
 }
 
-backend_tests!(one_buffer_of_pairs, arithmetic_and_layout, fft_matches_the_dft);
+fn fft_of_nothing_builds_no_matrix(e: &mut Engine) {
+    // No rows of a long n: an empty result, not an n² DFT matrix.
+    let zeros = f32s(e, &[], &[0, 1 << 28]);
+    let c = e.complex(zeros, zeros).unwrap();
+    let y = e.fft(c, false).unwrap();
+    assert_eq!((e.shape(y).unwrap().to_vec(), e.dtype(y).unwrap()), (vec![0, 1 << 28], DType::Complex64));
+}
+
+/// tfjs's cosine window in f64, stored as float32.
+fn window_ref(n: usize, a: f64, b: f64) -> Vec<f64> {
+    let even = 1.0 - (n % 2) as f64;
+    (0..n)
+        .map(|i| (a - b * (2.0 * std::f64::consts::PI * i as f64 / (n as f64 + even - 1.0)).cos()) as f32 as f64)
+        .collect()
+}
+
+fn signal_windows(e: &mut Engine) {
+    for n in [0, 1, 2, 5, 8, 33] {
+        let h = e.hann_window(n as f64).unwrap();
+        assert_close(&values(e, h, &[n], DType::Float32), &window_ref(n, 0.5, 0.5), 1e-7);
+        let h = e.hamming_window(n as f64).unwrap();
+        assert_close(&values(e, h, &[n], DType::Float32), &window_ref(n, 0.54, 0.46), 1e-7);
+    }
+    // A fractional length: the array's length truncates, the formula reads it as given.
+    let h = e.hann_window(2.5).unwrap();
+    assert_close(&values(e, h, &[2], DType::Float32), &[0.0, 1.0], 1e-7);
+    fails(e, "Invalid typed array length: -1", |e| e.hann_window(-1.0));
+}
+
+/// tfjs's frames of `v`, padded with `pad`.
+fn frames_ref(v: &[f64], len: usize, step: usize, pad_end: bool, pad: f64) -> Vec<Vec<f64>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start + len <= v.len() || (pad_end && start < v.len()) {
+        out.push((start..start + len).map(|i| v.get(i).copied().unwrap_or(pad)).collect());
+        start += step;
+    }
+    out
+}
+
+fn signal_frame(e: &mut Engine) {
+    let v: Vec<f64> = (1..=7).map(f64::from).collect();
+    let x = of(e, DType::Float32, &v, &[7]);
+    for (len, step, pad_end) in [
+        (3, 1, false),
+        (3, 2, false),
+        (3, 2, true),
+        (4, 3, true),
+        (7, 1, false),
+        (8, 1, false),
+        (2, 9, true),
+        (0, 2, false),
+    ] {
+        let y = e.frame(x, len as f64, step as f64, pad_end, &PadValue::Number(-1.0)).unwrap();
+        let want = frames_ref(&v, len, step, pad_end, -1.0);
+        assert_eq!(values(e, y, &[want.len(), len], DType::Float32), want.concat(), "frame {len} {step} {pad_end}");
+    }
+    // int32 pads with the value as an Int32Array stores it; strings pad with a string.
+    let xi = i32s(e, &[1, 2, 3], &[3]);
+    let y = e.frame(xi, 2.0, 2.0, true, &PadValue::Number(7.5)).unwrap();
+    assert_eq!(values(e, y, &[2, 2], DType::Int32), vec![1., 2., 3., 7.]);
+    let xs = e.strings(vec![b"a".to_vec(), b"b".to_vec()], &[2]).unwrap();
+    let y = e.frame(xs, 2.0, 1.0, true, &PadValue::String(b"z".to_vec())).unwrap();
+    assert_eq!(e.read_strings(y).unwrap(), [b"a".to_vec(), b"b".to_vec(), b"b".to_vec(), b"z".to_vec()]);
+    // No frame: float32 [0, len], whatever the dtype (and a step of 0 is fine then).
+    let y = e.frame(xi, 5.0, 0.0, false, &PadValue::Number(0.0)).unwrap();
+    assert_eq!(values(e, y, &[0, 5], DType::Float32), Vec::<f64>::new());
+    fails(e, "Error in frame: frameStep must be a positive number, but got 0.", |e| {
+        e.frame(x, 3.0, 0.0, false, &PadValue::Number(0.0))
+    });
+    fails(e, "Error in frame: frameStep must be an integer, but got 1.5.", |e| {
+        e.frame(x, 3.0, 1.5, false, &PadValue::Number(0.0))
+    });
+    fails(e, "Error in frame: frameLength must be a non-negative integer, but got -1.", |e| {
+        e.frame(x, -1.0, 1.0, false, &PadValue::Number(0.0))
+    });
+    let m = f32s(e, &[1., 2., 3., 4.], &[2, 2]);
+    fails(e, "Error in frame: signal must be a 1-D tensor, but got shape [2,2].", |e| {
+        e.frame(m, 2.0, 2.0, false, &PadValue::Number(0.0))
+    });
+}
+
+fn signal_stft_is_rfft_of_windowed_frames(e: &mut Engine) {
+    let v: Vec<f64> = random_values(20, 61, -1.0, 1.0).iter().map(|&x| x as f32 as f64).collect();
+    let x = of(e, DType::Float32, &v, &[20]);
+    for (len, step, fft, window) in [
+        (5usize, 3, None, StftWindow::Hann),
+        (4, 4, Some(6.0), StftWindow::Hamming),
+        (8, 5, Some(4.0), StftWindow::Hann),
+    ] {
+        let y = e.stft(x, len as f64, step as f64, fft, window).unwrap();
+        let n = fft.map_or(len.next_power_of_two(), |f| f as usize);
+        let w = match window {
+            StftWindow::Hamming => window_ref(len, 0.54, 0.46),
+            _ => window_ref(len, 0.5, 0.5),
+        };
+        let frames = frames_ref(&v, len, step, false, 0.0);
+        let mut want = Vec::new();
+        for f in &frames {
+            // The windowed frame (float32), cut or padded to n, as (re, 0) pairs.
+            let row: Vec<f64> =
+                (0..n).flat_map(|i| [if i < len { (f[i] as f32 * w[i] as f32) as f64 } else { 0.0 }, 0.0]).collect();
+            want.extend_from_slice(&dft(&row, n, false)[..2 * (n / 2 + 1)]);
+        }
+        assert_eq!(e.shape(y).unwrap(), [frames.len(), n / 2 + 1]);
+        assert_close(&pairs(e, y), &want, 1e-5);
+    }
+    // A window tensor multiplies as given.
+    let ones = e.fill(&[4], 2.0, DType::Float32).unwrap();
+    let y = e.stft(x, 4.0, 8.0, None, StftWindow::Tensor(ones)).unwrap();
+    let mut want = Vec::new();
+    for f in frames_ref(&v, 4, 8, false, 0.0) {
+        let row: Vec<f64> = f.iter().flat_map(|&x| [2.0 * x, 0.0]).collect();
+        want.extend_from_slice(&dft(&row, 4, false)[..6]);
+    }
+    assert_close(&pairs(e, y), &want, 1e-5);
+    // tfjs's enclosingPowerOfTwo, f64 rounding and all.
+    assert_eq!(enclosing_power_of_two(5.0), 8.0);
+    assert_eq!(enclosing_power_of_two(8.0), 8.0);
+    assert_eq!(enclosing_power_of_two((1u64 << 29) as f64), (1u64 << 30) as f64);
+    // No frame of a long window: empty, with no window or DFT matrix made.
+    let y = e.stft(x, (1u64 << 29) as f64, 1.0, None, StftWindow::Hann).unwrap();
+    assert_eq!(e.shape(y).unwrap(), [0, (1 << 29) + 1]);
+    let three = e.fill(&[3], 1.0, DType::Float32).unwrap();
+    fails(e, "Operands could not be broadcast together with shapes 4,4 and 3.", |e| {
+        e.stft(x, 4.0, 5.0, None, StftWindow::Tensor(three))
+    });
+}
+
+backend_tests!(
+    one_buffer_of_pairs,
+    arithmetic_and_layout,
+    fft_matches_the_dft,
+    fft_of_nothing_builds_no_matrix,
+    signal_windows,
+    signal_frame,
+    signal_stft_is_rfft_of_windowed_frames,
+);

@@ -242,6 +242,96 @@ fn random_normals_end_for_infinite_arguments(e: &mut Engine) {
     assert!(values(e, t, &[200], DType::Float32).iter().all(|v| (v - 1.0).abs() <= 4.0 + 1e-6));
 }
 
+fn meshgrid_repeats_x_and_y(e: &mut Engine) {
+    let x = f32s(e, &[1., 2., 3.], &[3]);
+    let y = i32s(e, &[4, 5], &[2]);
+    let xy = e.meshgrid(x, y, false).unwrap();
+    assert_eq!(values(e, xy[0], &[2, 3], DType::Float32), vec![1., 2., 3., 1., 2., 3.]);
+    assert_eq!(values(e, xy[1], &[2, 3], DType::Int32), vec![4., 4., 4., 5., 5., 5.]);
+    let ij = e.meshgrid(x, y, true).unwrap();
+    assert_eq!(values(e, ij[0], &[3, 2], DType::Float32), vec![1., 1., 2., 2., 3., 3.]);
+    assert_eq!(values(e, ij[1], &[3, 2], DType::Int32), vec![4., 5., 4., 5., 4., 5.]);
+    // The values of any shape, in order; and the products' kernels, as tfjs's.
+    let m = f32s(e, &[1., 2., 3., 4.], &[2, 2]);
+    let names = kernels(e, |e| {
+        let g = e.meshgrid(m, y, false).unwrap();
+        assert_eq!(values(e, g[0], &[2, 4], DType::Float32), vec![1., 2., 3., 4., 1., 2., 3., 4.]);
+    });
+    assert_eq!(names, ["Reshape", "Reshape", "BatchMatMul", "BatchMatMul"]);
+}
+
+fn diag_is_one_kernel_without_gradient(e: &mut Engine) {
+    let x = f32s(e, &[1., f32::NAN, -0.0, 4.], &[2, 2]);
+    let mut y = 0;
+    let names = kernels(e, |e| y = e.diag(x).unwrap());
+    assert_eq!(names, ["Diag"]);
+    let got = values(e, y, &[2, 2, 2, 2], DType::Float32);
+    for (i, v) in got.iter().enumerate() {
+        match i {
+            0 => assert_eq!(*v, 1.0),
+            5 => assert!(v.is_nan()),
+            10 => assert!(*v == 0.0 && v.is_sign_negative(), "-0 kept"),
+            15 => assert_eq!(*v, 4.0),
+            _ => assert!(*v == 0.0 && v.is_sign_positive(), "[{i}] = {v}"),
+        }
+    }
+    let b = tidytensor_suite::bools(e, &[1, 0, 1], &[3]);
+    let d = e.diag(b).unwrap();
+    assert_eq!(values(e, d, &[3, 3], DType::Bool), vec![1., 0., 0., 0., 0., 0., 0., 0., 1.]);
+    let s = i32s(e, &[7], &[]);
+    let d = e.diag(s).unwrap();
+    assert_eq!(values(e, d, &[], DType::Int32), vec![7.]);
+    let empty = f32s(e, &[], &[0]);
+    let d = e.diag(empty).unwrap();
+    assert_eq!(values(e, d, &[0, 0], DType::Float32), Vec::<f64>::new());
+    let v = f32s(e, &[1., 2.], &[2]);
+    fails(e, "Cannot compute gradient: gradient function not found for Diag.", |e| {
+        e.gradients(|e| e.diag(v), &[v], None, false)
+    });
+}
+
+fn dropout_is_tfjs_formula_over_the_seeded_draw(e: &mut Engine) {
+    let v = random_values(24, 51, -3.0, 3.0);
+    let x = of(e, DType::Float32, &v, &[4, 6]);
+    let rate = 0.3;
+    let keep = 1.0f64 - rate;
+    let y = e.dropout(x, rate, None, Some("seed")).unwrap();
+    let u = e.random(&[4, 6], Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, Some("seed")).unwrap();
+    let u = values(e, u, &[4, 6], DType::Float32);
+    let kf = keep as f32;
+    let want: Vec<f64> = v.iter().zip(&u).map(|(&x, &u)| (x as f32 * ((u as f32 + kf).floor() / kf)) as f64).collect();
+    assert_eq!(values(e, y, &[4, 6], DType::Float32), want);
+    // A noise shape of x's rank takes x's dimensions where it has none: one draw per row.
+    let y = e.dropout(x, rate, Some(&[None, Some(1.0)]), Some("rows")).unwrap();
+    let got = values(e, y, &[4, 6], DType::Float32);
+    for r in 0..4 {
+        let kept = got[r * 6] != 0.0;
+        for c in 0..6 {
+            let want = if kept { (v[r * 6 + c] as f32 * (1.0 / kf)) as f64 } else { 0.0 };
+            assert!((got[r * 6 + c] - want).abs() < 1e-5, "row {r} col {c}");
+        }
+    }
+    let same = e.dropout(x, 0.0, None, None).unwrap();
+    assert_eq!(values(e, same, &[4, 6], DType::Float32), f32_of(&v));
+    let i = i32s(e, &[1, 2], &[2]);
+    fails(
+        e,
+        "x has to be a floating point tensor since it's going to be scaled, but got a int32 tensor instead.",
+        |e| e.dropout(i, 0.5, None, None),
+    );
+    fails(e, "rate must be a float in the range [0, 1), but got 1.", |e| e.dropout(x, 1.0, None, None));
+    fails(e, "Tensor must have a shape comprised of positive integers but got shape [,1.5,1].", |e| {
+        e.dropout(x, 0.5, Some(&[None, Some(1.5), Some(1.0)]), None)
+    });
+    fails(e, "Operands could not be broadcast together with shapes 4,6 and 2,6.", |e| {
+        e.dropout(x, 0.5, Some(&[Some(2.0), Some(6.0)]), None)
+    });
+}
+
+fn f32_of(v: &[f64]) -> Vec<f64> {
+    v.iter().map(|&x| x as f32 as f64).collect()
+}
+
 backend_tests!(
     random_normals_end_for_infinite_arguments,
     fill_stores_values_as_each_dtype,
@@ -252,4 +342,7 @@ backend_tests!(
     eye_follows_tfjs,
     one_hot_follows_tfjs,
     random_distributions,
+    meshgrid_repeats_x_and_y,
+    diag_is_one_kernel_without_gradient,
+    dropout_is_tfjs_formula_over_the_seeded_draw,
 );

@@ -171,6 +171,10 @@ impl Engine {
         let s = self.shape(x)?.to_vec();
         let Some(&n) = s.last() else { bail!("The input of tf.spectral.fft() must have rank 1 or more") };
         let kernel = if inverse { k::IFFT } else { k::FFT };
+        if shape::size(&s) == 0 {
+            // Nothing to transform: no DFT matrix either (an stft of no frames has a long n).
+            return self.run_kernel_any(kernel, &[x], |e, _, _| e.filled(&s, 0.0, DType::Complex64));
+        }
         // The DFT matrix has (2n)² values: refuse before building it when it cannot fit.
         self.check_size(&[2 * n, 2 * n], DType::Float32)?;
         self.run_kernel_any(kernel, &[x], |e, _, ins| {

@@ -5,6 +5,7 @@
 mod complex;
 mod conv;
 mod creation;
+mod creation_composed;
 mod dynamic;
 mod elementwise;
 mod fused;
@@ -13,9 +14,11 @@ mod layout;
 mod layout_composed;
 mod losses;
 mod matmul;
+mod matmul_composed;
 mod ragged;
 mod reduce;
 mod reduce_composed;
+mod signal;
 mod sparse;
 mod string_ops;
 mod strings;
@@ -31,6 +34,7 @@ pub use layout_composed::{
 pub use losses::{PairLoss, Reduction};
 pub use matmul::EinsumSpec;
 pub use reduce_composed::NormOrd;
+pub use signal::{enclosing_power_of_two, PadValue, StftWindow};
 pub use string_ops::NGrams;
 pub(crate) use strings::strings_in;
 pub use strings::Strings;
