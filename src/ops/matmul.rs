@@ -77,6 +77,8 @@ pub fn get_einsum_permutation(n_dims: u32, id_dims: Vec<u32>) -> EinsumPermutati
     let (perm, expand) = einsum_spec(n_dims, vec![id_dims]).permutation(0);
     let list = |v: Vec<usize>| v.into_iter().map(|d| d as u32).collect();
     EinsumPermutation { permutation_indices: list(perm), expand_dims: list(expand) }
+}
+
 #[napi]
 pub fn dot(t1: f64, t2: f64) -> Result<f64> {
     make(|e| e.dot(id(t1), id(t2)))
