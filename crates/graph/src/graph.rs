@@ -230,8 +230,11 @@ impl Graph {
             bail!("The graph model topology has no node list (modelTopology.node)");
         };
         let mut g = Graph::of_nodes(list, Vec::new(), "graph")?;
-        let library = def.get("library").and_then(|l| l.get("function")).and_then(Value::as_array);
-        for f in library.into_iter().flatten() {
+        let library = def.get("library").and_then(|l| l.get("function")).filter(|f| !f.is_null());
+        if let Some(other) = library.filter(|f| !f.is_array()) {
+            bail!("The graph's library functions (modelTopology.library.function) must be a list, but got {other}");
+        }
+        for f in library.and_then(Value::as_array).into_iter().flatten() {
             let (name, func) = Graph::function(f)?;
             g.functions.insert(name, func);
         }
