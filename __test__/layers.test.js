@@ -188,6 +188,21 @@ describe('dropout (training)', () => {
     });
   }
 
+  it('with a seed, the values are tfjs-layers\' (tf.dropout\'s draw and formula)', () => {
+    const before = tt.memory().numTensors;
+    const run = (tf) => {
+      const layer = tf.layers.dropout({ rate: 0.3, seed: 42, noiseShape: [null, 1, 6] });
+      const x = tf.tensor(data(60, 9, 0.5, 2), [2, 5, 6]);
+      const y = layer.apply(x, { training: true });
+      const v = Array.from(y.dataSync());
+      tf.dispose([x, y]);
+      layer.dispose();
+      return v;
+    };
+    assert.deepStrictEqual(run(tt), run(tfo));
+    assert.equal(tt.memory().numTensors, before);
+  });
+
   it('noiseShape [8, 1] drops whole rows', () => {
     const before = tt.memory().numTensors;
     const layer = tt.layers.dropout({ rate: 0.5, noiseShape: [8, 1] });

@@ -10,7 +10,6 @@ use crate::layer::{dims, shape_text, ActivityRegularizer, Builder, InputSpec, Ki
 use crate::ops::Ops;
 use crate::regularizers::{Constraint, Regularizer};
 use serde_json::{json, Map, Value};
-use tidytensor_core::ops::Random;
 use tidytensor_core::{bail, BinaryOp, DType, Engine, Result, TensorId, UnaryOp};
 
 /// `y = activation(x · kernel + bias)` on the last axis.
@@ -191,13 +190,9 @@ impl Kind for Dropout {
             None => shape.clone(),
         };
         let seed = self.seed.as_ref().map(|s| s.as_str().map_or_else(|| s.to_string(), str::to_string));
-        let keep = 1.0 - self.rate;
-        // tfjs's dropout: floor(uniform[0, 1) + keep) is 1 with probability `keep`.
-        let u = e.random(&noise, Random::Uniform { min: 0.0, max: 1.0 }, DType::Float32, seed.as_deref())?;
-        let u = e.add_s(u, keep)?;
-        let m = e.unary(UnaryOp::Floor, u)?;
-        let m = e.mul_s(m, 1.0 / keep)?;
-        one_output(e.mul(x, m))
+        // tfjs-layers' dropout is tf.dropout's.
+        let noise: Vec<Option<f64>> = noise.iter().map(|&d| Some(d as f64)).collect();
+        one_output(e.dropout(x, self.rate, Some(&noise), seed.as_deref()))
     }
     fn config(&self) -> Map<String, Value> {
         let mut m = Map::new();
