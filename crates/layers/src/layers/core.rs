@@ -7,7 +7,6 @@ use crate::activations::Activation;
 use crate::config::Cfg;
 use crate::initializers::Initializer;
 use crate::layer::{dims, shape_text, ActivityRegularizer, Builder, InputSpec, Kind, MaskOut, Shape};
-use crate::ops::Ops;
 use crate::regularizers::{Constraint, Regularizer};
 use serde_json::{json, Map, Value};
 use tidytensor_core::{bail, BinaryOp, DType, Engine, Result, TensorId, UnaryOp};
@@ -612,13 +611,8 @@ impl Kind for Advanced {
                     None => Ok(r),
                 }
             }
-            Advanced::LeakyReLU { alpha } => {
-                // tfjs's leakyRelu: max(x, alpha * x) for alpha <= 1, as its kernel computes.
-                let a = e.mul_s(x, alpha)?;
-                let zero = e.scalar(0.0)?;
-                let pos = e.binary(BinaryOp::Greater, x, zero)?;
-                e.select(pos, x, a)
-            }
+            // tfjs-layers' LeakyReLU is tf.leakyRelu.
+            Advanced::LeakyReLU { alpha } => e.leaky_relu(x, alpha),
             Advanced::Softmax { axis } => e.softmax(x, axis),
             Advanced::Elu { .. } => e.unary(UnaryOp::Elu, x),
             Advanced::ThresholdedReLU { theta } => {
