@@ -976,6 +976,22 @@ const withData = (xShape, yShape, f) => async (tf, model) => {
   }
 };
 
+describe('an optimizer given by name is tfjs-layers\' (class and defaults)', () => {
+  it('every name getOptimizer knows', () => {
+    for (const name of ['sgd', 'SGD', 'adam', 'Adam', 'adagrad', 'Adagrad', 'adadelta', 'Adadelta', 'adamax', 'Adamax',
+      'rmsprop', 'RMSProp']) {
+      const [got, want] = [tt, tfo].map((tf) => {
+        const m = tf.sequential({ layers: [tf.layers.dense({ units: 1, inputShape: [2] })] });
+        m.compile({ optimizer: name, loss: 'meanSquaredError' });
+        const r = [m.optimizer.getClassName(), m.optimizer.getConfig()];
+        m.dispose();
+        return r;
+      });
+      assert.deepStrictEqual(got, want, name);
+    }
+  });
+});
+
 describe('errors as tfjs, leaking nothing', () => {
   it('an unknown loss', async () => {
     const [want, got] = await errorsOf(named, (tf, model) => model.compile({ optimizer: 'sgd', loss: 'noSuchLoss' }));

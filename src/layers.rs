@@ -517,3 +517,18 @@ pub fn metric_values(name: String, y_true: f64, y_pred: f64) -> Result<f64> {
 pub fn sparse_categorical_accuracy(y_true: f64, y_pred: f64, squeeze: bool) -> Result<f64> {
     crate::make(|e| tidytensor_layers::metrics::sparse_categorical_accuracy(e, id(y_true), id(y_pred), squeeze))
 }
+
+/// The optimizer `compile` makes for a name (tfjs-layers' `getOptimizer`): `[factory, ...args]`
+/// of `tf.train`, from the layers crate's table.
+#[napi(object)]
+pub struct OptimizerDefaults {
+    pub factory: String,
+    pub args: Vec<f64>,
+}
+
+#[napi]
+pub fn optimizer_defaults(name: String) -> Result<OptimizerDefaults> {
+    let (factory, args) =
+        tidytensor_layers::model::optimizer_defaults(&name).map_err(|e| Error::from_reason(e.to_string()))?;
+    Ok(OptimizerDefaults { factory: factory.to_string(), args })
+}

@@ -28,20 +28,10 @@ function lossOrMetric(fn, what) {
 }
 
 // tfjs-layers' getOptimizer: the optimizer `compile` makes for a name, with its defaults (the
-// layers crate's `optimizer_named` is the same table for Rust programs).
+// layers crate's table, which its Rust models use too).
 function optimizerNamed(name) {
-  const EPS = 1e-7;
-  const map = {
-    adagrad: () => train.train.adagrad(0.01),
-    adadelta: () => train.train.adadelta(1, 0.95, EPS),
-    adam: () => train.train.adam(0.001, 0.9, 0.999, EPS),
-    adamax: () => train.train.adamax(0.002, 0.9, 0.999, EPS, 0),
-    rmsprop: () => train.train.rmsprop(0.001, 0.9, 0, EPS),
-    sgd: () => train.train.sgd(0.01),
-  };
-  const key = { Adagrad: 'adagrad', Adadelta: 'adadelta', Adam: 'adam', Adamax: 'adamax', RMSProp: 'rmsprop', SGD: 'sgd' }[name] || name;
-  if (!(key in map)) throw new Error(`Unknown Optimizer ${name}`);
-  return map[key]();
+  const { factory, args } = native.optimizerDefaults(String(name));
+  return train.train[factory](...args);
 }
 
 function checkTensors(x, what) {

@@ -60,18 +60,31 @@ pub struct Model {
 
 /// tfjs's optimizer names for `compile` (`getOptimizer`), with its defaults.
 pub fn optimizer_named(e: &mut Engine, name: &str) -> Result<Optimizer> {
-    let (rule, lr) = match name {
-        "sgd" | "SGD" => (Rule::Sgd, 0.01),
-        "adam" | "Adam" => (Rule::Adam { beta1: 0.9, beta2: 0.999, epsilon: EPSILON }, 0.001),
-        "adagrad" | "Adagrad" => (Rule::Adagrad { initial_accumulator: 0.1 }, 0.01),
-        "adadelta" | "Adadelta" => (Rule::Adadelta { rho: 0.95, epsilon: EPSILON }, 1.0),
-        "adamax" | "Adamax" => (Rule::Adamax { beta1: 0.9, beta2: 0.999, epsilon: EPSILON, decay: 0.0 }, 0.002),
-        "rmsprop" | "RMSProp" => {
-            (Rule::RmsProp { decay: 0.9, momentum: 0.0, epsilon: EPSILON, centered: false }, 0.001)
-        }
-        _ => bail!("Unknown Optimizer {name}"),
+    let (factory, a) = optimizer_defaults(name)?;
+    let rule = match factory {
+        "sgd" => Rule::Sgd,
+        "adam" => Rule::Adam { beta1: a[1], beta2: a[2], epsilon: a[3] },
+        "adagrad" => Rule::Adagrad { initial_accumulator: 0.1 },
+        "adadelta" => Rule::Adadelta { rho: a[1], epsilon: a[2] },
+        "adamax" => Rule::Adamax { beta1: a[1], beta2: a[2], epsilon: a[3], decay: a[4] },
+        _ => Rule::RmsProp { decay: a[1], momentum: a[2], epsilon: a[3], centered: false },
     };
-    Optimizer::new(e, rule, lr)
+    Optimizer::new(e, rule, a[0])
+}
+
+/// tfjs-layers' `getOptimizer` table: the optimizer `compile` makes for a name, as the
+/// `tf.train` factory and the arguments it is called with (the learning rate first; the
+/// JavaScript models read the table too).
+pub fn optimizer_defaults(name: &str) -> Result<(&'static str, Vec<f64>)> {
+    Ok(match name {
+        "sgd" | "SGD" => ("sgd", vec![0.01]),
+        "adam" | "Adam" => ("adam", vec![0.001, 0.9, 0.999, EPSILON]),
+        "adagrad" | "Adagrad" => ("adagrad", vec![0.01]),
+        "adadelta" | "Adadelta" => ("adadelta", vec![1.0, 0.95, EPSILON]),
+        "adamax" | "Adamax" => ("adamax", vec![0.002, 0.9, 0.999, EPSILON, 0.0]),
+        "rmsprop" | "RMSProp" => ("rmsprop", vec![0.001, 0.9, 0.0, EPSILON]),
+        _ => bail!("Unknown Optimizer {name}"),
+    })
 }
 
 impl Model {
