@@ -203,6 +203,25 @@ function targetLines(columns, peak) {
   return lines;
 }
 
+// The spread of the GEMM and convolution workloads (`spread: true`): min / median / max over
+// the samples of each implementation, and max/min, in the workload's unit.
+function spreadLines(columns) {
+  const lines = [];
+  for (const w of workloads.filter((x) => x.spread)) {
+    const cells = [];
+    for (const c of columns.filter((x) => !x.error)) {
+      const r = c.results.find((x) => x.id === w.id);
+      if (!r || r.error || !r.samples || !r.samples.length) continue;
+      const s = [...r.samples].sort((a, b) => a - b);
+      const med = s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+      cells.push(`${c.title} ${fmt(s[0])} / ${fmt(med)} / ${fmt(s[s.length - 1])} ` +
+        `(max/min ${(s[s.length - 1] / s[0]).toFixed(2)}, ${s.length} samples)`);
+    }
+    if (cells.length) lines.push(`  ${w.label} (${w.unit}): ${cells.join('; ')}`);
+  }
+  return lines.length ? ['Spread (min / median / max over the samples):', ...lines] : [];
+}
+
 function printText(out, { header, rows }) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
@@ -296,6 +315,7 @@ async function main() {
   notes.push(...skipped);
 
   const targets = targetLines(columns, machine.fmaPeak);
+  const spread = spreadLines(columns);
   const ttColumns = columns.filter((c) => c.isTt && !c.error);
   const peerColumns = columns.filter((c) => !c.isTt && !c.error);
   const table = buildTable(columns, ttColumns, peerColumns);
@@ -307,12 +327,14 @@ async function main() {
     printMarkdown(out, table);
     out.push('');
     for (const n of notes) out.push(`- ${n}`);
+    if (spread.length) out.push('', spread[0], '', ...spread.slice(1).map((l) => `- ${l.trim()}`));
     if (targets.length) out.push('', targets[0], '', ...targets.slice(1).map((l) => `- ${l.trim()}`));
   } else {
     out.push('', head, '');
     printText(out, table);
     out.push('', 'Medians of ≥ 5 samples after warm-up. "vs X": how many times faster tidytensor is than X (> 1: faster).');
     for (const n of notes) out.push(`  ${n}`);
+    if (spread.length) out.push('', ...spread);
     if (targets.length) out.push('', ...targets);
   }
   process.stdout.write(out.join('\n') + '\n');

@@ -17,6 +17,9 @@ const MIN_SAMPLES = Math.max(5, Number(process.env.BENCH_SAMPLES || 7));
 // matMul) gets only MIN_SAMPLES_SLOW samples, so `npm run bench` stays within a few minutes.
 const SLOW_ITER_MS = 1000;
 const MIN_SAMPLES_SLOW = 5;
+// The GEMM and convolution workloads (`spread: true`) take at least 10 samples: their spread
+// (min, median, max) is reported beside the medians.
+const SPREAD_SAMPLES = Math.max(10, MIN_SAMPLES);
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -38,7 +41,7 @@ function randomFloats(n, seed) {
 }
 
 // Times `once()` (one repetition). Returns per-repetition milliseconds for every sample.
-function measure(once) {
+function measure(once, minSamples = MIN_SAMPLES) {
   // Warm-up: the first run pays for lazy initialisation, kernel compilation, page faults.
   let t0 = performance.now();
   once();
@@ -50,7 +53,7 @@ function measure(once) {
     warm = performance.now() - t0;
   }
   const iters = Math.max(1, Math.ceil(SAMPLE_MS / Math.max(warm, 1e-3)));
-  const samples = warm > SLOW_ITER_MS ? MIN_SAMPLES_SLOW : MIN_SAMPLES;
+  const samples = warm > SLOW_ITER_MS ? MIN_SAMPLES_SLOW : minSamples;
   const perIter = [];
   for (let s = 0; s < samples; s++) {
     t0 = performance.now();
@@ -61,7 +64,7 @@ function measure(once) {
 }
 
 // `measure` for asynchronous repetitions (model.fit): the same warm-up and sampling.
-async function measureAsync(once) {
+async function measureAsync(once, minSamples = MIN_SAMPLES) {
   let t0 = performance.now();
   await once();
   let warm = performance.now() - t0;
@@ -71,7 +74,7 @@ async function measureAsync(once) {
     warm = performance.now() - t0;
   }
   const iters = Math.max(1, Math.ceil(SAMPLE_MS / Math.max(warm, 1e-3)));
-  const samples = warm > SLOW_ITER_MS ? MIN_SAMPLES_SLOW : MIN_SAMPLES;
+  const samples = warm > SLOW_ITER_MS ? MIN_SAMPLES_SLOW : minSamples;
   const perIter = [];
   for (let s = 0; s < samples; s++) {
     t0 = performance.now();
@@ -93,6 +96,7 @@ function matMulWorkload(n) {
     label: `matMul ${n}×${n}`,
     unit: 'GFLOP/s',
     higherIsBetter: true,
+    spread: true,
     run(tf) {
       const av = randomFloats(n * n, 1 + n);
       const bv = randomFloats(n * n, 2 + n);
@@ -107,7 +111,7 @@ function matMulWorkload(n) {
         const d = c.dataSync();
         got = d[n - 1];
         c.dispose();
-      });
+      }, SPREAD_SAMPLES);
       tf.dispose([a, b]);
       const flops = 2 * n * n * n;
       const gflops = perIter.map((ms) => flops / (ms * 1e6));
@@ -125,12 +129,13 @@ function matMulWorkload(n) {
 // A workload timing `op(tf, inputs)` (its result read back every time), inputs made once by
 // `setup`; `check(values, host)` compares the result with a plain JavaScript computation.
 // With `flops`, the unit is GFLOP/s; otherwise ms per call.
-function opWorkload({ id, label, flops, setup, op, check }) {
+function opWorkload({ id, label, flops, setup, op, check, spread = false }) {
   return {
     id,
     label,
     unit: flops ? 'GFLOP/s' : 'ms',
     higherIsBetter: !!flops,
+    spread,
     run(tf) {
       const { tensors, host } = setup(tf);
       let values = null;
@@ -138,7 +143,7 @@ function opWorkload({ id, label, flops, setup, op, check }) {
         const y = op(tf, tensors);
         values = y.dataSync();
         y.dispose();
-      });
+      }, spread ? SPREAD_SAMPLES : MIN_SAMPLES);
       tf.dispose(tensors);
       const samples = flops ? perIter.map((ms) => flops / (ms * 1e6)) : perIter;
       return { value: median(samples), samples, iters, check: check(values, host) };
@@ -176,6 +181,7 @@ const expectClose = (got, want, what) => (close(got, want, 1e-3) ? 'ok' : `${wha
 const nnWorkloads = [
   opWorkload({
     id: 'batchedmatmul',
+    spread: true,
     label: 'matMul batched 256 × 64×64',
     flops: 2 * 256 * 64 * 64 * 64,
     setup: (tf) => {
@@ -192,6 +198,7 @@ const nnWorkloads = [
   }),
   opWorkload({
     id: 'conv2d',
+    spread: true,
     label: "conv2d [1,64,64,32] * [3,3,32,64], 'same'",
     flops: 2 * 64 * 64 * 32 * 64 * 9,
     setup: (tf) => convInputs(tf, [1, 64, 64, 32], [3, 3, 32, 64], 21),
@@ -200,6 +207,7 @@ const nnWorkloads = [
   }),
   opWorkload({
     id: 'depthwise',
+    spread: true,
     label: "depthwiseConv2d [1,112,112,32] * [3,3,32,1], 'same'",
     setup: (tf) => convInputs(tf, [1, 112, 112, 32], [3, 3, 32, 1], 31),
     op: (tf, [x, f]) => tf.depthwiseConv2d(x, f, 1, 'same'),
