@@ -28,65 +28,37 @@ fn specs_json(specs: &[TensorSpec]) -> String {
     Value::Array(specs.iter().map(spec).collect()).to_string()
 }
 
-/// A custom op attribute as JavaScript gets it (tfjs's `NodeValueImpl`): an unknown shape
-/// is `undefined`, a type tfjs has no dtype for `null`.
-struct JsAttr(AttrValue);
-
-fn shape_value(env: sys::napi_env, s: Option<Vec<i64>>) -> Result<sys::napi_value> {
-    // SAFETY (both calls): `env` is the live environment napi passed to the caller.
-    match s {
-        Some(d) => unsafe { Vec::<f64>::to_napi_value(env, d.into_iter().map(|v| v as f64).collect()) },
-        None => unsafe { <()>::to_napi_value(env, ()) },
+/// A custom op attribute as JavaScript gets it (tfjs's `NodeValueImpl`): an unknown shape is
+/// `undefined`, a type tfjs has no dtype for `null`, a `b` value as the GraphDef holds it.
+fn attr_js<'e>(env: &'e Env, v: &AttrValue) -> Result<Unknown<'e>> {
+    let dtype = |d: &Option<DType>| d.map(|d| d.name().to_string());
+    let shape = |s: &Option<Vec<i64>>| match s {
+        Some(d) => d.iter().map(|&v| v as f64).collect::<Vec<f64>>().into_unknown(env),
+        None => ().into_unknown(env),
+    };
+    match v {
+        AttrValue::Number(x) => x.into_unknown(env),
+        AttrValue::Numbers(x) => x.clone().into_unknown(env),
+        AttrValue::String(x) => x.clone().into_unknown(env),
+        AttrValue::Strings(x) => x.clone().into_unknown(env),
+        AttrValue::Bool(b) => json_js(env, b),
+        AttrValue::Bools(b) => b.iter().map(|x| json_js(env, x)).collect::<Result<Vec<_>>>()?.into_unknown(env),
+        AttrValue::Shape(s) => shape(s),
+        AttrValue::Shapes(v) => v.iter().map(shape).collect::<Result<Vec<_>>>()?.into_unknown(env),
+        AttrValue::DType(d) => dtype(d).into_unknown(env),
+        AttrValue::DTypes(d) => d.iter().map(dtype).collect::<Vec<_>>().into_unknown(env),
+        AttrValue::Undefined => ().into_unknown(env),
     }
 }
 
-impl ToNapiValue for JsAttr {
-    unsafe fn to_napi_value(env: sys::napi_env, v: Self) -> Result<sys::napi_value> {
-        let dtype = |d: Option<DType>| d.map(|d| d.name().to_string());
-        // SAFETY: `env` is the live environment napi passed in, as each conversion requires.
-        unsafe {
-            match v.0 {
-                AttrValue::Number(x) => f64::to_napi_value(env, x),
-                AttrValue::Numbers(x) => Vec::<f64>::to_napi_value(env, x),
-                AttrValue::String(x) => String::to_napi_value(env, x),
-                AttrValue::Strings(x) => Vec::<String>::to_napi_value(env, x),
-                AttrValue::Bool(b) => JsJson(b).into_napi(env),
-                AttrValue::Bools(b) => Vec::<JsJson>::to_napi_value(env, b.into_iter().map(JsJson).collect()),
-                AttrValue::Shape(x) => shape_value(env, x),
-                AttrValue::Shapes(x) => {
-                    Vec::<JsAttr>::to_napi_value(env, x.into_iter().map(|s| JsAttr(AttrValue::Shape(s))).collect())
-                }
-                AttrValue::DType(d) => Option::<String>::to_napi_value(env, dtype(d)),
-                AttrValue::DTypes(d) => Vec::<Option<String>>::to_napi_value(env, d.into_iter().map(dtype).collect()),
-                AttrValue::Undefined => <()>::to_napi_value(env, ()),
-            }
-        }
-    }
-}
-
-/// A GraphDef value handed over as it is (a `b` attribute): scalars as themselves, anything
-/// else as its JSON text.
-struct JsJson(Value);
-
-impl JsJson {
-    unsafe fn into_napi(self, env: sys::napi_env) -> Result<sys::napi_value> {
-        // SAFETY: `env` is the live environment napi passed to the caller.
-        unsafe {
-            match self.0 {
-                Value::Bool(b) => bool::to_napi_value(env, b),
-                Value::Number(n) => f64::to_napi_value(env, n.as_f64().unwrap_or(f64::NAN)),
-                Value::String(s) => String::to_napi_value(env, s),
-                Value::Null => Null::to_napi_value(env, Null),
-                other => String::to_napi_value(env, other.to_string()),
-            }
-        }
-    }
-}
-
-impl ToNapiValue for JsJson {
-    unsafe fn to_napi_value(env: sys::napi_env, v: Self) -> Result<sys::napi_value> {
-        // SAFETY: forwarded from napi's call.
-        unsafe { v.into_napi(env) }
+/// A GraphDef value handed over as it is: scalars as themselves, anything else as its JSON text.
+fn json_js<'e>(env: &'e Env, v: &Value) -> Result<Unknown<'e>> {
+    match v {
+        Value::Bool(b) => b.into_unknown(env),
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN).into_unknown(env),
+        Value::String(s) => s.clone().into_unknown(env),
+        Value::Null => Null.into_unknown(env),
+        other => other.to_string().into_unknown(env),
     }
 }
 
@@ -152,7 +124,7 @@ impl NativeExecution {
             let Some((node, op, ins)) = x.custom_request() else { return Ok(None) };
             let mut attrs = Object::new(env)?;
             for (name, value) in x.custom_attrs().unwrap_or_default() {
-                attrs.set_named_property(name, JsAttr(value.clone()))?;
+                attrs.set_named_property(name, attr_js(env, value)?)?;
             }
             let mut obj = Object::new(env)?;
             obj.set_named_property("node", node)?;
