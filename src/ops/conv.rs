@@ -247,13 +247,15 @@ pub fn window_info<'e>(
     channels_first: bool,
 ) -> Result<Object<'e>> {
     let dims = |v: &[f64]| {
-        v.iter().map(|&d| if d >= 0.0 && d.fract() == 0.0 { d as usize } else { usize::MAX }).collect::<Vec<_>>()
+        v.iter()
+            .map(|&d| if (0.0..=u32::MAX as f64).contains(&d) && d.fract() == 0.0 { d as usize } else { usize::MAX })
+            .collect::<Vec<_>>()
     };
     let info = engine(|e| {
         with_window(e, (&strides, &dilations), (&pad, &pad_values), rounding.as_deref(), |_, w| {
             let (xs, fs) = (dims(&x), dims(&filter));
             if xs.iter().chain(&fs).any(|&d| d == usize::MAX) || !(out_channels >= 0.0) {
-                bail!("Error in {op}: shapes must be lists of non-negative integers.");
+                bail!("Error in {op}: shapes must be lists of integers from 0 to 2^32 - 1.");
             }
             tidytensor_core::ops::window_info(&op, &xs, &fs, out_channels as usize, w, channels_first)
         })
