@@ -288,7 +288,8 @@ pub fn window_info(
     let strides = whole(op, "strides", w.strides, n)?;
     let dilations = whole(op, "dilations", w.dilations, n)?;
     let effective: Vec<usize> =
-        filter.iter().zip(&dilations).map(|(&f, &d)| if d <= 1 { f } else { f + (f - 1) * (d - 1) }).collect();
+        // (A filter of size 0 stays 0: it covers nothing, however dilated.)
+        filter.iter().zip(&dilations).map(|(&f, &d)| if d <= 1 || f == 0 { f } else { f + (f - 1) * (d - 1) }).collect();
     let pad_dims: Vec<usize> = (0..n).map(|i| if channels_first { i + 2 } else { i + 1 }).collect();
     let p = out_and_pad(op, &x[1..=n], &effective, &strides, w, &pad_dims)?;
     let three = |v: &[usize]| -> [usize; 3] {
@@ -315,19 +316,6 @@ pub fn window_info(
         pad_after: three_pad(&p.after),
         pad_type: p.kind,
     })
-}
-
-/// The geometry of a window over `x` (`[batch, spatial..., channels]`, channels last) with
-/// filter sizes `filter`.
-fn geometry(
-    op: &str,
-    x: &[usize],
-    filter: &[usize],
-    out_channels: usize,
-    w: &Window,
-    channels_first: bool,
-) -> Result<ConvGeom> {
-    Ok(window_info(op, x, filter, out_channels, w, channels_first)?.geom)
 }
 
 /// The shape with channels moved last (`[b, c, s...]` → `[b, s..., c]`) or back.
@@ -660,7 +648,7 @@ impl Engine {
             ConvKind::Depthwise2d => in_channels * fs[3],
             ConvKind::Dilation2d => in_channels,
         };
-        let g = geometry(op, &cl, taps, out_channels, w, channels_first)?;
+        let g = window_info(op, &cl, taps, out_channels, w, channels_first)?.geom;
         let layout = Layout { spatial, unbatched, channels_first };
         let (name, out_dtype) = match kind {
             ConvKind::Conv2d => (k::CONV2D, DType::Float32),
@@ -1026,7 +1014,7 @@ impl Engine {
         if spatial == 2 {
             check_pad_rounding(op, w.pad, w.rounding)?;
         }
-        let g = geometry(op, &xs, &fs[..spatial], out_depth, w, false)?;
+        let g = window_info(op, &xs, &fs[..spatial], out_depth, w, false)?.geom;
         let want = out_shape(&g, spatial);
         if want.iter().zip(&dfull).any(|(w, d)| w > d) {
             bail!(
@@ -1149,7 +1137,7 @@ impl Engine {
         }
         check_pad_rounding(op, w.pad, w.rounding)?;
         let sizes = whole(op, "filterSize", filter_size, spatial)?;
-        let g = geometry(op, &full, &sizes, full[spatial + 1], w, false)?;
+        let g = window_info(op, &full, &sizes, full[spatial + 1], w, false)?.geom;
         let name = match kind {
             PoolKind::Max2d => k::MAX_POOL,
             PoolKind::Avg2d => k::AVG_POOL,
@@ -1348,7 +1336,7 @@ impl Engine {
             bail!("Error in {op}: input must be rank 4 but got rank {}.", xs.len());
         }
         let sizes = whole(op, "filterSize", filter_size, 2)?;
-        let g = geometry(op, &xs, &sizes, xs[3], w, false)?;
+        let g = window_info(op, &xs, &sizes, xs[3], w, false)?.geom;
         let out = out_shape(&g, 2);
         self.check_size(&out, DType::Float32)?;
         self.run_kernel(k::MAX_POOL_WITH_ARGMAX, &[x], |e, backend, ins| {
