@@ -26,6 +26,10 @@ cases('conv2d', [
   ['chained', (tf) => X(tf).conv2d(W(tf), 1, 'same')],
   ['arrays', (tf) => tf.conv2d([[[1], [2]], [[3], [4]]], [[[[1]], [[2]]]], 1, 'valid')],
   ['large (threads, blocks)', (tf) => tf.conv2d(seq(tf, [2, 40, 40, 16]), seq(tf, [3, 3, 16, 32], 0.3), 1, 'same'), { tol: 1e-4 }],
+  // cpu: tasks of 64 output rows, the last one short (437 rows), strides across the blocks.
+  ['row tasks, a short last one', (tf) => tf.conv2d(seq(tf, [1, 45, 37, 8]), seq(tf, [5, 5, 8, 24], 0.3), 2, 'same'), { tol: 1e-4 }],
+  // cpu: too few rows to share out (42): gemm's threads split the columns instead.
+  ['few rows, many channels', (tf) => tf.conv2d(seq(tf, [1, 6, 7, 64]), seq(tf, [3, 3, 64, 48], 0.3), 1, 'same'), { tol: 1e-4 }],
   ['window larger than the input', (tf) => tf.conv2d(seq(tf, [1, 2, 2, 1]), seq(tf, [3, 3, 1, 1]), 1, 'valid')],
   ['depth mismatch', (tf) => tf.conv2d(X(tf), seq(tf, [3, 2, 2, 4]), 1, 'same')],
   ['rank 2 input', (tf) => tf.conv2d(tf.ones([2, 2]), W(tf), 1, 'same')],

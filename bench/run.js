@@ -163,7 +163,11 @@ const TARGETS = {
   scalardisposetracked: { vs: 'scalardispose', plus: 3 },
 };
 
-function targetLines(columns, peak) {
+// The int8 product against the float one, in operations per second (VNNI CPUs).
+const INT8_TARGET = 2.5;
+
+function targetLines(columns, machine) {
+  const peak = machine.fmaPeak;
   const tt = columns.find((c) => c.isTt && !c.error && (c.backend === 'cpu' || c.backend == null));
   const node = columns.find((c) => c.title === 'tfjs-node' && !c.error);
   if (!tt) return [];
@@ -200,25 +204,42 @@ function targetLines(columns, peak) {
     const share = w.unit === 'GFLOP/s' && peak ? `, ${Math.round((100 * ours) / peak)}% of peak` : '';
     lines.push(`  ${w.label}: ${fmt(s)}× ${peer.title}${share}; target ${fmt(goal)}× (${why}): ${s >= goal ? 'met' : 'NOT met'}`);
   }
+  const float = value(tt, 'matmul1024');
+  if (machine.int8Samples && float) {
+    const r = medianOf(machine.int8Samples) / float;
+    lines.push(`  int8 matMul 1024: ${fmt(r)}× tidytensor's float matMul 1024; target ${INT8_TARGET}× (on a CPU with VNNI): ${r >= INT8_TARGET ? 'met' : 'NOT met'}`);
+  }
   return lines;
 }
 
+const medianOf = (samples) => {
+  const s = [...samples].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+// min / median / max of samples, and max/min.
+function spreadCell(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  return `${fmt(s[0])} / ${fmt(medianOf(s))} / ${fmt(s[s.length - 1])} ` +
+    `(max/min ${(s[s.length - 1] / s[0]).toFixed(2)}, ${s.length} samples)`;
+}
+
 // The spread of the GEMM and convolution workloads (`spread: true`): min / median / max over
-// the samples of each implementation, and max/min, in the workload's unit.
-function spreadLines(columns) {
+// the samples of each implementation, and max/min, in the workload's unit; first the FMA
+// peak's own spread (the machine's), last tidytensor's int8 product.
+function spreadLines(columns, machine) {
   const lines = [];
+  if (machine.fmaPeakSamples) lines.push(`  FMA peak, registers only (GFLOP/s): the machine ${spreadCell(machine.fmaPeakSamples)}`);
   for (const w of workloads.filter((x) => x.spread)) {
     const cells = [];
     for (const c of columns.filter((x) => !x.error)) {
       const r = c.results.find((x) => x.id === w.id);
       if (!r || r.error || !r.samples || !r.samples.length) continue;
-      const s = [...r.samples].sort((a, b) => a - b);
-      const med = s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-      cells.push(`${c.title} ${fmt(s[0])} / ${fmt(med)} / ${fmt(s[s.length - 1])} ` +
-        `(max/min ${(s[s.length - 1] / s[0]).toFixed(2)}, ${s.length} samples)`);
+      cells.push(`${c.title} ${spreadCell(r.samples)}`);
     }
     if (cells.length) lines.push(`  ${w.label} (${w.unit}): ${cells.join('; ')}`);
   }
+  if (machine.int8Samples) lines.push(`  int8 matMul 1024×1024, int32 sums (GOP/s): tidytensor cpu ${spreadCell(machine.int8Samples)}`);
   return lines.length ? ['Spread (min / median / max over the samples):', ...lines] : [];
 }
 
@@ -253,19 +274,29 @@ async function main() {
     platform: `${os.platform()} ${os.arch()}`,
   };
   const log = (m) => process.stderr.write(m + '\n');
+  const want = opts.impls || Object.keys(impls);
   if (!opts.from) {
     log(`tidytensor benchmarks — ${started.toISOString()} — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
     // The FMA peak, measured before any implementation runs (the GEMM targets are shares of it).
+    // In 10 samples: their spread is the machine's own (registers only, no memory, no
+    // threads to hand work between), the floor under any kernel's spread on it.
     try {
-      machine.fmaPeak = require('../lib/native').fmaPeakGflops(500);
+      const native = require('../lib/native');
+      machine.fmaPeakSamples = Array.from({ length: 10 }, () => native.fmaPeakGflops(50));
+      machine.fmaPeak = medianOf(machine.fmaPeakSamples);
       log(`FMA peak: ${fmt(machine.fmaPeak)} GFLOP/s on all cores`);
+      // tidytensor's int8 product (no tfjs op reaches it), against its float matMul 1024.
+      if (want.includes('tidytensor')) {
+        native.int8MatMulGops(1024);
+        machine.int8Samples = Array.from({ length: 10 }, () => native.int8MatMulGops(1024));
+        log(`int8 matMul 1024: ${fmt(medianOf(machine.int8Samples))} GOP/s`);
+      }
     } catch (e) {
       log(`FMA peak not measured: ${e.message}`);
     }
   }
 
   // The columns, in order: tidytensor (one per backend asked for), then the peers.
-  const want = opts.impls || Object.keys(impls);
   const plan = [];
   if (want.includes('tidytensor')) {
     let backends = opts.ttBackends || [null];
@@ -314,8 +345,8 @@ async function main() {
   }
   notes.push(...skipped);
 
-  const targets = targetLines(columns, machine.fmaPeak);
-  const spread = spreadLines(columns);
+  const targets = targetLines(columns, machine);
+  const spread = spreadLines(columns, machine);
   const ttColumns = columns.filter((c) => c.isTt && !c.error);
   const peerColumns = columns.filter((c) => !c.isTt && !c.error);
   const table = buildTable(columns, ttColumns, peerColumns);

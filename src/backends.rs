@@ -81,3 +81,10 @@ pub fn release_pool() -> Result<()> {
 pub fn fma_peak_gflops(ms: u32) -> f64 {
     tidytensor_backends::fma_peak_gflops(std::time::Duration::from_millis(ms as u64))
 }
+
+/// GOP/s of one int8 `n × n × n` product on the cpu (int32 sums; AVX-512 VNNI or AVX-VNNI where
+/// the CPU has them), for the benchmarks: no tfjs op reaches it (not part of the tfjs API).
+#[napi]
+pub fn int8_mat_mul_gops(n: u32) -> f64 {
+    tidytensor_backends::qgemm_gops(n as usize)
+}

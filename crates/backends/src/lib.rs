@@ -6,7 +6,7 @@
 use std::sync::{Arc, OnceLock};
 use tidytensor_core::{bail, Engine, Result};
 use tidytensor_cpu::CpuBackend;
-pub use tidytensor_cpu::{adopt_calling_thread, copy_bytes, fma_peak_gflops, recycle};
+pub use tidytensor_cpu::{adopt_calling_thread, copy_bytes, fma_peak_gflops, qgemm_gops, recycle};
 pub use tidytensor_wgpu::{GpuInfo, WgpuBackend};
 
 /// The process-wide wgpu backend, or why there is none (opened once: creating a Vulkan

@@ -14,11 +14,13 @@ mod layout;
 mod matmul;
 mod peak;
 mod pool;
+mod qgemm;
 mod reduce;
 mod train;
 
 pub use peak::fma_peak_gflops;
 pub use pool::recycle;
+pub use qgemm::{qgemm, qgemm_gops};
 
 use std::any::Any;
 use std::cell::Cell;
