@@ -186,7 +186,7 @@ pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
         for start in (0..rows).step_by(block) {
             let n = block.min(rows - start);
             let col = &mut col[..n * kdim];
-            im2col(x, g, start, col);
+            col.par_chunks_mut(16 * kdim).enumerate().for_each(|(i, c)| im2col(x, g, start + 16 * i, c));
             let dst = &mut out[start * cout..(start + n) * cout];
             sgemm(dst, (n, cout, kdim), col, (kdim, 1), w, (cout, 1), gemm_par(n * cout * kdim));
         }

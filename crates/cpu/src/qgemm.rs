@@ -21,7 +21,8 @@ const KC: usize = 1024;
 /// Multiply-adds from which the product runs on several threads.
 const PAR_WORK: usize = 64 * 64 * 64;
 
-/// `A · B` for row-major `a` (`m × k`) and `b` (`k × n`): row-major `m × n` int32.
+/// `A · B` for row-major `a` (`m × k`) and `b` (`k × n`): row-major `m × n` int32, wrapping
+/// on overflow (as the instructions do; it takes k beyond 2^17).
 pub fn qgemm(a: &[i8], b: &[i8], (m, n, k): (usize, usize, usize)) -> Vec<i32> {
     assert!(a.len() >= m * k && b.len() >= k * n, "qgemm: operands too short");
     match Kernel::detect() {
@@ -54,7 +55,7 @@ fn plain(a: &[i8], b: &[i8], (m, n, k): (usize, usize, usize)) -> Vec<i32> {
         for (p, &x) in a[i * k..(i + 1) * k].iter().enumerate() {
             let x = x as i32;
             for (o, &y) in out.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                *o += x * y as i32;
+                *o = o.wrapping_add(x * y as i32);
             }
         }
     };
@@ -133,7 +134,7 @@ fn packed(a: &[i8], b: &[i8], (m, n, k): (usize, usize, usize), kernel: Kernel) 
         let j0 = at * 256;
         for p in 0..k {
             for (s, &v) in sums.iter_mut().zip(&b[p * n + j0..]) {
-                *s += 128 * v as i32;
+                *s = s.wrapping_add(128 * v as i32);
             }
         }
     };
@@ -210,7 +211,7 @@ fn packed(a: &[i8], b: &[i8], (m, n, k): (usize, usize, usize), kernel: Kernel) 
                 }
             });
             for row in block.chunks_mut(n) {
-                row.iter_mut().zip(&correction).for_each(|(v, s)| *v -= s);
+                row.iter_mut().zip(&correction).for_each(|(v, s)| *v = v.wrapping_sub(*s));
             }
         };
         if parallel {
@@ -252,7 +253,7 @@ fn tile(
         let row = &mut c[r * ldc..r * ldc + cols];
         let part = &local[r * nr..r * nr + cols];
         if acc {
-            row.iter_mut().zip(part).for_each(|(d, s)| *d += s);
+            row.iter_mut().zip(part).for_each(|(d, s)| *d = d.wrapping_add(*s));
         } else {
             row.copy_from_slice(part);
         }
