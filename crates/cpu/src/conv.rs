@@ -1,7 +1,7 @@
 //! Convolutions, pooling and the other windowed kernels over `[batch, d, h, w, channels]`
-//! float32 data (see [`ConvGeom`]). Convolutions are im2col + GEMM (the `gemm` crate, as
-//! matMul), in blocks of rows so the column buffer stays small; the input gradient is GEMM +
-//! col2im. Depthwise, pooling and the rest are direct loops, one output row per task, with the
+//! float32 data (see [`ConvGeom`]). 2-D convolutions run directly on AVX2/AVX-512 CPUs
+//! (`direct_conv.rs`); the others are an implicit GEMM (im2col + the `gemm` crate, a block of
+//! rows at a time); the input gradient is GEMM + col2im. Depthwise, pooling and the rest are direct loops, one output row per task, with the
 //! channels innermost so the loops vectorise.
 
 use rayon::prelude::*;
@@ -152,11 +152,8 @@ fn im2col(x: &[f32], g: &ConvGeom, start: usize, col: &mut [f32]) {
     }
 }
 
-/// The forward convolution as an implicit GEMM: the output rows are cut into blocks whose
-/// im2col rows fit in L2 (about [`L2_COLUMNS`] floats), and each block is one task that builds
-/// its columns and multiplies them by the filter on one thread while they are still in cache.
-/// The column matrix never goes out to memory and back, and the tasks, many more than the
-/// threads, are taken as threads come free.
+/// The forward convolution: a 1×1 one is one GEMM; a 2-D one runs directly where the CPU has a
+/// kernel for it ([`crate::direct_conv`]); the rest go to [`implicit_gemm`].
 pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     let (cin, cout) = (g.in_channels, g.out_channels);
     let kdim = g.taps() * cin;
@@ -173,6 +170,22 @@ pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
         sgemm(&mut out, (rows, cout, cin), x, (cin, 1), w, (cout, 1), gemm_par(rows * cout * cin));
         return out;
     }
+    if let Some(direct) = crate::direct_conv::conv2d(x, w, g) {
+        pool::give(out);
+        return direct;
+    }
+    implicit_gemm(x, w, g, out)
+}
+
+/// The forward convolution as an implicit GEMM, into `out` (which it fills): the output rows
+/// are cut into blocks whose im2col rows fit in L2 (about [`L2_COLUMNS`] floats), and each
+/// block is one task that builds its columns and multiplies them by the filter on one thread
+/// while they are still in cache. The column matrix never goes out to memory and back, and the
+/// tasks, many more than the threads, are taken as threads come free.
+pub(crate) fn implicit_gemm(x: &[f32], w: &[f32], g: &ConvGeom, mut out: Vec<f32>) -> Vec<f32> {
+    let (cin, cout) = (g.in_channels, g.out_channels);
+    let kdim = g.taps() * cin;
+    let rows = g.batch * g.out_spatial();
     let parallel = rows * cout * kdim >= GEMM_PAR_WORK;
     let threads = if parallel { rayon::current_num_threads() } else { 1 };
     // Rows per block: at least 4 tasks per thread where there are rows enough, within L2, but

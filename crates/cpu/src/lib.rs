@@ -8,6 +8,7 @@
 mod conv;
 mod convert;
 mod creation;
+mod direct_conv;
 mod elementwise;
 mod image;
 mod layout;
