@@ -158,6 +158,12 @@ pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     let (cin, cout) = (g.in_channels, g.out_channels);
     let kdim = g.taps() * cin;
     let rows = g.batch * g.out_spatial();
+    let pointwise = is_pointwise(g);
+    if !pointwise {
+        if let Some(direct) = crate::direct_conv::conv2d(x, w, g) {
+            return direct;
+        }
+    }
     let mut out = pool::take::<f32>(rows * cout);
     if out.is_empty() {
         return out;
@@ -166,13 +172,9 @@ pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
         out.fill(0.0);
         return out;
     }
-    if is_pointwise(g) {
+    if pointwise {
         sgemm(&mut out, (rows, cout, cin), x, (cin, 1), w, (cout, 1), gemm_par(rows * cout * cin));
         return out;
-    }
-    if let Some(direct) = crate::direct_conv::conv2d(x, w, g) {
-        pool::give(out);
-        return direct;
     }
     implicit_gemm(x, w, g, out)
 }
