@@ -109,6 +109,8 @@ Object.assign(tf, trainm);
     loadGraphModel: require('./lib/graph/graph_model').loadGraphModel,
     loadGraphModelSync: require('./lib/graph/graph_model').loadGraphModelSync,
     GraphModel: require('./lib/graph/graph_model').GraphModel,
+    // ONNX models, as graph models of the same executor (crates/graph's onnx).
+    loadOnnxModel: require('./lib/graph/onnx').loadOnnxModel,
     registerOp: require('./lib/graph/custom_ops').registerOp,
     deregisterOp: require('./lib/graph/custom_ops').deregisterOp,
     models: { modelFromJSON: IO.modelFromJSON },

@@ -193,6 +193,15 @@ impl NativeGraph {
         Ok(NativeGraph { inner: Rc::new(inner) })
     }
 
+    /// An ONNX model (`tf.loadOnnxModel`): the `.onnx` file's bytes, and the model's folder
+    /// where its external data files lie (none for a model from bytes or a URL).
+    #[napi(factory)]
+    pub fn load_onnx(bytes: Uint8Array, folder: Option<String>) -> Result<NativeGraph> {
+        let folder = folder.map(std::path::PathBuf::from);
+        let inner = engine(|e| tidytensor_graph::onnx::load(e, &bytes, folder.as_deref()))?;
+        Ok(NativeGraph { inner: Rc::new(inner) })
+    }
+
     /// Runs the nodes the outputs need (`name`, `name:k` or a signature key), fed the given
     /// tensors (id 0: a value that is no tensor, refused with tfjs's text); returns the
     /// outputs' ids, in the caller's scope. Every check of `GraphModel.execute` is made here.

@@ -176,22 +176,28 @@ class GraphModel {
       throw e;
     }
     const graph = artifacts.modelTopology;
-    if (this.graphHandle != null) this.dispose(); // a second load replaces the first graph
-    this.graphHandle = graphHandle;
-    this.weightTensors = weightMap;
+    // What save() writes besides the weights (the weights are written from the graph's own).
+    const kept = {};
+    for (const k of Object.keys(artifacts)) {
+      if (!['weightData', 'weightSpecs', 'getWeightStream'].includes(k)) kept[k] = artifacts[k];
+    }
+    this.attachGraph(graphHandle, kept, weightMap);
     this.structuredOutputKeys = structuredOutputKeys;
     this.signature = signature;
     this.initializerSignature = graphHandle.hasInitializer ? artifacts.initializerSignature : undefined;
-    this.resourceIdToCapturedInput = undefined;
     this.version = graph.versions == null ? 'n/a' : `${graph.versions.producer}.${graph.versions.minConsumer}`;
+    return true;
+  }
+
+  // Makes `graphHandle` (a native.NativeGraph, which owns its weights) this model's graph.
+  attachGraph(graphHandle, artifacts, weightMap = {}) {
+    if (this.graphHandle != null) this.dispose(); // a second load replaces the first graph
+    this.graphHandle = graphHandle;
+    this.weightTensors = weightMap;
+    this.resourceIdToCapturedInput = undefined;
     this.graph = { inputs: JSON.parse(graphHandle.inputs()), outputs: JSON.parse(graphHandle.outputs()) };
     this.graphOps = graphHandle.ops();
-    // What save() writes besides the weights (the weights are written from the graph's own).
-    this.artifacts = {};
-    for (const k of Object.keys(artifacts)) {
-      if (!['weightData', 'weightSpecs', 'getWeightStream'].includes(k)) this.artifacts[k] = artifacts[k];
-    }
-    return true;
+    this.artifacts = artifacts;
   }
 
   // Writes the model in the graph-model format: the loaded artifacts' topology and fields, the
@@ -201,6 +207,9 @@ class GraphModel {
     if (handlerOrURL == null || handlerOrURL.save == null) {
       throw new Error('GraphModel.save() cannot proceed because the IOHandler ' +
         'provided does not have the `save` attribute defined.');
+    }
+    if (this.artifacts != null && this.artifacts.format === 'onnx') {
+      throw new Error('GraphModel.save(): an ONNX model (tf.loadOnnxModel) has no graph-model topology to save');
     }
     const weights = this.weights;
     const named = Object.keys(weights).map((name) => ({ name, tensor: weights[name][0] }));

@@ -31,6 +31,7 @@ mod exec;
 mod flow;
 mod graph;
 mod op_table;
+pub mod onnx;
 mod ops;
 
 pub use attr::{custom_op_attrs, parse_dtype, parse_shape, AttrReader, AttrValue, Attrs, Decoded};

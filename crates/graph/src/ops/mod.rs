@@ -184,6 +184,9 @@ pub(crate) fn is_known(op: &str) -> bool {
 
 /// Why a node's op cannot run here, if it cannot: tfjs's text for ops tfjs does not know.
 pub(crate) fn unsupported(op: &str) -> Option<String> {
+    if let Some(onnx_op) = op.strip_prefix(crate::onnx::PREFIX) {
+        return crate::onnx::ops::kernel(onnx_op).is_none().then(|| format!("ONNX op {onnx_op} is not supported"));
+    }
     match category(op) {
         None => Some(format!(
             "Unknown op '{op}'. File an issue at https://github.com/tensorflow/tfjs/issues so we can add it, or register a custom execution with tf.registerOp()"
@@ -216,6 +219,9 @@ pub(crate) type Kernel = fn(&mut Engine, &Ctx) -> Result<Vec<TensorId>>;
 /// The kernel of an op tidytensor runs outside control flow, found once per node at load.
 /// (Control ops run in the control-flow executor, which knows the frames: [`control::run`].)
 pub(crate) fn kernel(op: &str) -> Option<Kernel> {
+    if let Some(onnx_op) = op.strip_prefix(crate::onnx::PREFIX) {
+        return crate::onnx::ops::kernel(onnx_op);
+    }
     let cat = category(op).filter(|&k| implemented(k).contains(&op))?;
     Some(match cat {
         "arithmetic" => arithmetic::run,

@@ -1,0 +1,160 @@
+"""Writes the small ONNX models of __test__/fixtures/onnx (random weights, fixed seed) with
+onnx's own helper: `python3 scripts/onnx_fixtures.py` with the `onnx` and `numpy` packages
+from PyPI. The tests compare tidytensor's outputs on them with onnxruntime-node's."""
+
+import os
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = os.path.join(os.path.dirname(__file__), '..', '__test__', 'fixtures', 'onnx')
+rng = np.random.default_rng(7)
+
+
+def w(name, *shape, scale=0.3):
+    return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def i64(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def save(graph, opset, name, external=False):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', opset)], producer_name='tidytensor-tests')
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    path = os.path.join(OUT, name)
+    if external:
+        onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=name.replace('.onnx', '.data'), size_threshold=0)
+    else:
+        onnx.save_model(model, path)
+
+
+def cnn(opset):
+    """Conv (padded, depthwise, grouped SAME_UPPER stride 2), BatchNormalization, Clip, pools,
+    Gemm and Softmax over a symbolic batch."""
+    nodes = [
+        helper.make_node('Conv', ['x', 'w1', 'b1'], ['c1'], pads=[1, 1, 1, 1]),
+        helper.make_node('Relu', ['c1'], ['r1']),
+        helper.make_node('MaxPool', ['r1'], ['p1'], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node('Conv', ['p1', 'w2'], ['c2'], group=8, pads=[1, 1, 1, 1]),
+        helper.make_node('BatchNormalization', ['c2', 'g', 'beta', 'mean', 'var'], ['n2'], epsilon=1e-3),
+        helper.make_node('Clip', ['n2', 'lo', 'hi'], ['r2']) if opset >= 11 else
+        helper.make_node('Clip', ['n2'], ['r2'], min=0.0, max=6.0),
+        helper.make_node('Conv', ['r2', 'w3', 'b3'], ['c3'], group=2, strides=[2, 2], auto_pad='SAME_UPPER'),
+        helper.make_node('AveragePool', ['c3'], ['p3'], kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1]),
+        helper.make_node('GlobalAveragePool', ['p3'], ['g3']),
+        helper.make_node('Flatten', ['g3'], ['f']),
+        helper.make_node('Gemm', ['f', 'wd', 'bd'], ['logits'], transB=1, alpha=0.9),
+        helper.make_node('Softmax', ['logits'], ['probs'], axis=1),
+    ]
+    inits = [w('w1', 8, 3, 3, 3), w('b1', 8), w('w2', 8, 1, 3, 3), w('g', 8), w('beta', 8), w('mean', 8),
+             numpy_helper.from_array(rng.uniform(0.5, 1.5, 8).astype(np.float32), 'var'),
+             w('w3', 16, 4, 3, 3), w('b3', 16), w('wd', 10, 16), w('bd', 10)]
+    if opset >= 11:
+        inits += [numpy_helper.from_array(np.array(0, np.float32), 'lo'),
+                  numpy_helper.from_array(np.array(6, np.float32), 'hi')]
+    graph = helper.make_graph(nodes, 'cnn', [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['N', 3, 16, 16])],
+                              [helper.make_tensor_value_info('probs', TensorProto.FLOAT, ['N', 10]),
+                               helper.make_tensor_value_info('logits', TensorProto.FLOAT, ['N', 10])], inits)
+    return graph
+
+
+def encoder():
+    """A transformer encoder block: shapes computed in the graph (Shape, Gather, Unsqueeze,
+    Concat, Reshape), attention (MatMul, Transpose, Softmax, Div), LayerNormalization, GELU as
+    Erf, Slice, Split, Where, Expand, Cast, ArgMax, ReduceMean with axes as an input."""
+    d, heads = 16, 2
+    nodes = [
+        helper.make_node('Gather', ['emb', 'ids'], ['e0'], axis=0),
+        helper.make_node('Add', ['e0', 'pos'], ['h0']),
+        helper.make_node('Shape', ['h0'], ['shape']),
+        helper.make_node('Gather', ['shape', 'zero'], ['batch']),
+        helper.make_node('Gather', ['shape', 'one'], ['seq']),
+        helper.make_node('Unsqueeze', ['batch', 'axes0'], ['batch1']),
+        helper.make_node('Unsqueeze', ['seq', 'axes0'], ['seq1']),
+        helper.make_node('Concat', ['batch1', 'seq1', 'heads', 'hd'], ['split_shape'], axis=0),
+        helper.make_node('MatMul', ['h0', 'wqkv'], ['qkv']),
+        helper.make_node('Split', ['qkv', 'splits'], ['q', 'k', 'v'], axis=2),
+        helper.make_node('Reshape', ['q', 'split_shape'], ['q4']),
+        helper.make_node('Reshape', ['k', 'split_shape'], ['k4']),
+        helper.make_node('Reshape', ['v', 'split_shape'], ['v4']),
+        helper.make_node('Transpose', ['q4'], ['qt'], perm=[0, 2, 1, 3]),
+        helper.make_node('Transpose', ['k4'], ['kt'], perm=[0, 2, 3, 1]),
+        helper.make_node('Transpose', ['v4'], ['vt'], perm=[0, 2, 1, 3]),
+        helper.make_node('MatMul', ['qt', 'kt'], ['s']),
+        helper.make_node('Div', ['s', 'sqrt_d'], ['s2']),
+        # A mask: positions past `len` get -1e9.
+        helper.make_node('Less', ['positions', 'len'], ['keep']),
+        helper.make_node('Where', ['keep', 's2', 'neg'], ['s3']),
+        helper.make_node('Softmax', ['s3'], ['a'], axis=-1),
+        helper.make_node('MatMul', ['a', 'vt'], ['o']),
+        helper.make_node('Transpose', ['o'], ['ot'], perm=[0, 2, 1, 3]),
+        helper.make_node('Concat', ['batch1', 'seq1', 'dm'], ['merge_shape'], axis=0),
+        helper.make_node('Reshape', ['ot', 'merge_shape'], ['om']),
+        helper.make_node('MatMul', ['om', 'wo'], ['proj']),
+        helper.make_node('Add', ['proj', 'h0'], ['res1']),
+        helper.make_node('LayerNormalization', ['res1', 'ln_g', 'ln_b'], ['ln1'], axis=-1, epsilon=1e-5),
+        helper.make_node('MatMul', ['ln1', 'w_ff1'], ['ff1']),
+        helper.make_node('Add', ['ff1', 'b_ff1'], ['ff1b']),
+        helper.make_node('Div', ['ff1b', 'sqrt2'], ['gx']),
+        helper.make_node('Erf', ['gx'], ['gerf']),
+        helper.make_node('Add', ['gerf', 'one_f'], ['g1']),
+        helper.make_node('Mul', ['ff1b', 'g1'], ['g2']),
+        helper.make_node('Mul', ['g2', 'half'], ['gelu']),
+        helper.make_node('MatMul', ['gelu', 'w_ff2'], ['ff2']),
+        helper.make_node('Add', ['ff2', 'ln1'], ['res2']),
+        # Layer norm by hand (ReduceMean with axes as an input, opset 18).
+        helper.make_node('ReduceMean', ['res2', 'last'], ['mu']),
+        helper.make_node('Sub', ['res2', 'mu'], ['xc']),
+        helper.make_node('Pow', ['xc', 'two'], ['sq']),
+        helper.make_node('ReduceMean', ['sq', 'last'], ['var']),
+        helper.make_node('Add', ['var', 'eps'], ['vare']),
+        helper.make_node('Sqrt', ['vare'], ['sd']),
+        helper.make_node('Div', ['xc', 'sd'], ['hidden']),
+        # The first token's features, and each token's best feature.
+        helper.make_node('Slice', ['hidden', 'st', 'en', 'ax1'], ['first']),
+        helper.make_node('Squeeze', ['first', 'ax1'], ['pooled']),
+        helper.make_node('ArgMax', ['hidden'], ['best'], axis=2, keepdims=0),
+        helper.make_node('Cast', ['best'], ['best_f'], to=TensorProto.FLOAT),
+        helper.make_node('Tile', ['pooled', 'reps'], ['tiled']),
+        helper.make_node('Expand', ['len_f', 'exp_shape'], ['expanded']),
+        helper.make_node('Cast', ['len'], ['len_f'], to=TensorProto.FLOAT),
+    ]
+    # Cast of len must come before Expand: reorder.
+    nodes.insert(len(nodes) - 2, nodes.pop())
+    vocab, seq = 20, 6
+    inits = [
+        w('emb', vocab, d), w('pos', seq, d), i64('zero', 0), i64('one', 1), i64('axes0', [0]),
+        i64('heads', [heads]), i64('hd', [d // heads]), i64('dm', [d]), w('wqkv', d, 3 * d), i64('splits', [d, d, d]),
+        numpy_helper.from_array(np.array(np.sqrt(d // heads), np.float32), 'sqrt_d'),
+        i64('positions', list(range(seq))),
+        numpy_helper.from_array(np.array(-1e9, np.float32), 'neg'),
+        w('wo', d, d), w('ln_g', d), w('ln_b', d), w('w_ff1', d, 32), w('b_ff1', 32), w('w_ff2', 32, d),
+        numpy_helper.from_array(np.array(np.sqrt(2), np.float32), 'sqrt2'),
+        numpy_helper.from_array(np.array(1, np.float32), 'one_f'),
+        numpy_helper.from_array(np.array(0.5, np.float32), 'half'),
+        numpy_helper.from_array(np.array(2, np.float32), 'two'),
+        numpy_helper.from_array(np.array(1e-5, np.float32), 'eps'),
+        i64('last', [-1]), i64('st', [0]), i64('en', [1]), i64('ax1', [1]), i64('reps', [1, 2]), i64('exp_shape', [3, 1]),
+    ]
+    graph = helper.make_graph(
+        nodes, 'encoder',
+        [helper.make_tensor_value_info('ids', TensorProto.INT64, ['batch', seq]),
+         helper.make_tensor_value_info('len', TensorProto.INT64, [])],
+        [helper.make_tensor_value_info('hidden', TensorProto.FLOAT, ['batch', seq, d]),
+         helper.make_tensor_value_info('tiled', TensorProto.FLOAT, ['batch', 2 * d]),
+         helper.make_tensor_value_info('best_f', TensorProto.FLOAT, ['batch', seq]),
+         helper.make_tensor_value_info('expanded', TensorProto.FLOAT, [3, 1])],
+        inits)
+    return graph
+
+
+if __name__ == '__main__':
+    os.makedirs(OUT, exist_ok=True)
+    save(cnn(13), 13, 'cnn.onnx')
+    save(cnn(9), 9, 'cnn_opset9.onnx')
+    save(cnn(13), 13, 'cnn_external.onnx', external=True)
+    save(encoder(), 18, 'encoder.onnx')
+    print('written to', os.path.normpath(OUT))
