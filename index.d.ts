@@ -2089,3 +2089,10 @@ export function loadGraphModel(modelUrl: string | io.IOHandler, options?: io.Loa
   tfio?: object): Promise<GraphModel>;
 /** A graph model from a synchronous IOHandler, ModelArtifacts, or [model.json object, weights]. */
 export function loadGraphModelSync(modelSource: io.IOHandler | io.ModelArtifacts | [object, ArrayBuffer]): GraphModel;
+/**
+ * An ONNX model as a GraphModel (tidytensor; not in tfjs): `source` is a path or `file://` URL
+ * (external data files are read from its folder, and only from there), an `http(s)` URL, or
+ * the `.onnx` file's bytes. Inputs and outputs are named as in the file; int64 loads as int32.
+ */
+export function loadOnnxModel(source: string | Uint8Array | ArrayBuffer,
+  options?: { fetchFunc?: typeof fetch; requestInit?: RequestInit }): Promise<GraphModel>;

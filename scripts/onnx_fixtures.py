@@ -25,8 +25,13 @@ def save(graph, opset, name, external=False):
     onnx.checker.check_model(model)
     path = os.path.join(OUT, name)
     if external:
+        # onnx appends to an existing data file: start it anew.
+        data = os.path.join(OUT, name.replace('.onnx', '.data'))
+        if os.path.exists(data):
+            os.remove(data)
         onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
                         location=name.replace('.onnx', '.data'), size_threshold=0)
+        os.chmod(data, 0o644)
     else:
         onnx.save_model(model, path)
 
@@ -151,10 +156,39 @@ def encoder():
     return graph
 
 
+def bad_models():
+    """Files a loader must refuse with a clear error (written without the checker)."""
+    x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info('y', TensorProto.FLOAT, [2])
+    def model(nodes, inits=()):
+        return helper.make_model(helper.make_graph(nodes, 'bad', [x], [y], list(inits)),
+                                 opset_imports=[helper.make_opsetid('', 13)])
+
+    def write(m, name):
+        with open(os.path.join(OUT, name), 'wb') as f:
+            f.write(m.SerializeToString())
+    # An op tidytensor does not run.
+    write(model([helper.make_node('Hardmax', ['x'], ['y'])]), 'bad_op.onnx')
+    # A node reading a value nothing gives.
+    write(model([helper.make_node('Add', ['x', 'nowhere'], ['y'])]), 'bad_missing.onnx')
+    # External data outside the model's folder.
+    t = numpy_helper.from_array(np.ones(2, np.float32), 'b')
+    t.ClearField('raw_data')
+    t.data_location = TensorProto.EXTERNAL
+    entry = t.external_data.add()
+    entry.key, entry.value = 'location', '../escape.data'
+    write(model([helper.make_node('Add', ['x', 'b'], ['y'])], [t]), 'bad_escape.onnx')
+    # An int64 initializer that int32 cannot hold.
+    big = numpy_helper.from_array(np.array([2**40, 1], np.int64), 'big')
+    write(model([helper.make_node('Cast', ['big'], ['c'], to=TensorProto.FLOAT),
+                 helper.make_node('Add', ['x', 'c'], ['y'])], [big]), 'bad_int64.onnx')
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     save(cnn(13), 13, 'cnn.onnx')
     save(cnn(9), 9, 'cnn_opset9.onnx')
     save(cnn(13), 13, 'cnn_external.onnx', external=True)
     save(encoder(), 18, 'encoder.onnx')
+    bad_models()
     print('written to', os.path.normpath(OUT))

@@ -30,8 +30,8 @@ mod attr;
 mod exec;
 mod flow;
 mod graph;
-mod op_table;
 pub mod onnx;
+mod op_table;
 mod ops;
 
 pub use attr::{custom_op_attrs, parse_dtype, parse_shape, AttrReader, AttrValue, Attrs, Decoded};

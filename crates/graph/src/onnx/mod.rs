@@ -44,7 +44,11 @@ pub fn load(e: &mut Engine, bytes: &[u8], folder: Option<&Path>) -> Result<Graph
         .and_then(|o| o.version)
         .unwrap_or(1);
     if !OPSETS.contains(&opset) {
-        bail!("The ONNX model imports opset {opset} of the default domain; tidytensor reads opsets {} to {}", OPSETS.start(), OPSETS.end());
+        bail!(
+            "The ONNX model imports opset {opset} of the default domain; tidytensor reads opsets {} to {}",
+            OPSETS.start(),
+            OPSETS.end()
+        );
     }
     let mut weights: Vec<(String, TensorId)> = Vec::new();
     let built = build(e, graph, opset, folder, &mut weights);
@@ -92,7 +96,10 @@ fn placeholder_attrs(v: &proto::ValueInfoProto) -> Result<Map<String, Value>> {
     };
     let elem = t.elem_type();
     let Some(dtype) = tf_dtype(elem) else {
-        bail!("The ONNX model's input '{name}' has element type {}, which tidytensor does not support", tensor::type_name(elem));
+        bail!(
+            "The ONNX model's input '{name}' has element type {}, which tidytensor does not support",
+            tensor::type_name(elem)
+        );
     };
     let mut attrs = Map::new();
     attrs.insert("dtype".into(), json!({ "type": dtype }));
@@ -261,7 +268,12 @@ fn build(
 }
 
 /// A `Constant` node's value (`value`, `value_float(s)`, `value_int(s)`) as a tensor.
-fn constant(e: &mut Engine, n: &proto::NodeProto, label: &str, folder: Option<&Path>) -> Result<(TensorId, &'static str)> {
+fn constant(
+    e: &mut Engine,
+    n: &proto::NodeProto,
+    label: &str,
+    folder: Option<&Path>,
+) -> Result<(TensorId, &'static str)> {
     use tidytensor_core::HostData;
     let Some(a) = n.attribute.first() else { bail!("ONNX Constant node '{label}' has no value") };
     let what = format!("the value of Constant node '{label}'");

@@ -11,16 +11,96 @@ use tidytensor_core::{bail, ArgOp, BinaryOp, DType, Engine, ReduceOp, Result, Te
 
 /// Every op type run here (the default domain).
 pub const OPS: &[&str] = &[
-    "Abs", "Acos", "Acosh", "Add", "And", "ArgMax", "ArgMin", "Asin", "Asinh", "Atan", "Atanh",
-    "AveragePool", "BatchNormalization", "Cast", "Ceil", "Clip", "Concat", "ConstantOfShape", "Conv",
-    "Cos", "Cosh", "Div", "Dropout", "Elu", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor",
-    "Gather", "Gelu", "Gemm", "GlobalAveragePool", "GlobalMaxPool", "Greater", "GreaterOrEqual",
-    "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu", "Less", "LessOrEqual",
-    "Log", "LogSoftmax", "MatMul", "Max", "MaxPool", "Mean", "Min", "Mul", "Neg", "Not", "Or",
-    "Pow", "PRelu", "Range", "Reciprocal", "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin",
-    "ReduceProd", "ReduceSum", "Relu", "Reshape", "Round", "Selu", "Shape", "Sigmoid", "Sign",
-    "Sin", "Sinh", "Size", "Slice", "Softmax", "Softplus", "Split", "Sqrt", "Squeeze", "Sub", "Sum",
-    "Tan", "Tanh", "Tile", "Transpose", "Unsqueeze", "Where", "Xor",
+    "Abs",
+    "Acos",
+    "Acosh",
+    "Add",
+    "And",
+    "ArgMax",
+    "ArgMin",
+    "Asin",
+    "Asinh",
+    "Atan",
+    "Atanh",
+    "AveragePool",
+    "BatchNormalization",
+    "Cast",
+    "Ceil",
+    "Clip",
+    "Concat",
+    "ConstantOfShape",
+    "Conv",
+    "Cos",
+    "Cosh",
+    "Div",
+    "Dropout",
+    "Elu",
+    "Equal",
+    "Erf",
+    "Exp",
+    "Expand",
+    "Flatten",
+    "Floor",
+    "Gather",
+    "Gelu",
+    "Gemm",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "Greater",
+    "GreaterOrEqual",
+    "HardSigmoid",
+    "HardSwish",
+    "Identity",
+    "LayerNormalization",
+    "LeakyRelu",
+    "Less",
+    "LessOrEqual",
+    "Log",
+    "LogSoftmax",
+    "MatMul",
+    "Max",
+    "MaxPool",
+    "Mean",
+    "Min",
+    "Mul",
+    "Neg",
+    "Not",
+    "Or",
+    "Pow",
+    "PRelu",
+    "Range",
+    "Reciprocal",
+    "ReduceL2",
+    "ReduceMax",
+    "ReduceMean",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceSum",
+    "Relu",
+    "Reshape",
+    "Round",
+    "Selu",
+    "Shape",
+    "Sigmoid",
+    "Sign",
+    "Sin",
+    "Sinh",
+    "Size",
+    "Slice",
+    "Softmax",
+    "Softplus",
+    "Split",
+    "Sqrt",
+    "Squeeze",
+    "Sub",
+    "Sum",
+    "Tan",
+    "Tanh",
+    "Tile",
+    "Transpose",
+    "Unsqueeze",
+    "Where",
+    "Xor",
 ];
 
 /// The kernel of an ONNX op type, if it runs here.
@@ -132,7 +212,11 @@ fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     let xs = e.shape(x)?.to_vec();
     let ws = e.shape(w)?.to_vec();
     if xs.len() != 4 || ws.len() != 4 {
-        bail!("ONNX node '{}': Conv runs 2-D convolutions (rank-4 input and weight) here, not rank {}", c.node.name, xs.len());
+        bail!(
+            "ONNX node '{}': Conv runs 2-D convolutions (rank-4 input and weight) here, not rank {}",
+            c.node.name,
+            xs.len()
+        );
     }
     let group = c.int("group", 1).max(1) as usize;
     let (cin, cout) = (xs[1], ws[0]);
@@ -158,7 +242,11 @@ fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     } else {
         let xg = e.split(xl, Splits::Count(group as f64), 3.0)?;
         let wg = e.split(wl, Splits::Count(group as f64), 3.0)?;
-        let ys = xg.iter().zip(&wg).map(|(&xi, &wi)| e.conv(ConvKind::Conv2d, xi, wi, &win, false)).collect::<Result<Vec<_>>>()?;
+        let ys = xg
+            .iter()
+            .zip(&wg)
+            .map(|(&xi, &wi)| e.conv(ConvKind::Conv2d, xi, wi, &win, false))
+            .collect::<Result<Vec<_>>>()?;
         e.concat(&ys, 3)?
     };
     let y = match c.opt(2) {
@@ -239,7 +327,11 @@ fn cast_to(c: &Ctx) -> Result<DType> {
     let to = c.int("to", 1) as i32;
     match super::tensor::dtype_of(to) {
         Some(d) => Ok(d),
-        None => bail!("ONNX node '{}' casts to {}, which tidytensor does not support", c.node.name, super::tensor::type_name(to)),
+        None => bail!(
+            "ONNX node '{}' casts to {}, which tidytensor does not support",
+            c.node.name,
+            super::tensor::type_name(to)
+        ),
     }
 }
 
@@ -519,7 +611,9 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         }
         "Unsqueeze" => {
             let x = c.t(0)?;
-            let Some(axes) = c.list_arg(e, "axes", 1, 13)? else { bail!("ONNX node '{}': Unsqueeze has no axes", c.node.name) };
+            let Some(axes) = c.list_arg(e, "axes", 1, 13)? else {
+                bail!("ONNX node '{}': Unsqueeze has no axes", c.node.name)
+            };
             let out_rank = rank(e, x)? + axes.len();
             let mut axes = axes.iter().map(|&a| axis(a, out_rank, "Unsqueeze")).collect::<Result<Vec<_>>>()?;
             axes.sort_unstable();
@@ -552,7 +646,12 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                 };
                 (starts, ends, axes, steps)
             } else {
-                (c.int_list("starts").unwrap_or_default(), c.int_list("ends").unwrap_or_default(), c.int_list("axes"), None)
+                (
+                    c.int_list("starts").unwrap_or_default(),
+                    c.int_list("ends").unwrap_or_default(),
+                    c.int_list("axes"),
+                    None,
+                )
             };
             let r = shape.len();
             let axes = axes.unwrap_or_else(|| (0..starts.len() as i64).collect());

@@ -81,7 +81,12 @@ fn chunks<'a>(raw: &'a [u8], width: usize, count: usize, what: &str) -> Result<s
 }
 
 /// Loads `t` as a tensor; its dtype as graph attributes name it.
-pub(crate) fn load(e: &mut Engine, t: &TensorProto, folder: Option<&Path>, what: &str) -> Result<(TensorId, &'static str)> {
+pub(crate) fn load(
+    e: &mut Engine,
+    t: &TensorProto,
+    folder: Option<&Path>,
+    what: &str,
+) -> Result<(TensorId, &'static str)> {
     let mut shape = Vec::with_capacity(t.dims.len());
     for &d in &t.dims {
         match usize::try_from(d) {
@@ -93,7 +98,9 @@ pub(crate) fn load(e: &mut Engine, t: &TensorProto, folder: Option<&Path>, what:
         bail!("{what} has shape {:?}: too many elements", t.dims);
     };
     let elem = t.data_type();
-    let Ok(data_type) = DataType::try_from(elem) else { bail!("{what} has element type #{elem}, which ONNX does not define") };
+    let Ok(data_type) = DataType::try_from(elem) else {
+        bail!("{what} has element type #{elem}, which ONNX does not define")
+    };
     let ext;
     let raw: Option<&[u8]> = if t.data_location() == DataLocation::External {
         ext = external(t, folder, what)?;
@@ -164,9 +171,15 @@ pub(crate) fn load(e: &mut Engine, t: &TensorProto, folder: Option<&Path>, what:
         D::Int64 | D::Uint32 | D::Uint64 => {
             let wide: Vec<i128> = match raw {
                 Some(r) => match data_type {
-                    D::Int64 => chunks(r, 8, count, what)?.map(|b| i64::from_le_bytes(b.try_into().unwrap()) as i128).collect(),
-                    D::Uint64 => chunks(r, 8, count, what)?.map(|b| u64::from_le_bytes(b.try_into().unwrap()) as i128).collect(),
-                    _ => chunks(r, 4, count, what)?.map(|b| u32::from_le_bytes(b.try_into().unwrap()) as i128).collect(),
+                    D::Int64 => {
+                        chunks(r, 8, count, what)?.map(|b| i64::from_le_bytes(b.try_into().unwrap()) as i128).collect()
+                    }
+                    D::Uint64 => {
+                        chunks(r, 8, count, what)?.map(|b| u64::from_le_bytes(b.try_into().unwrap()) as i128).collect()
+                    }
+                    _ => {
+                        chunks(r, 4, count, what)?.map(|b| u32::from_le_bytes(b.try_into().unwrap()) as i128).collect()
+                    }
                 },
                 None if data_type == D::Int64 => {
                     want(t.int64_data.len())?;
