@@ -171,6 +171,12 @@ impl NativeExecution {
     }
 }
 
+/// A serialized ONNX TensorProto as a tensor (its id): the data of ONNX's backend tests.
+#[napi]
+pub fn decode_onnx_tensor(bytes: Uint8Array) -> Result<f64> {
+    Ok(engine(|e| tidytensor_graph::onnx::decode_tensor(e, &bytes))? as f64)
+}
+
 #[napi]
 impl NativeGraph {
     /// Parses the GraphDef (`modelTopology` as JSON, or `{modelTopology, modelInitializer,

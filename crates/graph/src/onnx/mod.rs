@@ -25,10 +25,10 @@ pub(crate) mod proto {
 /// The op of an ONNX node in the graph: `onnx::Conv`.
 pub(crate) const PREFIX: &str = "onnx::";
 /// The node standing for an absent optional input (ONNX's empty input name).
-pub(crate) const ABSENT: &str = "onnx::absent";
-/// The opsets of the default domain read here: 7 (the oldest ONNX's backend tests use) up to
-/// the newest that the `onnx` package on PyPI (1.23) defines.
-pub const OPSETS: std::ops::RangeInclusive<i64> = 7..=25;
+pub(crate) const ABSENT: &str = "onnx.absent";
+/// The opsets of the default domain read here: all up to the newest that the `onnx` package on
+/// PyPI (1.23) defines. The kernels follow each op's older forms where they differ.
+pub const OPSETS: std::ops::RangeInclusive<i64> = 1..=28;
 
 /// Loads an ONNX model: `bytes` of the `.onnx` file, `folder` the model's folder, where external
 /// data files are read (and only there; none without a folder). On error nothing is left
@@ -62,6 +62,13 @@ pub fn load(e: &mut Engine, bytes: &[u8], folder: Option<&Path>) -> Result<Graph
         }
     };
     Graph::load(e, &topology.to_string(), &weights)
+}
+
+/// A serialized ONNX `TensorProto` (the `.pb` files of ONNX's backend tests) as a tensor.
+pub fn decode_tensor(e: &mut Engine, bytes: &[u8]) -> Result<TensorId> {
+    let t = proto::TensorProto::decode(bytes)
+        .map_err(|err| Error::new(format!("Invalid ONNX tensor (not a TensorProto): {err}")))?;
+    Ok(tensor::load(e, &t, None, &format!("tensor '{}'", t.name()))?.0)
 }
 
 /// Standard base64, as the attributes of graph nodes hold strings.
@@ -148,41 +155,30 @@ fn build(
     weights: &mut Vec<(String, TensorId)>,
 ) -> Result<Value> {
     let mut nodes: Vec<Value> = Vec::new();
-    // Node names in use, and the (node, output) that holds each ONNX value.
-    let mut names: HashSet<String> = HashSet::new();
+    let mut names = Names::default();
+    // The node (or `node:k`, an op's output k) that holds each ONNX value.
     let mut value_of: HashMap<String, String> = HashMap::new();
-    let initializer_names: HashSet<&str> = g.initializer.iter().map(|t| t.name()).collect();
-    // Reserved first: the values that name nodes of their own (inputs, initializers, outputs).
-    for name in g.input.iter().map(|v| v.name()).chain(initializer_names.iter().copied()) {
-        names.insert(name.to_string());
-    }
-    let output_names: Vec<&str> = g.output.iter().map(|v| v.name()).collect();
-    for &name in &output_names {
-        names.insert(name.to_string());
-    }
-    let mut unique = |base: &str| {
-        let mut name = if base.is_empty() { "node".to_string() } else { base.to_string() };
-        let mut k = 1;
-        while names.contains(&name) || name == ABSENT {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
-        names.insert(name.clone());
-        name
-    };
     nodes.push(json!({ "name": ABSENT, "op": "Const", "attr": { "dtype": { "type": "DT_FLOAT" } } }));
     weights.push((ABSENT.to_string(), e.tensor(tidytensor_core::HostData::F32(Vec::new()), &[0])?));
     for t in &g.initializer {
         let (id, dtype) = tensor::load(e, t, folder, &format!("initializer '{}'", t.name()))?;
-        weights.push((t.name().to_string(), id));
-        nodes.push(json!({ "name": t.name(), "op": "Const", "attr": { "dtype": { "type": dtype } } }));
-        value_of.insert(t.name().to_string(), t.name().to_string());
+        let name = names.claim(t.name());
+        weights.push((name.clone(), id));
+        nodes.push(json!({ "name": name, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
+        value_of.insert(t.name().to_string(), name);
     }
+    // Graph inputs that an initializer also gives are its defaults: the initializer stands.
     let mut inputs = Vec::new();
-    for v in g.input.iter().filter(|v| !initializer_names.contains(v.name())) {
-        nodes.push(json!({ "name": v.name(), "op": "Placeholder", "attr": placeholder_attrs(v)? }));
-        value_of.insert(v.name().to_string(), v.name().to_string());
-        inputs.push(json!([v.name(), v.name()]));
+    let given: HashSet<&str> = g.initializer.iter().map(|t| t.name()).collect();
+    for v in g.input.iter().filter(|v| !given.contains(v.name())) {
+        let name = names.claim(v.name());
+        nodes.push(json!({ "name": name, "op": "Placeholder", "attr": placeholder_attrs(v)? }));
+        value_of.insert(v.name().to_string(), name.clone());
+        inputs.push(json!([v.name(), name]));
+    }
+    // The outputs' names are kept for the Identity nodes that will give them.
+    for v in g.output.iter().filter(|v| !value_of.contains_key(v.name())) {
+        names.reserve(v.name());
     }
     let mut unsupported: Vec<String> = Vec::new();
     for (i, n) in g.node.iter().enumerate() {
@@ -195,7 +191,7 @@ fn build(
         if op == "Constant" {
             let out = n.output.first().map(String::as_str).unwrap_or_default();
             let (id, dtype) = constant(e, n, &label, folder)?;
-            let name = unique(out);
+            let name = names.claim(out);
             weights.push((name.clone(), id));
             nodes.push(json!({ "name": name, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
             value_of.insert(out.to_string(), name);
@@ -234,7 +230,7 @@ fn build(
             };
             ins.push(held.clone());
         }
-        let name = unique(if n.name().is_empty() { op } else { n.name() });
+        let name = names.claim(if n.name().is_empty() { op } else { n.name() });
         for (k, out) in n.output.iter().enumerate() {
             if !out.is_empty() {
                 value_of.insert(out.clone(), format!("{name}:{k}"));
@@ -249,22 +245,71 @@ fn build(
     for v in &g.output {
         let name = v.name();
         let Some(held) = value_of.get(name) else { bail!("The ONNX model's output '{name}' is given by no node") };
-        // An output that is itself an input or an initializer is its node; others get an
+        // An output that is an input or an initializer is that node; an op's output gets an
         // Identity named as the output.
-        if held != name {
-            let dtype = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-                Some(proto::type_proto::Value::TensorType(t)) => tf_dtype(t.elem_type()),
-                _ => None,
-            };
-            let mut attr = Map::new();
-            if let Some(d) = dtype {
-                attr.insert("T".into(), json!({ "type": d }));
-            }
-            nodes.push(json!({ "name": name, "op": "Identity", "input": [held], "attr": attr }));
+        if !held.contains(':') {
+            outputs.push(json!([name, held]));
+            continue;
         }
-        outputs.push(json!([name, name]));
+        let dtype = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(proto::type_proto::Value::TensorType(t)) => tf_dtype(t.elem_type()),
+            _ => None,
+        };
+        let mut attr = Map::new();
+        if let Some(d) = dtype {
+            attr.insert("T".into(), json!({ "type": d }));
+        }
+        let node = names.claim_reserved(name);
+        nodes.push(json!({ "name": node, "op": "Identity", "input": [held], "attr": attr }));
+        outputs.push(json!([name, node]));
     }
     Ok(json!({ "modelTopology": { "node": nodes }, "signature": { "inputs": inputs, "outputs": outputs } }))
+}
+
+/// The graph's node names: unique, without the `:` that would read as an output index, the
+/// graph outputs' names kept for them.
+#[derive(Default)]
+struct Names {
+    taken: HashSet<String>,
+    reserved: HashSet<String>,
+}
+
+impl Names {
+    fn clean(base: &str) -> String {
+        if base.is_empty() {
+            "node".to_string()
+        } else {
+            base.replace(':', "_")
+        }
+    }
+
+    fn reserve(&mut self, base: &str) {
+        self.reserved.insert(Names::clean(base));
+    }
+
+    /// A name for a node: `base`, or `base_1`, `base_2`... where that is taken or kept for an
+    /// output.
+    fn claim(&mut self, base: &str) -> String {
+        let base = Names::clean(base);
+        let mut name = base.clone();
+        let mut k = 1;
+        while self.taken.contains(&name) || self.reserved.contains(&name) || name == ABSENT {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    /// An output's own name, kept for it by [`Names::reserve`] (or the next free one).
+    fn claim_reserved(&mut self, base: &str) -> String {
+        let clean = Names::clean(base);
+        if self.reserved.remove(&clean) && !self.taken.contains(&clean) {
+            self.taken.insert(clean.clone());
+            return clean;
+        }
+        self.claim(base)
+    }
 }
 
 /// A `Constant` node's value (`value`, `value_float(s)`, `value_int(s)`) as a tensor.

@@ -211,79 +211,156 @@ fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     let (x, w) = (c.t(0)?, c.t(1)?);
     let xs = e.shape(x)?.to_vec();
     let ws = e.shape(w)?.to_vec();
-    if xs.len() != 4 || ws.len() != 4 {
+    if !(3..=5).contains(&xs.len()) || ws.len() != xs.len() {
         bail!(
-            "ONNX node '{}': Conv runs 2-D convolutions (rank-4 input and weight) here, not rank {}",
+            "ONNX node '{}': Conv runs 1-D, 2-D and 3-D convolutions (input and weight of rank 3 to 5), not input {:?} and weight {:?}",
             c.node.name,
-            xs.len()
+            xs,
+            ws
         );
     }
+    let n = xs.len() - 2;
     let group = c.int("group", 1).max(1) as usize;
     let (cin, cout) = (xs[1], ws[0]);
     if cin % group != 0 || cout % group != 0 || ws[1] * group != cin {
         bail!("ONNX node '{}': weight {:?} does not fit input {:?} in {group} groups", c.node.name, ws, xs);
     }
-    let strides = c.int_list("strides").unwrap_or_else(|| vec![1, 1]);
-    let dilations = c.int_list("dilations").unwrap_or_else(|| vec![1, 1]);
-    let kernel = [ws[2], ws[3]];
+    let mut strides = c.int_list("strides").unwrap_or_else(|| vec![1; n]);
+    let mut dilations = c.int_list("dilations").unwrap_or_else(|| vec![1; n]);
+    if strides.len() != n || dilations.len() != n {
+        bail!("ONNX node '{}': strides and dilations need {n} values each", c.node.name);
+    }
+    let mut kernel: Vec<usize> = ws[2..].to_vec();
     let pad = window_padding(c, &xs[2..], &kernel, &strides, &dilations)?;
+    let Padding::Explicit(mut pairs) = pad else { unreachable!("window_padding is explicit") };
+    let mut xl = to_channels_last(e, x)?;
+    // [out, in/g, k...] → [k..., in/g, out]
+    let perm: Vec<i64> = (2..xs.len() as i64).chain([1, 0]).collect();
+    let mut wl = e.transpose(w, Some(&perm))?;
+    // 1-D runs as 2-D over a height of 1.
+    if n == 1 {
+        xl = e.expand_dims(xl, 1)?;
+        wl = e.expand_dims(wl, 0)?;
+        strides.insert(0, 1);
+        dilations.insert(0, 1);
+        kernel.insert(0, 1);
+        pairs.insert(1, [0.0, 0.0]);
+    }
+    let spatial = strides.len();
+    // tfjs convolves with strides or dilations, not both: dilated, then every stride-th output.
+    let (step, strides) = if strides.iter().any(|&s| s > 1) && dilations.iter().any(|&d| d > 1) {
+        (strides.clone(), vec![1; spatial])
+    } else {
+        (vec![1; spatial], strides)
+    };
+    // 3-D convolutions take no explicit padding: the zeros are added first.
+    let pad = if spatial == 3 {
+        if pairs.iter().any(|p| p != &[0.0, 0.0]) {
+            xl = e.pad(xl, &pairs, 0.0)?;
+        }
+        Padding::Valid
+    } else {
+        Padding::Explicit(pairs)
+    };
     let sf: Vec<f64> = strides.iter().map(|&s| s as f64).collect();
     let df: Vec<f64> = dilations.iter().map(|&d| d as f64).collect();
     let win = Window { strides: &sf, dilations: &df, pad: &pad, rounding: None };
-    let xl = to_channels_last(e, x)?;
-    // [out, in/g, kh, kw] → [kh, kw, in/g, out]
-    let wl = e.transpose(w, Some(&[2, 3, 1, 0]))?;
-    let y = if group == 1 {
-        e.conv(ConvKind::Conv2d, xl, wl, &win, false)?
-    } else if group == cin {
+    let kind = if spatial == 3 { ConvKind::Conv3d } else { ConvKind::Conv2d };
+    let channels = spatial as i64 + 1;
+    let mut y = if group == 1 {
+        e.conv(kind, xl, wl, &win, false)?
+    } else if group == cin && spatial == 2 {
         // Depthwise: output channel c·m + k reads input channel c.
         let wd = e.reshape(wl, &[kernel[0] as i64, kernel[1] as i64, cin as i64, (cout / cin) as i64])?;
         e.conv(ConvKind::Depthwise2d, xl, wd, &win, false)?
     } else {
-        let xg = e.split(xl, Splits::Count(group as f64), 3.0)?;
-        let wg = e.split(wl, Splits::Count(group as f64), 3.0)?;
-        let ys = xg
-            .iter()
-            .zip(&wg)
-            .map(|(&xi, &wi)| e.conv(ConvKind::Conv2d, xi, wi, &win, false))
-            .collect::<Result<Vec<_>>>()?;
-        e.concat(&ys, 3)?
+        let xg = e.split(xl, Splits::Count(group as f64), channels as f64)?;
+        let wg = e.split(wl, Splits::Count(group as f64), channels as f64)?;
+        let ys = xg.iter().zip(&wg).map(|(&xi, &wi)| e.conv(kind, xi, wi, &win, false)).collect::<Result<Vec<_>>>()?;
+        e.concat(&ys, channels)?
     };
-    let y = match c.opt(2) {
-        Some(b) => e.add(y, b)?,
-        None => y,
-    };
+    if step.iter().any(|&s| s > 1) {
+        let shape = e.shape(y)?.to_vec();
+        let begin = vec![0; shape.len()];
+        let end: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let stride: Vec<i64> = std::iter::once(1).chain(step.iter().copied()).chain(std::iter::once(1)).collect();
+        y = slice_strided(e, y, &begin, &end, &stride)?;
+    }
+    if let Some(b) = c.opt(2) {
+        y = e.add(y, b)?;
+    }
+    if n == 1 {
+        y = e.squeeze(y, Some(&[1]))?;
+    }
     to_channels_first(e, y)
 }
 
 fn pool(e: &mut Engine, c: &Ctx, max: bool) -> Result<TensorId> {
     let x = c.t(0)?;
     let xs = e.shape(x)?.to_vec();
-    if xs.len() != 4 {
-        bail!("ONNX node '{}': pools run over 2-D images (rank-4 input) here, not rank {}", c.node.name, xs.len());
+    if !(3..=5).contains(&xs.len()) {
+        bail!("ONNX node '{}': pools run over 1-D, 2-D and 3-D data (rank 3 to 5), not rank {}", c.node.name, xs.len());
     }
     if c.int("ceil_mode", 0) != 0 {
         bail!("ONNX node '{}': ceil_mode is not supported yet", c.node.name);
     }
+    let n = xs.len() - 2;
     let Some(kernel) = c.int_list("kernel_shape") else { bail!("ONNX node '{}' has no kernel_shape", c.node.name) };
     let kernel: Vec<usize> = kernel.iter().map(|&k| k.max(1) as usize).collect();
-    let strides = c.int_list("strides").unwrap_or_else(|| vec![1, 1]);
-    let dilations = c.int_list("dilations").unwrap_or_else(|| vec![1, 1]);
-    let pad = window_padding(c, &xs[2..], &kernel, &strides, &dilations)?;
-    let sf: Vec<f64> = strides.iter().map(|&s| s as f64).collect();
-    let df: Vec<f64> = dilations.iter().map(|&d| d as f64).collect();
-    let size: Vec<f64> = kernel.iter().map(|&k| k as f64).collect();
+    let strides = c.int_list("strides").unwrap_or_else(|| vec![1; n]);
+    let dilations = c.int_list("dilations").unwrap_or_else(|| vec![1; n]);
+    if kernel.len() != n || strides.len() != n || dilations.len() != n {
+        bail!("ONNX node '{}': kernel_shape, strides and dilations need {n} values each", c.node.name);
+    }
+    let mut pad = window_padding(c, &xs[2..], &kernel, &strides, &dilations)?;
     let mut xl = to_channels_last(e, x)?;
-    let mut pad = pad;
-    if !max && c.int("count_include_pad", 0) != 0 {
-        // The padding counts: pad with zeros first, then pool without padding.
-        if let Padding::Explicit(pairs) = &pad {
-            xl = e.pad(xl, pairs, 0.0)?;
+    let padded = matches!(&pad, Padding::Explicit(p) if p.iter().any(|p| p != &[0.0, 0.0]));
+    // Where the padding counts (or the core's 3-D pools, which take none), the input is padded
+    // first: with zeros for an average, -inf for a max.
+    let mut counts = None;
+    if padded && (n == 3 || (!max && c.int("count_include_pad", 0) != 0)) {
+        let Padding::Explicit(pairs) = &pad else { unreachable!("checked above") };
+        if !max && c.int("count_include_pad", 0) == 0 {
+            // An average over the input only: the padded sums over the padded count of ones.
+            let shape = e.shape(xl)?.to_vec();
+            let ones = e.fill(&shape, 1.0, DType::Float32)?;
+            counts = Some(e.pad(ones, pairs, 0.0)?);
         }
+        xl = e.pad(xl, pairs, if max { f64::NEG_INFINITY } else { 0.0 })?;
+        pad = Padding::Valid;
+    } else if !padded {
         pad = Padding::Valid;
     }
+    // 1-D runs as 2-D over a height of 1.
+    let (mut size, mut sf, mut df): (Vec<f64>, Vec<f64>, Vec<f64>) = (
+        kernel.iter().map(|&k| k as f64).collect(),
+        strides.iter().map(|&s| s as f64).collect(),
+        dilations.iter().map(|&d| d as f64).collect(),
+    );
+    if n == 1 {
+        xl = e.expand_dims(xl, 1)?;
+        size.insert(0, 1.0);
+        sf.insert(0, 1.0);
+        df.insert(0, 1.0);
+        if let Padding::Explicit(pairs) = &mut pad {
+            pairs.insert(1, [0.0, 0.0]);
+        }
+    }
     let win = Window { strides: &sf, dilations: &df, pad: &pad, rounding: None };
-    let y = e.pool(if max { PoolKind::Max2d } else { PoolKind::Avg2d }, xl, &size, &win)?;
+    let kind = match (max, n) {
+        (true, 3) => PoolKind::Max3d,
+        (false, 3) => PoolKind::Avg3d,
+        (true, _) => PoolKind::Max2d,
+        (false, _) => PoolKind::Avg2d,
+    };
+    let mut y = e.pool(kind, xl, &size, &win)?;
+    if let Some(counts) = counts {
+        let share = e.pool(kind, counts, &size, &win)?;
+        y = e.div(y, share)?;
+    }
+    if n == 1 {
+        y = e.squeeze(y, Some(&[1]))?;
+    }
     to_channels_first(e, y)
 }
 
@@ -291,11 +368,29 @@ fn reduce(e: &mut Engine, c: &Ctx, op: ReduceOp, since: i64) -> Result<TensorId>
     let x = c.t(0)?;
     let keep = c.int("keepdims", 1) != 0;
     let axes = c.list_arg(e, "axes", 1, since)?;
-    match axes {
-        Some(a) if !a.is_empty() => e.reduce(op, x, Some(&a), keep),
-        _ if c.int("noop_with_empty_axes", 0) != 0 => e.clone_tensor(x),
-        _ => e.reduce(op, x, None, keep),
+    let axes = match axes {
+        Some(a) if !a.is_empty() => a,
+        _ if c.int("noop_with_empty_axes", 0) != 0 => return e.clone_tensor(x),
+        _ => (0..rank(e, x)? as i64).collect(),
+    };
+    let shape = e.shape(x)?.to_vec();
+    if shape.contains(&0) {
+        // An empty set reduces to the op's identity (ONNX's), -inf for max, +inf for min.
+        let axes = axes.iter().map(|&a| axis(a, shape.len(), "reduce")).collect::<Result<Vec<_>>>()?;
+        let out: Vec<usize> = (0..shape.len())
+            .filter_map(|i| if axes.contains(&i) { keep.then_some(1) } else { Some(shape[i]) })
+            .collect();
+        let v = match op {
+            ReduceOp::Max => f64::NEG_INFINITY,
+            ReduceOp::Min => f64::INFINITY,
+            ReduceOp::Prod => 1.0,
+            ReduceOp::Mean => f64::NAN,
+            _ => 0.0,
+        };
+        let dtype = e.dtype(x)?;
+        return e.fill(&out, v, dtype);
     }
+    e.reduce(op, x, Some(&axes), keep)
 }
 
 /// ONNX's numpy-style MatMul (rank 1 operands are promoted and the added axis dropped).
@@ -341,11 +436,64 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         return Ok(vec![e.unary(u, c.t(0)?)?]);
     }
     if let Some(b) = binary(op) {
-        return Ok(vec![e.binary(b, c.t(0)?, c.t(1)?)?]);
+        let (x, y) = (c.t(0)?, legacy_broadcast(e, c)?);
+        if op == "Div" && e.dtype(x)? == DType::Int32 {
+            return Ok(vec![truncating_div(e, x, y)?]);
+        }
+        return Ok(vec![e.binary(b, x, y)?]);
     }
     let opset = c.opset();
+    match op {
+        "Dropout" => {
+            let training = match c.opt(2) {
+                Some(t) => e.read_f64(t)?.first().is_some_and(|&v| v != 0.0),
+                None => false,
+            };
+            if training && c.opt(1).is_none_or(|r| e.read_f64(r).is_ok_and(|v| v.first() != Some(&0.0))) {
+                bail!("ONNX node '{}': Dropout in training mode (random) is not supported", c.node.name);
+            }
+            let y = e.clone_tensor(c.t(0)?)?;
+            if c.outputs() < 2 {
+                return Ok(vec![y]);
+            }
+            let shape = e.shape(y)?.to_vec();
+            let mask = e.fill(&shape, 1.0, DType::Bool)?;
+            return Ok(vec![y, mask]);
+        }
+        "LayerNormalization" => return layer_norm(e, c),
+        "BatchNormalization" if c.int("training_mode", 0) != 0 || (opset < 9 && c.int("is_test", 1) == 0) => {
+            bail!("ONNX node '{}': BatchNormalization in training mode is not supported", c.node.name)
+        }
+        "MaxPool" if c.outputs() > 1 => {
+            bail!("ONNX node '{}': MaxPool's indices output is not supported yet", c.node.name)
+        }
+        _ => {}
+    }
     Ok(vec![match op {
-        "Identity" | "Dropout" => e.clone_tensor(c.t(0)?)?,
+        "Identity" => e.clone_tensor(c.t(0)?)?,
+        "CastLike" => {
+            let dtype = e.dtype(c.t(1)?)?;
+            e.cast(c.t(0)?, dtype)?
+        }
+        "Mod" => {
+            let (a, b) = (c.t(0)?, c.t(1)?);
+            if c.int("fmod", 0) != 0 {
+                // C's fmod: the remainder has the dividend's sign, a - trunc(a / b) · b.
+                let q = if e.dtype(a)? == DType::Int32 {
+                    truncating_div(e, a, b)?
+                } else {
+                    let q = e.div(a, b)?;
+                    let sign = e.unary(UnaryOp::Sign, q)?;
+                    let abs = e.unary(UnaryOp::Abs, q)?;
+                    let fl = e.unary(UnaryOp::Floor, abs)?;
+                    e.mul(sign, fl)?
+                };
+                let qb = e.mul(q, b)?;
+                e.sub(a, qb)?
+            } else {
+                e.binary(BinaryOp::Mod, a, b)?
+            }
+        }
         "Cast" => e.cast(c.t(0)?, cast_to(c)?)?,
         "Elu" => {
             let x = c.t(0)?;
@@ -418,7 +566,15 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             e.mul(hx, inner)?
         }
         "PRelu" => {
-            let (x, slope) = (c.t(0)?, c.t(1)?);
+            let (x, mut slope) = (c.t(0)?, c.t(1)?);
+            // A slope per channel (axis 1), as older exports give it, where numpy's rule would
+            // align it with the last axis.
+            let (xs, ss) = (e.shape(x)?.to_vec(), e.shape(slope)?.to_vec());
+            if ss.len() == 1 && xs.len() > 2 && ss[0] == xs[1] && ss[0] != xs[xs.len() - 1] {
+                let mut shape = vec![1i64; xs.len() - 1];
+                shape[0] = -1;
+                slope = e.reshape(slope, &shape)?;
+            }
             let zero = e.scalar(0.0)?;
             let pos = e.binary(BinaryOp::Maximum, x, zero)?;
             let neg = e.binary(BinaryOp::Minimum, x, zero)?;
@@ -427,18 +583,23 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         }
         "Clip" => {
             let x = c.t(0)?;
-            let (lo, hi) = if opset >= 11 {
-                let read = |e: &Engine, i: usize, d: f64| -> Result<f64> {
-                    Ok(match c.opt(i) {
-                        Some(id) => e.read_f64(id)?.first().copied().unwrap_or(d),
-                        None => d,
-                    })
-                };
-                (read(e, 1, f64::NEG_INFINITY)?, read(e, 2, f64::INFINITY)?)
+            if opset >= 11 {
+                // max(x, min) then min(·, max), in x's dtype; min > max gives max everywhere.
+                let mut y = e.clone_tensor(x)?;
+                if let Some(lo) = c.opt(1) {
+                    y = e.binary(BinaryOp::Maximum, y, lo)?;
+                }
+                if let Some(hi) = c.opt(2) {
+                    y = e.binary(BinaryOp::Minimum, y, hi)?;
+                }
+                y
             } else {
-                (c.float("min", f64::NEG_INFINITY), c.float("max", f64::INFINITY))
-            };
-            e.clip_by_value(x, lo, hi)?
+                let (lo, hi) = (c.float("min", f64::NEG_INFINITY), c.float("max", f64::INFINITY));
+                let lo_t = e.scalar(lo)?;
+                let y = e.binary(BinaryOp::Maximum, x, lo_t)?;
+                let hi_t = e.scalar(hi)?;
+                e.binary(BinaryOp::Minimum, y, hi_t)?
+            }
         }
         "Sum" => variadic(e, c, BinaryOp::Add)?,
         "Max" => variadic(e, c, BinaryOp::Maximum)?,
@@ -495,24 +656,6 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                 (per_channel(e, scale)?, per_channel(e, bias)?, per_channel(e, mean)?, per_channel(e, var)?);
             e.batch_norm(x, mean, var, Some(bias), Some(scale), eps)?
         }
-        "LayerNormalization" => {
-            let x = c.t(0)?;
-            let r = rank(e, x)?;
-            let from = axis(c.int("axis", -1), r, "LayerNormalization")?;
-            let axes: Vec<i64> = (from as i64..r as i64).collect();
-            let eps = c.float("epsilon", 1e-5);
-            let (mean, var) = e.moments(x, Some(&axes), true)?;
-            let centred = e.sub(x, mean)?;
-            let eps = e.scalar(eps)?;
-            let v = e.add(var, eps)?;
-            let inv = e.unary(UnaryOp::Rsqrt, v)?;
-            let mut y = e.mul(centred, inv)?;
-            y = e.mul(y, c.t(1)?)?;
-            if let Some(b) = c.opt(2) {
-                y = e.add(y, b)?;
-            }
-            y
-        }
         "Softmax" | "LogSoftmax" => {
             let x = c.t(0)?;
             let shape = e.shape(x)?.to_vec();
@@ -548,7 +691,12 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "Flatten" => {
             let x = c.t(0)?;
             let shape = e.shape(x)?.to_vec();
-            let ax = axis(c.int("axis", 1), shape.len() + 1, "Flatten")?;
+            let a = c.int("axis", 1);
+            let r = shape.len() as i64;
+            if a < -r || a > r {
+                bail!("ONNX node '{}': Flatten's axis {a} is out of range for rank {r}", c.node.name);
+            }
+            let ax = if a < 0 { a + r } else { a } as usize;
             let outer: usize = shape[..ax].iter().product();
             let inner: usize = shape[ax..].iter().product();
             e.reshape(x, &[outer as i64, inner as i64])?
@@ -769,6 +917,55 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     }])
 }
 
+/// Input 1 of a binary op as numpy broadcasting sees it: before opset 7 a `broadcast`
+/// attribute with an `axis` placed the second operand's dimensions from that axis on.
+fn legacy_broadcast(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let b = c.t(1)?;
+    if c.opset() >= 7 || c.int("broadcast", 0) == 0 || c.attrs().numbers("axis").is_none() && !has(c, "axis") {
+        return Ok(b);
+    }
+    let ra = rank(e, c.t(0)?)?;
+    let bs = e.shape(b)?.to_vec();
+    let at = axis(c.int("axis", 0), ra, "broadcast")?;
+    let mut shape: Vec<i64> = bs.iter().map(|&d| d as i64).collect();
+    shape.extend(std::iter::repeat_n(1, ra.saturating_sub(at + bs.len())));
+    e.reshape(b, &shape)
+}
+
+fn has(c: &Ctx, name: &str) -> bool {
+    c.node.attr.contains_key(name)
+}
+
+/// Integer division rounding toward zero (ONNX's), where tfjs's floors:
+/// sign(a) · sign(b) · floor(|a| / |b|).
+fn truncating_div(e: &mut Engine, a: TensorId, b: TensorId) -> Result<TensorId> {
+    let (aa, ab) = (e.unary(UnaryOp::Abs, a)?, e.unary(UnaryOp::Abs, b)?);
+    let q = e.binary(BinaryOp::FloorDiv, aa, ab)?;
+    let (sa, sb) = (e.unary(UnaryOp::Sign, a)?, e.unary(UnaryOp::Sign, b)?);
+    let s = e.mul(sa, sb)?;
+    e.mul(q, s)
+}
+
+/// LayerNormalization: y, and the mean and 1 / standard deviation where asked for.
+fn layer_norm(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
+    let x = c.t(0)?;
+    let r = rank(e, x)?;
+    let from = axis(c.int("axis", -1), r, "LayerNormalization")?;
+    let axes: Vec<i64> = (from as i64..r as i64).collect();
+    let eps = c.float("epsilon", 1e-5);
+    let (mean, var) = e.moments(x, Some(&axes), true)?;
+    let centred = e.sub(x, mean)?;
+    let eps = e.scalar(eps)?;
+    let v = e.add(var, eps)?;
+    let inv = e.unary(UnaryOp::Rsqrt, v)?;
+    let mut y = e.mul(centred, inv)?;
+    y = e.mul(y, c.t(1)?)?;
+    if let Some(b) = c.opt(2) {
+        y = e.add(y, b)?;
+    }
+    Ok([y, mean, inv].into_iter().take(c.outputs().clamp(1, 3)).collect())
+}
+
 /// `x[begin:end:stride]` on every axis (the bounds already clamped into each axis; an end of
 /// -1 with a negative stride runs to the axis's start).
 fn slice_strided(e: &mut Engine, x: TensorId, begin: &[i64], end: &[i64], stride: &[i64]) -> Result<TensorId> {
@@ -793,7 +990,10 @@ fn binary(op: &str) -> Option<BinaryOp> {
     match op {
         "And" => Some(BinaryOp::LogicalAnd),
         "Or" => Some(BinaryOp::LogicalOr),
-        "Max" | "Min" => None,
+        "Xor" => Some(BinaryOp::LogicalXor),
+        "LessOrEqual" => Some(BinaryOp::LessEqual),
+        "GreaterOrEqual" => Some(BinaryOp::GreaterEqual),
+        "Max" | "Min" | "Mod" => None,
         _ => BinaryOp::from_graph_op(op),
     }
 }
