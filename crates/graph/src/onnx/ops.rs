@@ -7,7 +7,7 @@
 use super::PREFIX;
 use crate::ops::{ints, Ctx};
 use tidytensor_core::ops::{ConvKind, Padding, PoolKind, SliceMasks, Splits, Window};
-use tidytensor_core::{bail, ArgOp, BinaryOp, DType, Engine, ReduceOp, Result, TensorId, UnaryOp};
+use tidytensor_core::{bail, ArgOp, BinaryOp, CumOp, DType, Engine, ReduceOp, Result, TensorId, UnaryOp};
 
 /// Every op type run here (the default domain).
 pub const OPS: &[&str] = &[
@@ -25,62 +25,96 @@ pub const OPS: &[&str] = &[
     "AveragePool",
     "BatchNormalization",
     "Cast",
+    "CastLike",
     "Ceil",
+    "Celu",
     "Clip",
+    "Compress",
     "Concat",
     "ConstantOfShape",
     "Conv",
+    "ConvTranspose",
     "Cos",
     "Cosh",
+    "CumProd",
+    "CumSum",
+    "DepthToSpace",
     "Div",
     "Dropout",
+    "Einsum",
     "Elu",
     "Equal",
     "Erf",
     "Exp",
     "Expand",
+    "EyeLike",
     "Flatten",
     "Floor",
     "Gather",
+    "GatherElements",
+    "GatherND",
     "Gelu",
     "Gemm",
     "GlobalAveragePool",
     "GlobalMaxPool",
     "Greater",
     "GreaterOrEqual",
+    "GroupNormalization",
     "HardSigmoid",
     "HardSwish",
+    "Hardmax",
     "Identity",
+    "InstanceNormalization",
+    "IsInf",
+    "IsNaN",
+    "LRN",
     "LayerNormalization",
     "LeakyRelu",
     "Less",
     "LessOrEqual",
     "Log",
     "LogSoftmax",
+    "LpNormalization",
     "MatMul",
     "Max",
     "MaxPool",
     "Mean",
+    "MeanVarianceNormalization",
     "Min",
+    "Mish",
+    "Mod",
     "Mul",
     "Neg",
+    "NonZero",
     "Not",
+    "OneHot",
     "Or",
-    "Pow",
     "PRelu",
+    "Pad",
+    "Pow",
+    "RMSNormalization",
     "Range",
     "Reciprocal",
+    "ReduceL1",
     "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
     "ReduceMax",
     "ReduceMean",
     "ReduceMin",
     "ReduceProd",
     "ReduceSum",
+    "ReduceSumSquare",
     "Relu",
     "Reshape",
+    "Resize",
     "Round",
+    "Scatter",
+    "ScatterElements",
+    "ScatterND",
     "Selu",
     "Shape",
+    "Shrink",
     "Sigmoid",
     "Sign",
     "Sin",
@@ -89,16 +123,23 @@ pub const OPS: &[&str] = &[
     "Slice",
     "Softmax",
     "Softplus",
+    "Softsign",
+    "SpaceToDepth",
     "Split",
     "Sqrt",
     "Squeeze",
     "Sub",
     "Sum",
+    "Swish",
     "Tan",
     "Tanh",
+    "ThresholdedRelu",
     "Tile",
+    "TopK",
     "Transpose",
+    "Trilu",
     "Unsqueeze",
+    "Upsample",
     "Where",
     "Xor",
 ];
@@ -463,6 +504,30 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "LayerNormalization" => return layer_norm(e, c),
         "BatchNormalization" if c.int("training_mode", 0) != 0 || (opset < 9 && c.int("is_test", 1) == 0) => {
             bail!("ONNX node '{}': BatchNormalization in training mode is not supported", c.node.name)
+        }
+        "TopK" => {
+            let x = c.t(0)?;
+            let k = if opset >= 10 { c.num(e, 1)? as i64 } else { c.int("k", 1) };
+            let r = rank(e, x)?;
+            let ax = axis(c.int("axis", -1), r, op)?;
+            let largest = c.int("largest", 1) != 0;
+            // tfjs's topk runs over the last axis, largest first.
+            let mut perm: Vec<i64> = (0..r as i64).collect();
+            perm.swap(ax, r - 1);
+            let mut t = if ax != r - 1 { e.transpose(x, Some(&perm))? } else { x };
+            if !largest {
+                t = e.neg(t)?;
+            }
+            let out = e.topk(t, k)?;
+            let (mut v, mut i) = (out[0], out[1]);
+            if !largest {
+                v = e.neg(v)?;
+            }
+            if ax != r - 1 {
+                v = e.transpose(v, Some(&perm))?;
+                i = e.transpose(i, Some(&perm))?;
+            }
+            return Ok(vec![v, i]);
         }
         "MaxPool" if c.outputs() > 1 => {
             bail!("ONNX node '{}': MaxPool's indices output is not supported yet", c.node.name)
@@ -887,11 +952,17 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let x = c.t(0)?;
             let r = rank(e, x)?;
             let ax = axis(c.int("axis", 0), r, op)?;
-            if c.int("select_last_index", 0) != 0 {
-                bail!("ONNX node '{}': select_last_index is not supported yet", c.node.name);
-            }
             let kind = if op == "ArgMax" { ArgOp::ArgMax } else { ArgOp::ArgMin };
-            let y = e.arg_reduce(kind, x, ax as i64)?;
+            let y = if c.int("select_last_index", 0) != 0 {
+                // The last of equal values: the first in the reversed axis, counted back.
+                let rev = e.reverse(x, Some(&[ax as i64]))?;
+                let i = e.arg_reduce(kind, rev, ax as i64)?;
+                let last = e.scalar((e.shape(x)?[ax] - 1) as f64)?;
+                let last = e.cast(last, DType::Int32)?;
+                e.sub(last, i)?
+            } else {
+                e.arg_reduce(kind, x, ax as i64)?
+            };
             if c.int("keepdims", 1) != 0 {
                 e.expand_dims(y, ax as i64)?
             } else {
@@ -913,6 +984,330 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             };
             e.unary(UnaryOp::Sqrt, s)?
         }
+        "Pad" => pad(e, c)?,
+        "Resize" | "Upsample" => resize(e, c)?,
+        "GatherElements" => gather_elements(e, c)?,
+        "ScatterElements" | "Scatter" => scatter_elements(e, c)?,
+        "ScatterND" => {
+            let (x, idx, upd) = (c.t(0)?, c.t(1)?, c.t(2)?);
+            match c.attrs().string("reduction").as_deref().unwrap_or("none") {
+                "none" => e.tensor_scatter_update(x, idx, upd)?,
+                "add" => {
+                    let shape: Vec<f64> = e.shape(x)?.iter().map(|&d| d as f64).collect();
+                    let sums = e.scatter_nd(idx, upd, &shape)?;
+                    e.add(x, sums)?
+                }
+                other => bail!("ONNX node '{}': ScatterND's reduction '{other}' is not supported yet", c.node.name),
+            }
+        }
+        "GatherND" => {
+            if c.int("batch_dims", 0) != 0 {
+                bail!("ONNX node '{}': GatherND with batch_dims is not supported yet", c.node.name);
+            }
+            e.gather_nd(c.t(0)?, c.t(1)?)?
+        }
+        "Trilu" => {
+            let x = c.t(0)?;
+            let k = match c.opt(1) {
+                Some(t) => e.read_f64(t)?.first().copied().unwrap_or(0.0),
+                None => 0.0,
+            };
+            let shape = e.shape(x)?.to_vec();
+            let r = shape.len();
+            if r < 2 {
+                bail!("ONNX node '{}': Trilu needs a rank of 2 or more", c.node.name);
+            }
+            let (n, m) = (shape[r - 2], shape[r - 1]);
+            let upper = c.int("upper", 1) != 0;
+            // Kept where col - row >= k (upper) or <= k (lower).
+            let keep: Vec<u8> = (0..n * m)
+                .map(|i| {
+                    let d = (i % m) as f64 - (i / m) as f64;
+                    u8::from(if upper { d >= k } else { d <= k })
+                })
+                .collect();
+            let mask = e.tensor(tidytensor_core::HostData::Bool(keep), &[n, m])?;
+            let dtype = e.dtype(x)?;
+            let zeros = e.fill(&shape, 0.0, dtype)?;
+            let mask = e.broadcast_to(mask, &shape)?;
+            e.select(mask, x, zeros)?
+        }
+        "RMSNormalization" => {
+            let x = c.t(0)?;
+            let r = rank(e, x)?;
+            let from = axis(c.int("axis", -1), r, "RMSNormalization")?;
+            let axes: Vec<i64> = (from as i64..r as i64).collect();
+            let sq = e.mul(x, x)?;
+            let ms = e.reduce(ReduceOp::Mean, sq, Some(&axes), true)?;
+            let eps = e.scalar(c.float("epsilon", 1e-5))?;
+            let v = e.add(ms, eps)?;
+            let inv = e.unary(UnaryOp::Rsqrt, v)?;
+            let y = e.mul(x, inv)?;
+            e.mul(y, c.t(1)?)?
+        }
+        "CumSum" | "CumProd" => {
+            let x = c.t(0)?;
+            let a = e.read_f64(c.t(1)?)?.first().copied().unwrap_or(0.0) as i64;
+            let ax = axis(a, rank(e, x)?, op)?;
+            let kind = if op == "CumSum" { CumOp::Sum } else { CumOp::Prod };
+            e.cumulative(kind, x, ax as i64, c.int("exclusive", 0) != 0, c.int("reverse", 0) != 0)?
+        }
+        "ReduceSumSquare" | "ReduceL1" | "ReduceLogSum" | "ReduceLogSumExp" => {
+            let x = c.t(0)?;
+            let keep = c.int("keepdims", 1) != 0;
+            let axes = match c.list_arg(e, "axes", 1, 18)? {
+                Some(a) if !a.is_empty() => Some(a),
+                _ if c.int("noop_with_empty_axes", 0) != 0 => return Ok(vec![e.clone_tensor(x)?]),
+                _ => None,
+            };
+            if op == "ReduceLogSumExp" && e.shape(x)?.contains(&0) {
+                let s = e.reduce(ReduceOp::Sum, x, axes.as_deref(), keep)?;
+                let shape = e.shape(s)?.to_vec();
+                e.fill(&shape, f64::NEG_INFINITY, DType::Float32)?
+            } else if op == "ReduceLogSumExp" {
+                e.log_sum_exp(x, axes.as_deref(), keep)?
+            } else {
+                let t = match op {
+                    "ReduceSumSquare" => e.mul(x, x)?,
+                    "ReduceL1" => e.unary(UnaryOp::Abs, x)?,
+                    _ => x,
+                };
+                let s = e.reduce(ReduceOp::Sum, t, axes.as_deref(), keep)?;
+                if op == "ReduceLogSum" {
+                    e.unary(UnaryOp::Log, s)?
+                } else {
+                    s
+                }
+            }
+        }
+        "Hardmax" => {
+            let x = c.t(0)?;
+            let shape = e.shape(x)?.to_vec();
+            let ax = axis(c.int("axis", if opset >= 13 { -1 } else { 1 }), shape.len(), op)?;
+            if opset < 13 {
+                // Before opset 13: over everything from axis on.
+                let outer: usize = shape[..ax].iter().product();
+                let flat = e.reshape(x, &[outer as i64, -1])?;
+                let n = e.shape(flat)?[1];
+                let best = e.arg_reduce(ArgOp::ArgMax, flat, 1)?;
+                let y = e.one_hot(best, n as f64, 1.0, 0.0, DType::Float32)?;
+                let back: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+                e.reshape(y, &back)?
+            } else {
+                let best = e.arg_reduce(ArgOp::ArgMax, x, ax as i64)?;
+                let y = e.one_hot(best, shape[ax] as f64, 1.0, 0.0, DType::Float32)?;
+                // one_hot puts the new axis last: move it to ax.
+                let r = shape.len() as i64;
+                let perm: Vec<i64> = (0..ax as i64).chain([r - 1]).chain(ax as i64..r - 1).collect();
+                e.transpose(y, Some(&perm))?
+            }
+        }
+        "OneHot" => {
+            let (idx, depth, vals) = (c.t(0)?, c.num(e, 1)?, e.read_f64(c.t(2)?)?);
+            let (off, on) = (vals.first().copied().unwrap_or(0.0), vals.get(1).copied().unwrap_or(1.0));
+            let depth = depth.floor();
+            // Negative indices count from the end.
+            let iv = e.read_f64(idx)?;
+            let shape = e.shape(idx)?.to_vec();
+            let fixed: Vec<i32> = iv.iter().map(|&v| if v < 0.0 { (v + depth) as i32 } else { v as i32 }).collect();
+            let idx = e.tensor(tidytensor_core::HostData::I32(fixed), &shape)?;
+            let dtype = e.dtype(c.t(2)?)?;
+            let y = e.one_hot(idx, depth, on, off, dtype)?;
+            let r = shape.len() + 1;
+            let ax = axis(c.int("axis", -1), r, op)?;
+            if ax == r - 1 {
+                y
+            } else {
+                let perm: Vec<i64> = (0..ax as i64).chain([r as i64 - 1]).chain(ax as i64..r as i64 - 1).collect();
+                e.transpose(y, Some(&perm))?
+            }
+        }
+        "IsNaN" => e.unary(UnaryOp::IsNaN, c.t(0)?)?,
+        "IsInf" => {
+            let x = c.t(0)?;
+            let (neg, pos) = (c.int("detect_negative", 1) != 0, c.int("detect_positive", 1) != 0);
+            let inf = e.unary(UnaryOp::IsInf, x)?;
+            match (neg, pos) {
+                (true, true) => inf,
+                (false, false) => {
+                    let shape = e.shape(x)?.to_vec();
+                    e.fill(&shape, 0.0, DType::Bool)?
+                }
+                _ => {
+                    let zero = e.scalar(0.0)?;
+                    let side = if pos { e.binary(BinaryOp::Greater, x, zero)? } else { e.binary(BinaryOp::Less, x, zero)? };
+                    e.binary(BinaryOp::LogicalAnd, inf, side)?
+                }
+            }
+        }
+        "Softsign" => {
+            let x = c.t(0)?;
+            let a = e.unary(UnaryOp::Abs, x)?;
+            let one = e.scalar(1.0)?;
+            let d = e.add(a, one)?;
+            e.div(x, d)?
+        }
+        "Swish" => {
+            let x = c.t(0)?;
+            let alpha = e.scalar(c.float("alpha", 1.0))?;
+            let ax = e.mul(x, alpha)?;
+            let s = e.unary(UnaryOp::Sigmoid, ax)?;
+            e.mul(x, s)?
+        }
+        "Mish" => {
+            let x = c.t(0)?;
+            let sp = e.unary(UnaryOp::Softplus, x)?;
+            let t = e.unary(UnaryOp::Tanh, sp)?;
+            e.mul(x, t)?
+        }
+        "ThresholdedRelu" => {
+            let x = c.t(0)?;
+            let alpha = e.scalar(c.float("alpha", 1.0))?;
+            let keep = e.binary(BinaryOp::Greater, x, alpha)?;
+            let shape = e.shape(x)?.to_vec();
+            let zeros = e.fill(&shape, 0.0, e.dtype(x)?)?;
+            e.select(keep, x, zeros)?
+        }
+        "Shrink" => {
+            // x + bias below -lambd, x - bias above lambd, 0 between.
+            let x = c.t(0)?;
+            let (lambd, bias) = (c.float("lambd", 0.5), c.float("bias", 0.0));
+            let dtype = e.dtype(x)?;
+            let (lo, hi) = (e.scalar(-lambd)?, e.scalar(lambd)?);
+            let below = e.binary(BinaryOp::Less, x, lo)?;
+            let above = e.binary(BinaryOp::Greater, x, hi)?;
+            let b = e.scalar(bias)?;
+            let plus = e.add(x, b)?;
+            let minus = e.sub(x, b)?;
+            let shape = e.shape(x)?.to_vec();
+            let zeros = e.fill(&shape, 0.0, DType::Float32)?;
+            let y = e.select(above, minus, zeros)?;
+            let y = e.select(below, plus, y)?;
+            e.cast(y, dtype)?
+        }
+        "Celu" => {
+            // max(0, x) + min(0, alpha · (exp(x / alpha) - 1))
+            let x = c.t(0)?;
+            let alpha = c.float("alpha", 1.0);
+            let a = e.scalar(alpha)?;
+            let xa = e.div(x, a)?;
+            let ex = e.unary(UnaryOp::Exp, xa)?;
+            let one = e.scalar(1.0)?;
+            let em1 = e.sub(ex, one)?;
+            let neg = e.mul(em1, a)?;
+            let zero = e.scalar(0.0)?;
+            let neg = e.binary(BinaryOp::Minimum, neg, zero)?;
+            let pos = e.binary(BinaryOp::Maximum, x, zero)?;
+            e.add(pos, neg)?
+        }
+        "DepthToSpace" | "SpaceToDepth" => {
+            let x = c.t(0)?;
+            let s = e.shape(x)?.to_vec();
+            if s.len() != 4 {
+                bail!("ONNX node '{}': {op} needs a rank-4 input", c.node.name);
+            }
+            let b = c.int("blocksize", 0).max(1);
+            let [n, ch, h, w] = [s[0] as i64, s[1] as i64, s[2] as i64, s[3] as i64];
+            if op == "DepthToSpace" {
+                let crd = c.attrs().string("mode").as_deref() == Some("crd");
+                let (t, perm) = if crd {
+                    (e.reshape(x, &[n, ch / (b * b), b, b, h, w])?, [0, 1, 4, 2, 5, 3])
+                } else {
+                    (e.reshape(x, &[n, b, b, ch / (b * b), h, w])?, [0, 3, 4, 1, 5, 2])
+                };
+                let t = e.transpose(t, Some(&perm))?;
+                e.reshape(t, &[n, ch / (b * b), h * b, w * b])?
+            } else {
+                let t = e.reshape(x, &[n, ch, h / b, b, w / b, b])?;
+                let crd = c.attrs().string("mode").as_deref() == Some("crd");
+                let t = e.transpose(t, Some(if crd { &[0, 1, 3, 5, 2, 4] } else { &[0, 3, 5, 1, 2, 4] }))?;
+                e.reshape(t, &[n, ch * b * b, h / b, w / b])?
+            }
+        }
+        "Einsum" => {
+            let mut eq: String = c.attrs().string("equation").unwrap_or_default().chars().filter(|ch| !ch.is_whitespace()).collect();
+            if !eq.contains("->") {
+                // The implicit output: the letters used once, in alphabetical order.
+                let mut once: Vec<char> = eq.chars().filter(|ch| ch.is_alphabetic()).collect();
+                once.sort_unstable();
+                let out: String = once.iter().filter(|&&ch| eq.matches(ch).count() == 1).collect();
+                eq = format!("{eq}->{out}");
+            }
+            e.einsum(&eq, &c.tensors(0, 0))?
+        }
+        "LRN" => {
+            let size = c.int("size", 1);
+            if size % 2 == 0 {
+                bail!("ONNX node '{}': LRN of an even size is not supported yet", c.node.name);
+            }
+            let x = to_channels_last(e, c.t(0)?)?;
+            let alpha = c.float("alpha", 1e-4) / size as f64;
+            let y = e.lrn(x, ((size - 1) / 2) as f64, c.float("bias", 1.0), alpha, c.float("beta", 0.75))?;
+            to_channels_first(e, y)?
+        }
+        "LpNormalization" => {
+            let x = c.t(0)?;
+            let ax = axis(c.int("axis", -1), rank(e, x)?, op)?;
+            let n = match c.int("p", 2) {
+                1 => {
+                    let a = e.unary(UnaryOp::Abs, x)?;
+                    e.reduce(ReduceOp::Sum, a, Some(&[ax as i64]), true)?
+                }
+                2 => {
+                    let sq = e.mul(x, x)?;
+                    let s = e.reduce(ReduceOp::Sum, sq, Some(&[ax as i64]), true)?;
+                    e.unary(UnaryOp::Sqrt, s)?
+                }
+                p => bail!("ONNX node '{}': LpNormalization with p = {p} is not supported", c.node.name),
+            };
+            // A zero vector stays zero.
+            let zero = e.scalar(0.0)?;
+            let is_zero = e.binary(BinaryOp::Equal, n, zero)?;
+            let one = e.scalar(1.0)?;
+            let shape = e.shape(n)?.to_vec();
+            let ones = e.broadcast_to(one, &shape)?;
+            let n = e.select(is_zero, ones, n)?;
+            e.div(x, n)?
+        }
+        "InstanceNormalization" | "GroupNormalization" | "MeanVarianceNormalization" => normalization(e, c, op)?,
+        "EyeLike" => {
+            let x = c.t(0)?;
+            let s = e.shape(x)?.to_vec();
+            if s.len() != 2 {
+                bail!("ONNX node '{}': EyeLike needs a rank-2 input", c.node.name);
+            }
+            let k = c.int("k", 0);
+            let dtype = match c.attrs().number("dtype", -1.0) as i32 {
+                -1 => e.dtype(x)?,
+                t => super::tensor::dtype_of(t).unwrap_or(DType::Float32),
+            };
+            let ones: Vec<f64> =
+                (0..s[0] * s[1]).map(|i| f64::from(u8::from((i % s[1]) as i64 - (i / s[1]) as i64 == k))).collect();
+            let t = e.tensor(tidytensor_core::HostData::F32(ones.iter().map(|&v| v as f32).collect()), &s)?;
+            e.cast(t, dtype)?
+        }
+        "NonZero" => {
+            // [rank, count] indices, where tfjs's whereTrue gives [count, rank].
+            let x = c.t(0)?;
+            let b = if e.dtype(x)? == DType::Bool { e.clone_tensor(x)? } else { e.cast(x, DType::Bool)? };
+            let w = e.where_true(b)?;
+            e.transpose(w, Some(&[1, 0]))?
+        }
+        "Compress" => {
+            let (x, cond) = (c.t(0)?, c.t(1)?);
+            let keep: Vec<i32> =
+                e.read_f64(cond)?.iter().enumerate().filter(|(_, &v)| v != 0.0).map(|(i, _)| i as i32).collect();
+            let n = keep.len();
+            let idx = e.tensor(tidytensor_core::HostData::I32(keep), &[n])?;
+            if c.attrs().numbers("axis").is_none() && !has(c, "axis") {
+                let flat = e.reshape(x, &[-1])?;
+                e.gather(flat, idx, 0, 0)?
+            } else {
+                let ax = axis(c.int("axis", 0), rank(e, x)?, op)?;
+                e.gather(x, idx, ax as i64, 0)?
+            }
+        }
+        "ConvTranspose" => conv_transpose(e, c)?,
         _ => bail!("ONNX op {op} is not supported"),
     }])
 }
@@ -966,6 +1361,557 @@ fn layer_norm(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     Ok([y, mean, inv].into_iter().take(c.outputs().clamp(1, 3)).collect())
 }
 
+/// Pad: constant, reflect, edge and wrap modes; negative pads crop. Opset 11 on, the pads,
+/// the value and (18 on) the axes are inputs; before, attributes.
+fn pad(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let x = c.t(0)?;
+    let shape = e.shape(x)?.to_vec();
+    let r = shape.len();
+    let (pads, value, axes) = if c.opset() >= 11 {
+        let pads = ints(&c.nums(e, 1)?, "Pad's pads")?;
+        let value = match c.opt(2) {
+            Some(v) => e.read_f64(v)?.first().copied().unwrap_or(0.0),
+            None => 0.0,
+        };
+        let axes = match c.opt(3) {
+            Some(a) => Some(ints(&e.read_f64(a)?, "Pad's axes")?),
+            None => None,
+        };
+        (pads, value, axes)
+    } else {
+        (c.int_list("pads").or_else(|| c.int_list("paddings")).unwrap_or_default(), c.float("value", 0.0), None)
+    };
+    let axes: Vec<usize> = match axes {
+        Some(a) => a.iter().map(|&v| axis(v, r, "Pad")).collect::<Result<_>>()?,
+        None => (0..r).collect(),
+    };
+    if pads.len() != 2 * axes.len() {
+        bail!("ONNX node '{}': Pad has {} pads for {} axes", c.node.name, pads.len(), axes.len());
+    }
+    let k = axes.len();
+    let mut pairs = vec![[0i64, 0i64]; r];
+    for (i, &a) in axes.iter().enumerate() {
+        pairs[a] = [pads[i], pads[k + i]];
+    }
+    let mode = c.attrs().string("mode").unwrap_or_else(|| "constant".into());
+    // Negative pads crop first.
+    let begin: Vec<i64> = pairs.iter().map(|p| (-p[0]).max(0)).collect();
+    let size: Vec<i64> = (0..r).map(|i| shape[i] as i64 - begin[i] - (-pairs[i][1]).max(0)).collect();
+    let mut y = if begin.iter().any(|&b| b > 0) || size.iter().zip(&shape).any(|(&s, &d)| s != d as i64) {
+        e.slice(x, &begin, &size)?
+    } else {
+        x
+    };
+    let grow: Vec<[f64; 2]> = pairs.iter().map(|p| [p[0].max(0) as f64, p[1].max(0) as f64]).collect();
+    if grow.iter().all(|g| g == &[0.0, 0.0]) {
+        return e.clone_tensor(y);
+    }
+    match mode.as_str() {
+        "constant" => e.pad(y, &grow, value),
+        "reflect" | "edge" | "wrap" => {
+            // Each axis gathers its source positions.
+            for a in 0..r {
+                let [before, after] = [grow[a][0] as i64, grow[a][1] as i64];
+                if before == 0 && after == 0 {
+                    continue;
+                }
+                let n = e.shape(y)?[a] as i64;
+                if n == 0 {
+                    bail!("ONNX node '{}': Pad in {mode} mode of an empty axis", c.node.name);
+                }
+                let src: Vec<i32> = (-before..n + after)
+                    .map(|i| {
+                        (match mode.as_str() {
+                            "edge" => i.clamp(0, n - 1),
+                            "wrap" => i.rem_euclid(n),
+                            _ => {
+                                // reflect without repeating the edge: period 2(n - 1).
+                                if n == 1 {
+                                    0
+                                } else {
+                                    let p = 2 * (n - 1);
+                                    let m = i.rem_euclid(p);
+                                    if m < n {
+                                        m
+                                    } else {
+                                        p - m
+                                    }
+                                }
+                            }
+                        }) as i32
+                    })
+                    .collect();
+                let len = src.len();
+                let idx = e.tensor(tidytensor_core::HostData::I32(src), &[len])?;
+                y = e.gather(y, idx, a as i64, 0)?;
+            }
+            Ok(y)
+        }
+        other => bail!("ONNX node '{}': unknown Pad mode '{other}'", c.node.name),
+    }
+}
+
+/// Resize (and the older Upsample): nearest, linear and cubic along every axis whose size
+/// changes, each a gather of source positions (two or four, weighted, for linear and cubic),
+/// with ONNX's coordinate transformations and rounding modes.
+fn resize(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let x = c.t(0)?;
+    let shape = e.shape(x)?.to_vec();
+    let r = shape.len();
+    let opset = c.opset();
+    let read = |e: &Engine, i: usize| -> Result<Option<Vec<f64>>> {
+        match c.opt(i) {
+            Some(t) if !e.shape(t)?.contains(&0) => Ok(Some(e.read_f64(t)?)),
+            _ => Ok(None),
+        }
+    };
+    let (scales_in, sizes_in, roi) = if c.node.op.ends_with("Upsample") {
+        (if opset >= 9 { read(e, 1)? } else { c.attrs().numbers("scales") }, None, None)
+    } else if opset >= 11 {
+        (read(e, 2)?, read(e, 3)?, read(e, 1)?)
+    } else {
+        (read(e, 1)?, None, None)
+    };
+    let axes: Vec<usize> = match c.int_list("axes") {
+        Some(a) if opset >= 18 => a.iter().map(|&v| axis(v, r, "Resize")).collect::<Result<_>>()?,
+        _ => (0..r).collect(),
+    };
+    let mut scales = vec![1.0f64; r];
+    let mut out: Vec<usize> = shape.clone();
+    if let Some(sizes) = sizes_in {
+        if sizes.len() != axes.len() {
+            bail!("ONNX node '{}': Resize has {} sizes for {} axes", c.node.name, sizes.len(), axes.len());
+        }
+        let policy = c.attrs().string("keep_aspect_ratio_policy").unwrap_or_else(|| "stretch".into());
+        let ratios: Vec<f64> = axes.iter().zip(&sizes).map(|(&a, &s)| s / shape[a] as f64).collect();
+        let pick = match policy.as_str() {
+            "not_larger" => Some(ratios.iter().copied().fold(f64::INFINITY, f64::min)),
+            "not_smaller" => Some(ratios.iter().copied().fold(0.0, f64::max)),
+            _ => None,
+        };
+        for (i, &a) in axes.iter().enumerate() {
+            match pick {
+                Some(s) => {
+                    scales[a] = s;
+                    out[a] = (shape[a] as f64 * s).round() as usize;
+                }
+                None => {
+                    scales[a] = ratios[i];
+                    out[a] = sizes[i] as usize;
+                }
+            }
+        }
+    } else if let Some(sc) = scales_in {
+        if sc.len() != axes.len() {
+            bail!("ONNX node '{}': Resize has {} scales for {} axes", c.node.name, sc.len(), axes.len());
+        }
+        for (i, &a) in axes.iter().enumerate() {
+            scales[a] = sc[i];
+            out[a] = (shape[a] as f64 * sc[i]).floor() as usize;
+        }
+    } else {
+        bail!("ONNX node '{}': Resize has neither scales nor sizes", c.node.name);
+    }
+    let mode = c.attrs().string("mode").unwrap_or_else(|| "nearest".into());
+    let coord = c.attrs().string("coordinate_transformation_mode").unwrap_or_else(|| {
+        if opset >= 11 { "half_pixel" } else { "asymmetric" }.into()
+    });
+    // Upsample and Resize-10 round down.
+    let legacy = c.node.op.ends_with("Upsample") || opset < 11;
+    let nearest =
+        c.attrs().string("nearest_mode").unwrap_or_else(|| if legacy { "floor" } else { "round_prefer_floor" }.into());
+    if c.int("antialias", 0) != 0 {
+        bail!("ONNX node '{}': Resize with antialias is not supported yet", c.node.name);
+    }
+    let cubic_a = c.float("cubic_coeff_a", -0.75);
+    let exclude = c.int("exclude_outside", 0) != 0;
+    let extrapolation = c.float("extrapolation_value", 0.0);
+    let mut y = e.clone_tensor(x)?;
+    for a in 0..r {
+        if out[a] == shape[a] && scales[a] == 1.0 {
+            continue;
+        }
+        let (n_in, n_out, scale) = (shape[a] as f64, out[a], scales[a]);
+        let (roi_lo, roi_hi) = match &roi {
+            Some(v) if v.len() == 2 * r => (v[a], v[r + a]),
+            Some(v) if v.len() == 2 * axes.len() => {
+                let i = axes.iter().position(|&b| b == a).unwrap_or(0);
+                (v[i], v[axes.len() + i])
+            }
+            _ => (0.0, 1.0),
+        };
+        // The source coordinate of each output position.
+        let src: Vec<f64> = (0..n_out)
+            .map(|o| {
+                let o = o as f64;
+                match coord.as_str() {
+                    "asymmetric" => o / scale,
+                    "align_corners" => {
+                        // The resized length is in · scale (not rounded), as ONNX's reference.
+                        let len = n_in * scale;
+                        if len <= 1.0 {
+                            0.0
+                        } else {
+                            o * (n_in - 1.0) / (len - 1.0)
+                        }
+                    }
+                    "pytorch_half_pixel" => {
+                        if n_out > 1 {
+                            (o + 0.5) / scale - 0.5
+                        } else {
+                            0.0
+                        }
+                    }
+                    "tf_half_pixel_for_nn" => (o + 0.5) / scale,
+                    "tf_crop_and_resize" => {
+                        if n_out > 1 {
+                            roi_lo * (n_in - 1.0) + o * (roi_hi - roi_lo) * (n_in - 1.0) / (n_out as f64 - 1.0)
+                        } else {
+                            0.5 * (roi_lo + roi_hi) * (n_in - 1.0)
+                        }
+                    }
+                    "half_pixel_symmetric" => {
+                        let adj = n_out as f64 / (scale * n_in);
+                        let center = n_in / 2.0;
+                        let offset = center * (1.0 - adj);
+                        offset + (o + 0.5) / scale - 0.5
+                    }
+                    _ => (o + 0.5) / scale - 0.5,
+                }
+            })
+            .collect();
+        let n = shape[a] as i64;
+        let outside = |s: f64| coord == "tf_crop_and_resize" && (s < 0.0 || s > n_in - 1.0);
+        // (source index, weight) taps per output position.
+        let taps: Vec<Vec<(i64, f64)>> = src
+            .iter()
+            .map(|&s| match mode.as_str() {
+                "nearest" => {
+                    let i = match nearest.as_str() {
+                        "floor" => s.floor(),
+                        "ceil" => s.ceil(),
+                        "round_prefer_ceil" => {
+                            if s.fract() == 0.5 {
+                                s.ceil()
+                            } else {
+                                s.round()
+                            }
+                        }
+                        _ => {
+                            if (s - s.floor() - 0.5).abs() < f64::EPSILON {
+                                s.floor()
+                            } else {
+                                s.round()
+                            }
+                        }
+                    };
+                    vec![((i as i64).clamp(0, n - 1), 1.0)]
+                }
+                "linear" => {
+                    let sc = s.clamp(0.0, n_in - 1.0);
+                    let lo = sc.floor();
+                    let t = sc - lo;
+                    let (i0, i1) = ((lo as i64).clamp(0, n - 1), (lo as i64 + 1).clamp(0, n - 1));
+                    vec![(i0, 1.0 - t), (i1, t)]
+                }
+                _ => {
+                    // Cubic convolution (Keys), coefficient a.
+                    let fl = s.floor();
+                    let t = s - fl;
+                    let w = |d: f64| {
+                        let d = d.abs();
+                        if d <= 1.0 {
+                            (cubic_a + 2.0) * d * d * d - (cubic_a + 3.0) * d * d + 1.0
+                        } else if d < 2.0 {
+                            cubic_a * d * d * d - 5.0 * cubic_a * d * d + 8.0 * cubic_a * d - 4.0 * cubic_a
+                        } else {
+                            0.0
+                        }
+                    };
+                    let mut taps: Vec<(i64, f64)> =
+                        (-1..=2).map(|k| (fl as i64 + k, w(t - k as f64))).collect();
+                    if exclude {
+                        for tap in &mut taps {
+                            if tap.0 < 0 || tap.0 >= n {
+                                tap.1 = 0.0;
+                            }
+                        }
+                        let sum: f64 = taps.iter().map(|t| t.1).sum();
+                        for tap in &mut taps {
+                            tap.1 /= sum;
+                        }
+                    }
+                    taps.iter().map(|&(i, w)| (i.clamp(0, n - 1), w)).collect()
+                }
+            })
+            .collect();
+        let k = taps[0].len();
+        let mut acc: Option<TensorId> = None;
+        for j in 0..k {
+            let idx: Vec<i32> = taps.iter().map(|t| t[j].0 as i32).collect();
+            let idx = e.tensor(tidytensor_core::HostData::I32(idx), &[n_out])?;
+            let g = e.gather(y, idx, a as i64, 0)?;
+            let term = if mode == "nearest" {
+                g
+            } else {
+                let mut wshape = vec![1usize; r];
+                wshape[a] = n_out;
+                let w: Vec<f32> = taps.iter().map(|t| t[j].1 as f32).collect();
+                let w = e.tensor(tidytensor_core::HostData::F32(w), &wshape)?;
+                e.mul(g, w)?
+            };
+            acc = Some(match acc {
+                Some(p) => e.add(p, term)?,
+                None => term,
+            });
+        }
+        let mut next = acc.expect("at least one tap");
+        if src.iter().any(|&s| outside(s)) {
+            let mut mshape = vec![1usize; r];
+            mshape[a] = n_out;
+            let keep: Vec<u8> = src.iter().map(|&s| u8::from(!outside(s))).collect();
+            let keep = e.tensor(tidytensor_core::HostData::Bool(keep), &mshape)?;
+            let full = e.shape(next)?.to_vec();
+            let keep = e.broadcast_to(keep, &full)?;
+            let fill = e.fill(&full, extrapolation, DType::Float32)?;
+            next = e.select(keep, next, fill)?;
+        }
+        y = next;
+    }
+    Ok(y)
+}
+
+/// The linear positions in `x` (shape `shape`) of `idx` along `ax` (negative from the end),
+/// every other coordinate that of the index element.
+fn element_positions(c: &Ctx, shape: &[usize], idx_shape: &[usize], idx: &[f64], ax: usize) -> Result<Vec<i32>> {
+    let r = shape.len();
+    let mut pos = Vec::with_capacity(idx.len());
+    let mut coord = vec![0usize; r];
+    for &v in idx {
+        let dim = shape[ax] as f64;
+        let i = if v < 0.0 { v + dim } else { v };
+        if i < 0.0 || i >= dim {
+            bail!("ONNX node '{}': index {v} is out of range for an axis of {dim}", c.node.name);
+        }
+        let mut lin = 0usize;
+        for d in 0..r {
+            let at = if d == ax { i as usize } else { coord[d] };
+            lin = lin * shape[d] + at;
+        }
+        pos.push(lin as i32);
+        // The next coordinate of the index tensor.
+        for d in (0..r).rev() {
+            coord[d] += 1;
+            if coord[d] < idx_shape[d] {
+                break;
+            }
+            coord[d] = 0;
+        }
+    }
+    Ok(pos)
+}
+
+fn gather_elements(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let (x, idx) = (c.t(0)?, c.t(1)?);
+    let shape = e.shape(x)?.to_vec();
+    let idx_shape = e.shape(idx)?.to_vec();
+    if idx_shape.len() != shape.len() {
+        bail!("ONNX node '{}': GatherElements' indices must have the data's rank", c.node.name);
+    }
+    let ax = axis(c.int("axis", 0), shape.len(), "GatherElements")?;
+    let pos = element_positions(c, &shape, &idx_shape, &e.read_f64(idx)?, ax)?;
+    let n = pos.len();
+    let pos = e.tensor(tidytensor_core::HostData::I32(pos), &[n])?;
+    let flat = e.reshape(x, &[-1])?;
+    let g = e.gather(flat, pos, 0, 0)?;
+    let out: Vec<i64> = idx_shape.iter().map(|&d| d as i64).collect();
+    e.reshape(g, &out)
+}
+
+fn scatter_elements(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let (x, idx, upd) = (c.t(0)?, c.t(1)?, c.t(2)?);
+    let shape = e.shape(x)?.to_vec();
+    let idx_shape = e.shape(idx)?.to_vec();
+    let ax = axis(c.int("axis", 0), shape.len(), "ScatterElements")?;
+    let pos = element_positions(c, &shape, &idx_shape, &e.read_f64(idx)?, ax)?;
+    let n = pos.len();
+    let pos = e.tensor(tidytensor_core::HostData::I32(pos), &[n, 1])?;
+    let flat = e.reshape(x, &[-1])?;
+    let updates = e.reshape(upd, &[-1])?;
+    let y = match c.attrs().string("reduction").as_deref().unwrap_or("none") {
+        "none" => e.tensor_scatter_update(flat, pos, updates)?,
+        "add" => {
+            let total = [flat_len(&shape) as f64];
+            let sums = e.scatter_nd(pos, updates, &total)?;
+            e.add(flat, sums)?
+        }
+        other => bail!("ONNX node '{}': ScatterElements' reduction '{other}' is not supported yet", c.node.name),
+    };
+    let back: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    e.reshape(y, &back)
+}
+
+fn flat_len(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+/// InstanceNormalization (per channel), GroupNormalization (per group of channels) and
+/// MeanVarianceNormalization (over `axes`), each (x - mean) / sqrt(var + eps).
+fn normalization(e: &mut Engine, c: &Ctx, op: &str) -> Result<TensorId> {
+    let x = c.t(0)?;
+    let shape = e.shape(x)?.to_vec();
+    let r = shape.len();
+    let eps = e.scalar(c.float("epsilon", if op == "MeanVarianceNormalization" { 1e-9 } else { 1e-5 }))?;
+    let per_channel = |e: &mut Engine, t: TensorId| -> Result<TensorId> {
+        let mut s = vec![1i64; r];
+        s[1] = -1;
+        e.reshape(t, &s)
+    };
+    match op {
+        "MeanVarianceNormalization" => {
+            let axes = c.int_list("axes").unwrap_or_else(|| vec![0, 2, 3]);
+            let (mean, var) = e.moments(x, Some(&axes), true)?;
+            let d = e.sub(x, mean)?;
+            let v = e.add(var, eps)?;
+            let sd = e.unary(UnaryOp::Sqrt, v)?;
+            e.div(d, sd)
+        }
+        "InstanceNormalization" => {
+            let axes: Vec<i64> = (2..r as i64).collect();
+            let (mean, var) = e.moments(x, Some(&axes), true)?;
+            let d = e.sub(x, mean)?;
+            let v = e.add(var, eps)?;
+            let inv = e.unary(UnaryOp::Rsqrt, v)?;
+            let y = e.mul(d, inv)?;
+            let scale = per_channel(e, c.t(1)?)?;
+            let bias = per_channel(e, c.t(2)?)?;
+            let y = e.mul(y, scale)?;
+            e.add(y, bias)
+        }
+        _ => {
+            let groups = c.int("num_groups", 1).max(1);
+            let (n, ch) = (shape[0] as i64, shape[1] as i64);
+            let g = e.reshape(x, &[n, groups, -1])?;
+            let (mean, var) = e.moments(g, Some(&[2]), true)?;
+            let d = e.sub(g, mean)?;
+            let v = e.add(var, eps)?;
+            let inv = e.unary(UnaryOp::Rsqrt, v)?;
+            let y = e.mul(d, inv)?;
+            let back: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+            let y = e.reshape(y, &back)?;
+            // Scale and bias per channel (opset 21), or per group (18).
+            let (scale, bias) = (c.t(1)?, c.t(2)?);
+            let per = e.shape(scale)?[0] as i64;
+            let expand = |e: &mut Engine, t: TensorId| -> Result<TensorId> {
+                if per == ch {
+                    per_channel(e, t)
+                } else {
+                    let t = e.reshape(t, &[groups, 1])?;
+                    let t = e.tile(t, &[1.0, (ch / groups) as f64])?;
+                    per_channel(e, t)
+                }
+            };
+            let scale = expand(e, scale)?;
+            let bias = expand(e, bias)?;
+            let y = e.mul(y, scale)?;
+            e.add(y, bias)
+        }
+    }
+}
+
+/// ConvTranspose (2-D; 1-D as 2-D): tfjs's conv2dTranspose without padding, then the pads
+/// cropped and the output padding added, per group.
+fn conv_transpose(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let (x, w) = (c.t(0)?, c.t(1)?);
+    let xs = e.shape(x)?.to_vec();
+    let ws = e.shape(w)?.to_vec();
+    if !(3..=4).contains(&xs.len()) || ws.len() != xs.len() {
+        bail!("ONNX node '{}': ConvTranspose over input {:?} is not supported yet (1-D and 2-D are)", c.node.name, xs);
+    }
+    let n = xs.len() - 2;
+    if c.int_list("dilations").is_some_and(|d| d.iter().any(|&v| v != 1)) {
+        bail!("ONNX node '{}': ConvTranspose with dilations is not supported yet", c.node.name);
+    }
+    let group = c.int("group", 1).max(1) as usize;
+    let cin = xs[1];
+    let cout = ws[1] * group;
+    let mut strides = c.int_list("strides").unwrap_or_else(|| vec![1; n]);
+    let mut kernel: Vec<usize> = ws[2..].to_vec();
+    let mut in_sp: Vec<usize> = xs[2..].to_vec();
+    let mut out_pad = c.int_list("output_padding").unwrap_or_else(|| vec![0; n]);
+    let mut pads = c.int_list("pads").unwrap_or_else(|| vec![0; 2 * n]);
+    let mut xl = to_channels_last(e, x)?;
+    // [in, out/g, k...] → [k..., out/g, in]
+    let perm: Vec<i64> = (2..xs.len() as i64).chain([1, 0]).collect();
+    let mut wl = e.transpose(w, Some(&perm))?;
+    if n == 1 {
+        xl = e.expand_dims(xl, 1)?;
+        wl = e.expand_dims(wl, 0)?;
+        strides.insert(0, 1);
+        kernel.insert(0, 1);
+        in_sp.insert(0, 1);
+        out_pad.insert(0, 0);
+        pads = vec![0, pads[0], 0, pads[1]];
+    }
+    // The full output, before pads: stride · (in - 1) + kernel.
+    let full: Vec<usize> = (0..2).map(|i| strides[i] as usize * (in_sp[i] - 1) + kernel[i]).collect();
+    // output_shape, when given, fixes the pads (SAME_UPPER-style split, as ONNX says).
+    if let Some(os) = c.int_list("output_shape") {
+        let os: Vec<i64> = if n == 1 { vec![1, os[os.len() - 1]] } else { os[os.len() - 2..].to_vec() };
+        let lower = c.attrs().string("auto_pad").as_deref() == Some("same_lower");
+        for i in 0..2 {
+            let total = full[i] as i64 + out_pad[i] - os[i];
+            if total < 0 {
+                // A larger output than the full one: zeros at the end.
+                out_pad[i] -= total;
+                (pads[i], pads[2 + i]) = (0, 0);
+                continue;
+            }
+            let (a, b) = (total / 2, total - total / 2);
+            (pads[i], pads[2 + i]) = if lower { (b, a) } else { (a, b) };
+        }
+    } else if let Some(auto) = c.attrs().string("auto_pad").filter(|a| a.starts_with("same")) {
+        for i in 0..2 {
+            let target = in_sp[i] as i64 * strides[i];
+            let total = (full[i] as i64 + out_pad[i] - target).max(0);
+            let (a, b) = (total / 2, total - total / 2);
+            (pads[i], pads[2 + i]) = if auto == "same_lower" { (b, a) } else { (a, b) };
+        }
+    }
+    let sf: Vec<f64> = strides.iter().map(|&s| s as f64).collect();
+    let win = Window { strides: &sf, dilations: &[1.0, 1.0], pad: &Padding::Valid, rounding: None };
+    let batch = xs[0];
+    let run = |e: &mut Engine, xi: TensorId, wi: TensorId, co: usize| -> Result<TensorId> {
+        let shape = [batch, full[0], full[1], co];
+        e.conv_transpose(2, &shape.map(|d| d as i64), xi, wi, &win)
+    };
+    let mut y = if group == 1 {
+        run(e, xl, wl, cout)?
+    } else {
+        let xg = e.split(xl, Splits::Count(group as f64), 3.0)?;
+        let wg = e.split(wl, Splits::Count(group as f64), 3.0)?;
+        let _ = cin;
+        let ys = xg.iter().zip(&wg).map(|(&xi, &wi)| run(e, xi, wi, cout / group)).collect::<Result<Vec<_>>>()?;
+        e.concat(&ys, 3)?
+    };
+    // Output padding grows the end; pads crop.
+    let grow: Vec<[f64; 2]> = vec![[0.0, 0.0], [0.0, out_pad[0] as f64], [0.0, out_pad[1] as f64], [0.0, 0.0]];
+    if out_pad.iter().any(|&p| p > 0) {
+        y = e.pad(y, &grow, 0.0)?;
+    }
+    let ys = e.shape(y)?.to_vec();
+    let begin = [0, pads[0], pads[1], 0];
+    let size = [ys[0] as i64, ys[1] as i64 - pads[0] - pads[2], ys[2] as i64 - pads[1] - pads[3], ys[3] as i64];
+    y = e.slice(y, &begin, &size)?;
+    if let Some(b) = c.opt(2) {
+        y = e.add(y, b)?;
+    }
+    if n == 1 {
+        y = e.squeeze(y, Some(&[1]))?;
+    }
+    to_channels_first(e, y)
+}
+
 /// `x[begin:end:stride]` on every axis (the bounds already clamped into each axis; an end of
 /// -1 with a negative stride runs to the axis's start).
 fn slice_strided(e: &mut Engine, x: TensorId, begin: &[i64], end: &[i64], stride: &[i64]) -> Result<TensorId> {
@@ -981,7 +1927,7 @@ fn slice_strided(e: &mut Engine, x: TensorId, begin: &[i64], end: &[i64], stride
 fn unary(op: &str) -> Option<UnaryOp> {
     match op {
         "Not" => Some(UnaryOp::LogicalNot),
-        "Elu" | "Selu" => None,
+        "Elu" | "Selu" | "IsInf" => None,
         _ => UnaryOp::from_graph_op(op),
     }
 }
