@@ -555,6 +555,25 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                 };
                 let qb = e.mul(q, b)?;
                 e.sub(a, qb)?
+            } else if e.dtype(a)? == DType::Float32 {
+                // numpy's remainder, where tfjs's differs: a finite value modulo ±inf is
+                // itself where the signs agree (or it is 0), else the divisor.
+                let m = e.binary(BinaryOp::Mod, a, b)?;
+                let b_inf = e.unary(UnaryOp::IsInf, b)?;
+                let a_inf = e.unary(UnaryOp::IsInf, a)?;
+                let a_nan = e.unary(UnaryOp::IsNaN, a)?;
+                let a_odd = e.binary(BinaryOp::LogicalOr, a_inf, a_nan)?;
+                let a_fin = e.unary(UnaryOp::LogicalNot, a_odd)?;
+                let at_inf = e.binary(BinaryOp::LogicalAnd, b_inf, a_fin)?;
+                let ab = e.mul(a, b)?;
+                let zero = e.scalar(0.0)?;
+                let same = e.binary(BinaryOp::GreaterEqual, ab, zero)?;
+                let a_zero = e.binary(BinaryOp::Equal, a, zero)?;
+                let keep_a = e.binary(BinaryOp::LogicalOr, same, a_zero)?;
+                let bb = e.broadcast_to(b, e.shape(m)?.to_vec().as_slice())?;
+                let aa = e.broadcast_to(a, e.shape(m)?.to_vec().as_slice())?;
+                let inf_case = e.select(keep_a, aa, bb)?;
+                e.select(at_inf, inf_case, m)?
             } else {
                 e.binary(BinaryOp::Mod, a, b)?
             }
