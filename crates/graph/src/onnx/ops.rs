@@ -1154,7 +1154,8 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                 }
                 _ => {
                     let zero = e.scalar(0.0)?;
-                    let side = if pos { e.binary(BinaryOp::Greater, x, zero)? } else { e.binary(BinaryOp::Less, x, zero)? };
+                    let side =
+                        if pos { e.binary(BinaryOp::Greater, x, zero)? } else { e.binary(BinaryOp::Less, x, zero)? };
                     e.binary(BinaryOp::LogicalAnd, inf, side)?
                 }
             }
@@ -1244,7 +1245,8 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             }
         }
         "Einsum" => {
-            let mut eq: String = c.attrs().string("equation").unwrap_or_default().chars().filter(|ch| !ch.is_whitespace()).collect();
+            let mut eq: String =
+                c.attrs().string("equation").unwrap_or_default().chars().filter(|ch| !ch.is_whitespace()).collect();
             if !eq.contains("->") {
                 // The implicit output: the letters used once, in alphabetical order.
                 let mut once: Vec<char> = eq.chars().filter(|ch| ch.is_alphabetic()).collect();
@@ -1532,9 +1534,10 @@ fn resize(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
         bail!("ONNX node '{}': Resize has neither scales nor sizes", c.node.name);
     }
     let mode = c.attrs().string("mode").unwrap_or_else(|| "nearest".into());
-    let coord = c.attrs().string("coordinate_transformation_mode").unwrap_or_else(|| {
-        if opset >= 11 { "half_pixel" } else { "asymmetric" }.into()
-    });
+    let coord = c
+        .attrs()
+        .string("coordinate_transformation_mode")
+        .unwrap_or_else(|| if opset >= 11 { "half_pixel" } else { "asymmetric" }.into());
     // Upsample and Resize-10 round down.
     let legacy = c.node.op.ends_with("Upsample") || opset < 11;
     let nearest =
@@ -1647,8 +1650,7 @@ fn resize(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
                             0.0
                         }
                     };
-                    let mut taps: Vec<(i64, f64)> =
-                        (-1..=2).map(|k| (fl as i64 + k, w(t - k as f64))).collect();
+                    let mut taps: Vec<(i64, f64)> = (-1..=2).map(|k| (fl as i64 + k, w(t - k as f64))).collect();
                     if exclude {
                         for tap in &mut taps {
                             if tap.0 < 0 || tap.0 >= n {
