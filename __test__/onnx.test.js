@@ -122,7 +122,7 @@ describe('tf.loadOnnxModel: sources, memory, errors', () => {
     const cases = [
       [new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), /Invalid ONNX model/],
       [fs.readFileSync(file('cnn.onnx')).subarray(0, 2000), /Invalid ONNX model/],
-      [file('bad_op.onnx'), /ops tidytensor does not run yet: Hardmax/],
+      [file('bad_op.onnx'), /ops tidytensor does not run yet: Frobnicate \('Frobnicate #0'\)/],
       [file('bad_missing.onnx'), /reads 'nowhere', which no input, initializer or earlier node gives/],
       [file('bad_escape.onnx'), /outside the model's folder/],
       [file('bad_int64.onnx'), /initializer 'big' holds 1099511627776, which does not fit in int32/],

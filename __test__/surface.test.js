@@ -14,7 +14,9 @@ const EXTRA_ALLOWED = {
   top: ['node',
     // tidytensor's memory tools (lib/memory): tf.tidy across awaits, the leak finder and the
     // report of live tensors by origin; tfjs has no counterpart.
-    'tidyAsync', 'leaks', 'memoryReport'],
+    'tidyAsync', 'leaks', 'memoryReport',
+    // ONNX models as graph models (lib/graph/onnx.js); no tfjs variant reads ONNX.
+    'loadOnnxModel'],
   // tf.io.fileSystem: tfjs-node's file handler (model files on disk).
   io: ['fileSystem'],
 };

@@ -167,8 +167,8 @@ def bad_models():
     def write(m, name):
         with open(os.path.join(OUT, name), 'wb') as f:
             f.write(m.SerializeToString())
-    # An op tidytensor does not run.
-    write(model([helper.make_node('Hardmax', ['x'], ['y'])]), 'bad_op.onnx')
+    # An op tidytensor does not run (nor does ONNX define it).
+    write(model([helper.make_node('Frobnicate', ['x'], ['y'])]), 'bad_op.onnx')
     # A node reading a value nothing gives.
     write(model([helper.make_node('Add', ['x', 'nowhere'], ['y'])]), 'bad_missing.onnx')
     # External data outside the model's folder.
