@@ -158,12 +158,17 @@ fn build(
     let mut names = Names::default();
     // The node (or `node:k`, an op's output k) that holds each ONNX value.
     let mut value_of: HashMap<String, String> = HashMap::new();
+    // The weights by node name: what constant folding reads.
+    let mut consts: HashMap<String, TensorId> = HashMap::new();
     nodes.push(json!({ "name": ABSENT, "op": "Const", "attr": { "dtype": { "type": "DT_FLOAT" } } }));
-    weights.push((ABSENT.to_string(), e.tensor(tidytensor_core::HostData::F32(Vec::new()), &[0])?));
+    let absent = e.tensor(tidytensor_core::HostData::F32(Vec::new()), &[0])?;
+    weights.push((ABSENT.to_string(), absent));
+    consts.insert(ABSENT.to_string(), absent);
     for t in &g.initializer {
         let (id, dtype) = tensor::load(e, t, folder, &format!("initializer '{}'", t.name()))?;
         let name = names.claim(t.name());
         weights.push((name.clone(), id));
+        consts.insert(name.clone(), id);
         nodes.push(json!({ "name": name, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
         value_of.insert(t.name().to_string(), name);
     }
@@ -180,6 +185,16 @@ fn build(
     for v in g.output.iter().filter(|v| !value_of.contains_key(v.name())) {
         names.reserve(v.name());
     }
+    // Values held channels-last (NHWC) by the node that gives them, where that is the only
+    // form so far (`value_of` then lacks them until a node needs NCHW).
+    let mut nhwc_of: HashMap<String, String> = HashMap::new();
+    let layout = Layout { opset };
+    // How many nodes (and graph outputs) read each value; and where each op node is in `nodes`.
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for input in g.node.iter().flat_map(|n| &n.input).chain(g.output.iter().map(|v| &v.name).flatten()) {
+        *uses.entry(input.as_str()).or_default() += 1;
+    }
+    let mut node_at: HashMap<String, usize> = HashMap::new();
     let mut unsupported: Vec<String> = Vec::new();
     for (i, n) in g.node.iter().enumerate() {
         let op = n.op_type();
@@ -193,6 +208,7 @@ fn build(
             let (id, dtype) = constant(e, n, &label, folder)?;
             let name = names.claim(out);
             weights.push((name.clone(), id));
+            consts.insert(name.clone(), id);
             nodes.push(json!({ "name": name, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
             value_of.insert(out.to_string(), name);
             continue;
@@ -219,23 +235,90 @@ fn build(
         attr.insert("_outputs".into(), json!({ "i": n.output.len() }));
         let absent: Vec<usize> = (0..n.input.len()).filter(|&i| n.input[i].is_empty()).collect();
         attr.insert("_absent".into(), json!({ "list": { "i": absent } }));
-        let mut ins = Vec::with_capacity(n.input.len());
-        for input in &n.input {
-            if input.is_empty() {
-                ins.push(format!("{ABSENT}:0"));
+        // An activation after a convolution (its only reader) joins the convolution's kernel.
+        if let Some((activation, alpha)) = fusable_activation(op, n, &attr_of(n), &value_of, &consts, e) {
+            let conv = n.input.first().filter(|v| uses.get(v.as_str()) == Some(&1)).and_then(|v| {
+                let held = nhwc_of.get(v).or_else(|| value_of.get(v))?;
+                let at = *node_at.get(crate::graph::parse_name(held).0)?;
+                (nodes[at]["op"] == format!("{PREFIX}Conv") && nodes[at]["attr"].get("_activation").is_none())
+                    .then(|| (at, held.clone(), nhwc_of.contains_key(v)))
+            });
+            if let (Some((at, held, in_nhwc)), Some(out)) = (conv, n.output.first()) {
+                nodes[at]["attr"]["_activation"] = json!({ "s": base64(activation.as_bytes()) });
+                nodes[at]["attr"]["_alpha"] = json!({ "f": alpha });
+                let map = if in_nhwc { &mut nhwc_of } else { &mut value_of };
+                map.insert(out.clone(), held);
                 continue;
             }
-            let Some(held) = value_of.get(input) else {
-                bail!("ONNX node '{label}' reads '{input}', which no input, initializer or earlier node gives (the graph must be in topological order)");
-            };
-            ins.push(held.clone());
         }
-        let name = names.claim(if n.name().is_empty() { op } else { n.name() });
-        for (k, out) in n.output.iter().enumerate() {
-            if !out.is_empty() {
-                value_of.insert(out.clone(), format!("{name}:{k}"));
+        for input in n.input.iter().filter(|v| !v.is_empty()) {
+            if !value_of.contains_key(input) && !nhwc_of.contains_key(input) {
+                bail!("ONNX node '{label}' reads '{input}', which no input, initializer or earlier node gives (the graph must be in topological order)");
             }
         }
+        // Channels-last where the node can take it (see `Layout`): its data inputs NHWC, its
+        // output too.
+        let nhwc = layout.channels_last(op, n, &value_of, &nhwc_of, &consts, e);
+        if nhwc {
+            attr.insert("_nhwc".into(), json!({ "b": true }));
+        }
+        let mut ins: Vec<String> = Vec::with_capacity(n.input.len());
+        for (i, input) in n.input.iter().enumerate() {
+            if input.is_empty() {
+                ins.push(format!("{ABSENT}:0"));
+            } else if nhwc && Layout::is_data(op, i) {
+                ins.push(layout.held(input, true, &mut value_of, &mut nhwc_of, &mut nodes, &mut names));
+            } else {
+                ins.push(layout.held(input, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut names));
+            }
+        }
+        let name = names.claim(if n.name().is_empty() { op } else { n.name() });
+        let weight = |consts: &HashMap<String, TensorId>, held: &str| consts.get(held.strip_suffix(":0").unwrap_or(held)).copied();
+        // A convolution's filter, when it is a weight, is reordered once here to the core's
+        // [k..., in / group, out].
+        if op == "Conv" && ins.len() > 1 {
+            if let Some(w) = weight(&consts, &ins[1]) {
+                let r = e.shape(w)?.len() as i64;
+                let perm: Vec<i64> = (2..r).chain([1, 0]).collect();
+                let t = e.transpose(w, Some(&perm))?;
+                let filter = names.claim(&format!("{name}/filter"));
+                nodes.push(json!({ "name": filter, "op": "Const", "attr": { "dtype": { "type": "DT_FLOAT" } } }));
+                weights.push((filter.clone(), t));
+                consts.insert(filter.clone(), t);
+                ins[1] = filter;
+                attr.insert("_hwio".into(), json!({ "b": true }));
+            }
+        }
+        // Constant folding: a node of weights alone runs now, and its outputs are weights.
+        let inputs: Option<Vec<TensorId>> = ins.iter().map(|h| weight(&consts, h)).collect();
+        if let (Some(inputs), true) = (inputs, unsupported.is_empty() && !ins.is_empty()) {
+            let outs = fold(e, &name, op, attr, &inputs).map_err(|err| Error::new(format!("ONNX node '{label}': {err}")))?;
+            let mut outs = outs.into_iter();
+            for (k, out) in n.output.iter().enumerate() {
+                let Some(id) = outs.next() else { break };
+                if out.is_empty() {
+                    e.dispose(id);
+                    continue;
+                }
+                let cname = if k == 0 { name.clone() } else { names.claim(out) };
+                let dtype = tf_dtype_of(e.dtype(id)?);
+                nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
+                weights.push((cname.clone(), id));
+                consts.insert(cname.clone(), id);
+                value_of.insert(out.clone(), cname);
+            }
+            for id in outs {
+                e.dispose(id);
+            }
+            continue;
+        }
+        for (k, out) in n.output.iter().enumerate() {
+            if !out.is_empty() {
+                let held = if nhwc { &mut nhwc_of } else { &mut value_of };
+                held.insert(out.clone(), format!("{name}:{k}"));
+            }
+        }
+        node_at.insert(name.clone(), nodes.len());
         nodes.push(json!({ "name": name, "op": format!("{PREFIX}{op}"), "input": ins, "attr": attr }));
     }
     if !unsupported.is_empty() {
@@ -244,7 +327,10 @@ fn build(
     let mut outputs = Vec::new();
     for v in &g.output {
         let name = v.name();
-        let Some(held) = value_of.get(name) else { bail!("The ONNX model's output '{name}' is given by no node") };
+        if !value_of.contains_key(name) && !nhwc_of.contains_key(name) {
+            bail!("The ONNX model's output '{name}' is given by no node");
+        }
+        let held = &layout.held(name, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut names);
         // An output that is an input or an initializer is that node; an op's output gets an
         // Identity named as the output.
         if !held.contains(':') {
@@ -263,7 +349,193 @@ fn build(
         nodes.push(json!({ "name": node, "op": "Identity", "input": [held], "attr": attr }));
         outputs.push(json!([name, node]));
     }
+    prune(e, &mut nodes, weights, &outputs);
     Ok(json!({ "modelTopology": { "node": nodes }, "signature": { "inputs": inputs, "outputs": outputs } }))
+}
+
+/// The layout pass, made as the graph is written: ONNX models are channels-first (NCHW) and the
+/// core's convolutions and pools channels-last, so each convolution would transpose its input
+/// and output. Instead a 2-D convolution takes and gives NHWC, and the ops between
+/// convolutions that do not care about the layout (elementwise activations, sums of two NHWC
+/// values, batch norm, pools, global pools, concatenation) pass NHWC on; a value goes back to
+/// NCHW (one Transpose node, made once) only where a node that cares reads it.
+struct Layout {
+    opset: i64,
+}
+
+/// Elementwise ops of one data input (the others, if any, constants such as Clip's bounds).
+const LAYOUT_FREE: &[&str] = &[
+    "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "Elu", "Selu", "Softplus", "Exp", "Neg",
+    "Abs", "Sqrt", "Erf", "Gelu", "Mish", "Swish", "Celu", "Identity", "Dropout", "Cast",
+];
+/// Elementwise ops of several data inputs, NHWC when all of them are.
+const LAYOUT_FREE_N: &[&str] = &["Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean"];
+
+impl Layout {
+    /// Whether input `i` of `op` is data (NHWC in channels-last mode) rather than a parameter.
+    fn is_data(op: &str, i: usize) -> bool {
+        i == 0 || LAYOUT_FREE_N.contains(&op) || op == "Concat"
+    }
+
+    /// Whether node `n` runs channels-last.
+    fn channels_last(
+        &self,
+        op: &str,
+        n: &proto::NodeProto,
+        value_of: &HashMap<String, String>,
+        nhwc_of: &HashMap<String, String>,
+        consts: &HashMap<String, TensorId>,
+        e: &Engine,
+    ) -> bool {
+        let is_const = |v: &str| v.is_empty() || value_of.get(v).is_some_and(|h| consts.contains_key(h));
+        let has_nhwc = |v: &str| nhwc_of.contains_key(v);
+        let first_nhwc = n.input.first().is_some_and(|v| has_nhwc(v));
+        let params_const = n.input.iter().skip(1).all(|v| is_const(v));
+        if n.input.iter().all(|v| is_const(v)) || n.output.len() != 1 {
+            return false;
+        }
+        match op {
+            // A 2-D convolution of a weight filter.
+            "Conv" => n.input.get(1).and_then(|w| value_of.get(w)).and_then(|h| consts.get(h)).is_some_and(|&w| {
+                e.shape(w).is_ok_and(|s| s.len() == 4)
+            }),
+            "MaxPool" | "AveragePool" | "GlobalAveragePool" | "GlobalMaxPool" => first_nhwc,
+            "BatchNormalization" => first_nhwc && params_const,
+            "Concat" => n.input.iter().all(|v| has_nhwc(v)),
+            _ if LAYOUT_FREE.contains(&op) => first_nhwc && params_const,
+            _ if LAYOUT_FREE_N.contains(&op) => n.input.iter().all(|v| has_nhwc(v)),
+            _ => false,
+        }
+    }
+
+    /// The node output that holds `value` in the layout asked for (NHWC or NCHW), made (a
+    /// Transpose node) the first time it is asked for.
+    fn held(
+        &self,
+        value: &str,
+        nhwc: bool,
+        value_of: &mut HashMap<String, String>,
+        nhwc_of: &mut HashMap<String, String>,
+        nodes: &mut Vec<Value>,
+        names: &mut Names,
+    ) -> String {
+        let (want, have, perm, suffix) = if nhwc {
+            (&mut *nhwc_of, &*value_of, [0, 2, 3, 1], "nhwc")
+        } else {
+            (&mut *value_of, &*nhwc_of, [0, 3, 1, 2], "nchw")
+        };
+        if let Some(h) = want.get(value) {
+            return h.clone();
+        }
+        let from = have.get(value).cloned().unwrap_or_default();
+        let name = names.claim(&format!("{value}/{suffix}"));
+        nodes.push(json!({
+            "name": name,
+            "op": format!("{PREFIX}Transpose"),
+            "input": [from],
+            "attr": {
+                "perm": { "list": { "i": perm } },
+                "opset": { "i": self.opset },
+                "_outputs": { "i": 1 },
+                "_absent": { "list": { "i": [] } },
+            },
+        }));
+        let held = format!("{name}:0");
+        want.insert(value.to_string(), held.clone());
+        held
+    }
+}
+
+/// A node's attributes by name (numbers only: what [`fusable_activation`] reads).
+fn attr_of(n: &proto::NodeProto) -> HashMap<&str, f64> {
+    n.attribute.iter().map(|a| (a.name(), if a.f.is_some() { a.f() as f64 } else { a.i() as f64 })).collect()
+}
+
+/// The fused-kernel activation (the core's name, its alpha) that node `n` is, if it is one:
+/// Relu, LeakyRelu, Sigmoid, Elu of alpha 1, and Clip to [0, 6] (bounds as weights or, before
+/// opset 11, attributes).
+fn fusable_activation(
+    op: &str,
+    n: &proto::NodeProto,
+    attrs: &HashMap<&str, f64>,
+    value_of: &HashMap<String, String>,
+    consts: &HashMap<String, TensorId>,
+    e: &Engine,
+) -> Option<(&'static str, f64)> {
+    let bound = |i: usize| -> Option<f64> {
+        let held = value_of.get(n.input.get(i)?)?;
+        let v = e.read_f64(*consts.get(held)?).ok()?;
+        (v.len() == 1).then(|| v[0])
+    };
+    match op {
+        "Relu" => Some(("relu", 0.0)),
+        "Sigmoid" => Some(("sigmoid", 0.0)),
+        "LeakyRelu" => Some(("leakyrelu", attrs.get("alpha").copied().unwrap_or(0.01))),
+        "Elu" if attrs.get("alpha").copied().unwrap_or(1.0) == 1.0 => Some(("elu", 0.0)),
+        "Clip" => {
+            let (lo, hi) = if n.input.len() > 1 {
+                (bound(1)?, bound(2)?)
+            } else {
+                (attrs.get("min").copied()?, attrs.get("max").copied()?)
+            };
+            (lo == 0.0 && hi == 6.0).then_some(("relu6", 0.0))
+        }
+        _ => None,
+    }
+}
+
+/// Runs node `name` (ONNX op `op`) on weights at load: its outputs, in a scope of their own.
+fn fold(e: &mut Engine, name: &str, op: &str, attr: Map<String, Value>, inputs: &[TensorId]) -> Result<Vec<TensorId>> {
+    let node = crate::graph::Node::new(name.to_string(), format!("{PREFIX}{op}"), attr);
+    let from_noop = vec![false; inputs.len()];
+    let weights: rustc_hash::FxHashSet<TensorId> = inputs.iter().copied().collect();
+    let ctx = crate::ops::Ctx { node: &node, ins: inputs, from_noop: &from_noop, weights: &weights };
+    e.start_scope();
+    match crate::ops::run(e, &ctx) {
+        Ok(outs) => {
+            e.end_scope(&outs);
+            Ok(outs)
+        }
+        Err(err) => {
+            e.end_scope(&[]);
+            Err(err)
+        }
+    }
+}
+
+/// Drops the weights no node reads any more (those folded into others), disposing them.
+fn prune(e: &mut Engine, nodes: &mut Vec<Value>, weights: &mut Vec<(String, TensorId)>, outputs: &[Value]) {
+    let mut used: HashSet<String> = HashSet::new();
+    for n in nodes.iter() {
+        for input in n.get("input").and_then(Value::as_array).into_iter().flatten() {
+            if let Some(s) = input.as_str() {
+                used.insert(crate::graph::parse_name(s).0.to_string());
+            }
+        }
+    }
+    for o in outputs {
+        if let Some(s) = o.get(1).and_then(Value::as_str) {
+            used.insert(s.to_string());
+        }
+    }
+    let unused = |name: &str| !used.contains(name);
+    nodes.retain(|n| n.get("op").and_then(Value::as_str) != Some("Const") || !unused(n["name"].as_str().unwrap_or_default()));
+    weights.retain(|(name, id)| {
+        let keep = !unused(name);
+        if !keep {
+            e.dispose(*id);
+        }
+        keep
+    });
+}
+
+/// A dtype as graph attributes name it.
+fn tf_dtype_of(d: DType) -> &'static str {
+    match d {
+        DType::Int32 => "DT_INT32",
+        DType::Bool => "DT_BOOL",
+        _ => "DT_FLOAT",
+    }
 }
 
 /// The graph's node names: unique, without the `:` that would read as an output index, the

@@ -6,8 +6,8 @@
 
 use super::PREFIX;
 use crate::ops::{ints, Ctx};
-use tidytensor_core::ops::{ConvKind, Padding, PoolKind, SliceMasks, Splits, Window};
-use tidytensor_core::{bail, ArgOp, BinaryOp, CumOp, DType, Engine, ReduceOp, Result, TensorId, UnaryOp};
+use tidytensor_core::ops::{ConvKind, Fused, Padding, PoolKind, SliceMasks, Splits, Window};
+use tidytensor_core::{bail, Activation, ArgOp, BinaryOp, CumOp, DType, Engine, ReduceOp, Result, TensorId, UnaryOp};
 
 /// Every op type run here (the default domain).
 pub const OPS: &[&str] = &[
@@ -157,6 +157,11 @@ impl Ctx<'_> {
         self.ins.get(i).copied().filter(|_| !absent.contains(&(i as f64)))
     }
 
+    /// Whether the loader's layout pass gave this node its data channels-last (NHWC).
+    fn nhwc(&self) -> bool {
+        self.attrs().bool("_nhwc", false)
+    }
+
     /// How many outputs the ONNX node names.
     fn outputs(&self) -> usize {
         self.attrs().number("_outputs", 1.0) as usize
@@ -250,8 +255,20 @@ fn window_padding(c: &Ctx, input: &[usize], kernel: &[usize], strides: &[i64], d
 
 fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     let (x, w) = (c.t(0)?, c.t(1)?);
-    let xs = e.shape(x)?.to_vec();
-    let ws = e.shape(w)?.to_vec();
+    let nhwc = c.nhwc();
+    let xs = nchw_shape(e.shape(x)?, nhwc);
+    // The filter as ONNX gives it, [out, in / group, k...], or already reordered at load to
+    // [k..., in / group, out] (`_hwio`).
+    let hwio = c.attrs().bool("_hwio", false);
+    let ws = {
+        let s = e.shape(w)?;
+        let r = s.len();
+        if hwio && r >= 2 {
+            [s[r - 1], s[r - 2]].into_iter().chain(s[..r - 2].iter().copied()).collect()
+        } else {
+            s.to_vec()
+        }
+    };
     if !(3..=5).contains(&xs.len()) || ws.len() != xs.len() {
         bail!(
             "ONNX node '{}': Conv runs 1-D, 2-D and 3-D convolutions (input and weight of rank 3 to 5), not input {:?} and weight {:?}",
@@ -274,10 +291,10 @@ fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     let mut kernel: Vec<usize> = ws[2..].to_vec();
     let pad = window_padding(c, &xs[2..], &kernel, &strides, &dilations)?;
     let Padding::Explicit(mut pairs) = pad else { unreachable!("window_padding is explicit") };
-    let mut xl = to_channels_last(e, x)?;
+    let mut xl = if nhwc { x } else { to_channels_last(e, x)? };
     // [out, in/g, k...] → [k..., in/g, out]
     let perm: Vec<i64> = (2..xs.len() as i64).chain([1, 0]).collect();
-    let mut wl = e.transpose(w, Some(&perm))?;
+    let mut wl = if hwio { w } else { e.transpose(w, Some(&perm))? };
     // 1-D runs as 2-D over a height of 1.
     if n == 1 {
         xl = e.expand_dims(xl, 1)?;
@@ -308,7 +325,22 @@ fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     let win = Window { strides: &sf, dilations: &df, pad: &pad, rounding: None };
     let kind = if spatial == 3 { ConvKind::Conv3d } else { ConvKind::Conv2d };
     let channels = spatial as i64 + 1;
-    let mut y = if group == 1 {
+    // The activation the loader fused into this node, and whether the core's fused kernel (a
+    // 2-D convolution with its bias and activation in one) runs it.
+    let activation = c.attrs().string("_activation");
+    let activation = activation.as_deref();
+    let plain = step.iter().all(|&s| s == 1) && spatial == 2 && (group == 1 || group == cin);
+    let fused = plain && (activation.is_some() || c.opt(2).is_some());
+    let mut y = if fused {
+        let act = Activation::parse(activation.unwrap_or("linear"), c.float("_alpha", 0.2))?;
+        let f = Fused { bias: c.opt(2), activation: act, alpha: None };
+        if group == 1 {
+            e.fused_conv(ConvKind::Conv2d, xl, wl, &win, &f)?
+        } else {
+            let wd = e.reshape(wl, &[kernel[0] as i64, kernel[1] as i64, cin as i64, (cout / cin) as i64])?;
+            e.fused_conv(ConvKind::Depthwise2d, xl, wd, &win, &f)?
+        }
+    } else if group == 1 {
         e.conv(kind, xl, wl, &win, false)?
     } else if group == cin && spatial == 2 {
         // Depthwise: output channel c·m + k reads input channel c.
@@ -327,18 +359,35 @@ fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
         let stride: Vec<i64> = std::iter::once(1).chain(step.iter().copied()).chain(std::iter::once(1)).collect();
         y = slice_strided(e, y, &begin, &end, &stride)?;
     }
-    if let Some(b) = c.opt(2) {
+    if let Some(b) = c.opt(2).filter(|_| !fused) {
         y = e.add(y, b)?;
+    }
+    if let Some(act) = activation.filter(|_| !fused) {
+        y = e.activate(y, act, None, c.float("_alpha", 0.2))?;
     }
     if n == 1 {
         y = e.squeeze(y, Some(&[1]))?;
     }
-    to_channels_first(e, y)
+    if nhwc {
+        Ok(y)
+    } else {
+        to_channels_first(e, y)
+    }
+}
+
+/// The NCHW shape of a tensor held NHWC (`nhwc`), or the shape as it is.
+fn nchw_shape(s: &[usize], nhwc: bool) -> Vec<usize> {
+    if nhwc && s.len() >= 3 {
+        [s[0], s[s.len() - 1]].into_iter().chain(s[1..s.len() - 1].iter().copied()).collect()
+    } else {
+        s.to_vec()
+    }
 }
 
 fn pool(e: &mut Engine, c: &Ctx, max: bool) -> Result<TensorId> {
     let x = c.t(0)?;
-    let xs = e.shape(x)?.to_vec();
+    let nhwc = c.nhwc();
+    let xs = nchw_shape(e.shape(x)?, nhwc);
     if !(3..=5).contains(&xs.len()) {
         bail!("ONNX node '{}': pools run over 1-D, 2-D and 3-D data (rank 3 to 5), not rank {}", c.node.name, xs.len());
     }
@@ -354,7 +403,7 @@ fn pool(e: &mut Engine, c: &Ctx, max: bool) -> Result<TensorId> {
         bail!("ONNX node '{}': kernel_shape, strides and dilations need {n} values each", c.node.name);
     }
     let mut pad = window_padding(c, &xs[2..], &kernel, &strides, &dilations)?;
-    let mut xl = to_channels_last(e, x)?;
+    let mut xl = if nhwc { x } else { to_channels_last(e, x)? };
     let padded = matches!(&pad, Padding::Explicit(p) if p.iter().any(|p| p != &[0.0, 0.0]));
     // Where the padding counts (or the core's 3-D pools, which take none), the input is padded
     // first: with zeros for an average, -inf for a max.
@@ -402,7 +451,11 @@ fn pool(e: &mut Engine, c: &Ctx, max: bool) -> Result<TensorId> {
     if n == 1 {
         y = e.squeeze(y, Some(&[1]))?;
     }
-    to_channels_first(e, y)
+    if nhwc {
+        Ok(y)
+    } else {
+        to_channels_first(e, y)
+    }
 }
 
 fn reduce(e: &mut Engine, c: &Ctx, op: ReduceOp, since: i64) -> Result<TensorId> {
@@ -719,7 +772,8 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "AveragePool" => pool(e, c, false)?,
         "GlobalAveragePool" | "GlobalMaxPool" => {
             let x = c.t(0)?;
-            let axes: Vec<i64> = (2..rank(e, x)? as i64).collect();
+            let r = rank(e, x)? as i64;
+            let axes: Vec<i64> = if c.nhwc() { (1..r - 1).collect() } else { (2..r).collect() };
             let op = if op == "GlobalMaxPool" { ReduceOp::Max } else { ReduceOp::Mean };
             e.reduce(op, x, Some(&axes), true)?
         }
@@ -728,10 +782,11 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let x = c.t(0)?;
             let r = rank(e, x)?;
             let eps = c.float("epsilon", 1e-5);
+            let channel = if c.nhwc() { r - 1 } else { 1 };
             let per_channel = |e: &mut Engine, t: TensorId| -> Result<TensorId> {
                 let mut shape = vec![1i64; r];
                 if r > 1 {
-                    shape[1] = -1;
+                    shape[channel] = -1;
                 }
                 e.reshape(t, &shape)
             };
@@ -809,7 +864,15 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                 Some(&x) => rank(e, x)?,
                 None => bail!("ONNX node '{}': Concat has no inputs", c.node.name),
             };
-            let ax = axis(c.int("axis", 0), r, "Concat")?;
+            let mut ax = axis(c.int("axis", 0), r, "Concat")?;
+            if c.nhwc() {
+                // NCHW's axis in NHWC: channels last, the spatial axes one earlier.
+                ax = match ax {
+                    0 => 0,
+                    1 => r - 1,
+                    a => a - 1,
+                };
+            }
             e.concat(&xs, ax as i64)?
         }
         "Shape" => {
