@@ -83,6 +83,17 @@ const impls = {
       };
     },
   },
+  // The ONNX peer (the ONNX workloads only, bench/onnx.js): its CPU build ships in the package.
+  'onnxruntime-node': {
+    title: 'onnxruntime-node',
+    available: () => pkgVersion('onnxruntime-node') != null,
+    async load() {
+      const ort = require('onnxruntime-node');
+      // The shim the workloads see: ONNX sessions only, no tensors of tidytensor's to count.
+      const tf = { onnxruntime: ort, memory: () => ({ numTensors: 0 }) };
+      return { tf, backend: 'cpu', version: pkgVersion('onnxruntime-node'), notes: ['CPU execution provider, default threads'] };
+    },
+  },
   'tfjs-node': {
     title: 'tfjs-node',
     available: () => resolveTfjsNode() != null,

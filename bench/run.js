@@ -153,6 +153,11 @@ const TARGETS = {
   graphmobilenet: { speedup: 1.5 },
   graphload: { speedup: 1 },
   graphsmall: { speedup: 5, fastestPeer: true },
+  // Against onnxruntime-node (issue 28): at least 0.8× its speed, and load no slower.
+  onnxresnet18: { speedup: 0.8, peer: 'onnxruntime-node' },
+  onnxmobilenetv2: { speedup: 0.8, peer: 'onnxruntime-node' },
+  onnxencoder: { speedup: 0.8, peer: 'onnxruntime-node' },
+  onnxload: { speedup: 1, peer: 'onnxruntime-node' },
   seedloop: { speedup: 2 },
   loadmodel: { speedup: 2 },
   decodejpeg: { speedup: 1 },
@@ -186,6 +191,7 @@ function targetLines(columns, machine) {
       continue;
     }
     let peer = node;
+    if (t && t.peer) peer = peers.find((c) => c.title === t.peer);
     if (t && t.fastestPeer) {
       const valued = peers.filter((c) => value(c, w.id) != null);
       // The best peer: the one that beats every other (speedup of it over another > 1).
@@ -303,7 +309,7 @@ async function main() {
     if (backends.includes('all')) backends = probeBackends(log);
     for (const b of backends) plan.push({ impl: 'tidytensor', env: b ? { TIDYTENSOR_BACKEND: b } : {}, backend: b });
   }
-  for (const name of ['tfjs-cpu', 'tfjs-wasm', 'tfjs-node']) if (want.includes(name)) plan.push({ impl: name, env: {} });
+  for (const name of ['tfjs-cpu', 'tfjs-wasm', 'tfjs-node', 'onnxruntime-node']) if (want.includes(name)) plan.push({ impl: name, env: {} });
   for (const name of want) if (!impls[name]) throw new Error(`unknown implementation '${name}'`);
 
   let columns = [];

@@ -384,6 +384,7 @@ const workloads = [
   ...require('./files').fileWorkloads({ randomFloats, median, measure, measureAsync }),
   ...require('./memory').memoryWorkloads({ median, measure, measureAsync }),
   ...require('./graph').graphWorkloads({ randomFloats, median, measure, measureAsync }),
+  ...require('./onnx').onnxWorkloads({ median, measureAsync }),
 ];
 
 // Runs every workload (or those whose id is in `only`) and resolves to one result per workload.
@@ -393,6 +394,8 @@ async function runAll(tf, { only, log = () => {} } = {}) {
   const results = [];
   for (const w of workloads) {
     if (only && !only.includes(w.id)) continue;
+    // onnxruntime-node runs the ONNX workloads only.
+    if (tf.onnxruntime && !w.onnx) continue;
     const before = tf.memory().numTensors;
     const t0 = performance.now();
     let r;

@@ -273,7 +273,9 @@ fn build(
             }
         }
         let name = names.claim(if n.name().is_empty() { op } else { n.name() });
-        let weight = |consts: &HashMap<String, TensorId>, held: &str| consts.get(held.strip_suffix(":0").unwrap_or(held)).copied();
+        let weight = |consts: &HashMap<String, TensorId>, held: &str| {
+            consts.get(held.strip_suffix(":0").unwrap_or(held)).copied()
+        };
         // A convolution's filter, when it is a weight, is reordered once here to the core's
         // [k..., in / group, out].
         if op == "Conv" && ins.len() > 1 {
@@ -292,7 +294,8 @@ fn build(
         // Constant folding: a node of weights alone runs now, and its outputs are weights.
         let inputs: Option<Vec<TensorId>> = ins.iter().map(|h| weight(&consts, h)).collect();
         if let (Some(inputs), true) = (inputs, unsupported.is_empty() && !ins.is_empty()) {
-            let outs = fold(e, &name, op, attr, &inputs).map_err(|err| Error::new(format!("ONNX node '{label}': {err}")))?;
+            let outs =
+                fold(e, &name, op, attr, &inputs).map_err(|err| Error::new(format!("ONNX node '{label}': {err}")))?;
             let mut outs = outs.into_iter();
             for (k, out) in n.output.iter().enumerate() {
                 let Some(id) = outs.next() else { break };
@@ -365,8 +368,28 @@ struct Layout {
 
 /// Elementwise ops of one data input (the others, if any, constants such as Clip's bounds).
 const LAYOUT_FREE: &[&str] = &[
-    "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "Elu", "Selu", "Softplus", "Exp", "Neg",
-    "Abs", "Sqrt", "Erf", "Gelu", "Mish", "Swish", "Celu", "Identity", "Dropout", "Cast",
+    "Relu",
+    "LeakyRelu",
+    "Sigmoid",
+    "Tanh",
+    "Clip",
+    "HardSigmoid",
+    "HardSwish",
+    "Elu",
+    "Selu",
+    "Softplus",
+    "Exp",
+    "Neg",
+    "Abs",
+    "Sqrt",
+    "Erf",
+    "Gelu",
+    "Mish",
+    "Swish",
+    "Celu",
+    "Identity",
+    "Dropout",
+    "Cast",
 ];
 /// Elementwise ops of several data inputs, NHWC when all of them are.
 const LAYOUT_FREE_N: &[&str] = &["Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean"];
@@ -396,9 +419,12 @@ impl Layout {
         }
         match op {
             // A 2-D convolution of a weight filter.
-            "Conv" => n.input.get(1).and_then(|w| value_of.get(w)).and_then(|h| consts.get(h)).is_some_and(|&w| {
-                e.shape(w).is_ok_and(|s| s.len() == 4)
-            }),
+            "Conv" => n
+                .input
+                .get(1)
+                .and_then(|w| value_of.get(w))
+                .and_then(|h| consts.get(h))
+                .is_some_and(|&w| e.shape(w).is_ok_and(|s| s.len() == 4)),
             "MaxPool" | "AveragePool" | "GlobalAveragePool" | "GlobalMaxPool" => first_nhwc,
             "BatchNormalization" => first_nhwc && params_const,
             "Concat" => n.input.iter().all(|v| has_nhwc(v)),
@@ -519,7 +545,9 @@ fn prune(e: &mut Engine, nodes: &mut Vec<Value>, weights: &mut Vec<(String, Tens
         }
     }
     let unused = |name: &str| !used.contains(name);
-    nodes.retain(|n| n.get("op").and_then(Value::as_str) != Some("Const") || !unused(n["name"].as_str().unwrap_or_default()));
+    nodes.retain(|n| {
+        n.get("op").and_then(Value::as_str) != Some("Const") || !unused(n["name"].as_str().unwrap_or_default())
+    });
     weights.retain(|(name, id)| {
         let keep = !unused(name);
         if !keep {
