@@ -18,7 +18,8 @@ function modelFile(name) {
     try {
       execFileSync(path.join(ROOT, 'scripts', 'onnx-models.sh'), [DIR], { stdio: ['ignore', 'ignore', 'pipe'] });
     } catch (e) {
-      throw new Error(`the ONNX models could not be written (scripts/onnx-models.sh needs python3 with venv): ${e.message}`);
+      throw new Error(`the ONNX models could not be written (scripts/onnx-models.sh needs python3 with venv): ${e.message}`,
+        { cause: e });
     }
   }
   return file;
