@@ -191,7 +191,7 @@ fn build(
     let layout = Layout { opset };
     // How many nodes (and graph outputs) read each value; and where each op node is in `nodes`.
     let mut uses: HashMap<&str, usize> = HashMap::new();
-    for input in g.node.iter().flat_map(|n| &n.input).chain(g.output.iter().map(|v| &v.name).flatten()) {
+    for input in g.node.iter().flat_map(|n| &n.input).chain(g.output.iter().filter_map(|v| v.name.as_ref())) {
         *uses.entry(input.as_str()).or_default() += 1;
     }
     let mut node_at: HashMap<String, usize> = HashMap::new();
