@@ -89,6 +89,28 @@ describe('tf.loadOnnxModel against onnxruntime-node', () => {
   });
 });
 
+describe('tf.loadOnnxModel: recurrent layers against onnxruntime-node', () => {
+  it('recurrent.onnx: a bidirectional LSTM into a GRU, batch 1 and 4', async () => {
+    const model = await tt.loadOnnxModel(file('recurrent.onnx'));
+    assert.deepEqual(model.outputNodes, ['g', 'g_h', 'y_c']);
+    for (const batch of [1, 4]) {
+      const shapes = { x: [5, batch, 8], h0: [2, batch, 6], c0: [2, batch, 6] };
+      const data = Object.fromEntries(Object.entries(shapes).map(([k, s], i) => [k, values(s.reduce((a, b) => a * b), 40 + i + batch)]));
+      const want = await reference('recurrent.onnx', Object.fromEntries(Object.entries(shapes).map(([k, s]) => [k, new ort.Tensor('float32', data[k], s)])));
+      const before = tt.memory().numTensors;
+      const feeds = Object.fromEntries(Object.entries(shapes).map(([k, s]) => [k, tt.tensor(data[k], s)]));
+      const outs = model.execute(feeds, model.outputNodes);
+      model.outputNodes.forEach((n, i) => {
+        assert.deepEqual(outs[i].shape, want[n].dims.map(Number), n);
+        close(outs[i].dataSync(), want[n].data, `recurrent ${n}`);
+      });
+      tt.dispose([...Object.values(feeds), ...outs]);
+      assert.equal(tt.memory().numTensors, before);
+    }
+    model.dispose();
+  });
+});
+
 describe('tf.loadOnnxModel: sources, memory, errors', () => {
   it('loads from a path, a file:// URL, a Uint8Array and an ArrayBuffer alike', async () => {
     const bytes = fs.readFileSync(file('cnn.onnx'));

@@ -156,6 +156,31 @@ def encoder():
     return graph
 
 
+def recurrent():
+    """A bidirectional LSTM (biases, initial state) whose outputs feed a GRU with
+    linear_before_reset, over a symbolic batch: PyTorch's layout (sequence first)."""
+    seq, inp, hid = 5, 8, 6
+    nodes = [
+        helper.make_node('LSTM', ['x', 'lw', 'lr', 'lb', '', 'h0', 'c0'], ['y', 'y_h', 'y_c'],
+                         direction='bidirectional', hidden_size=hid),
+        helper.make_node('Transpose', ['y'], ['yt'], perm=[0, 2, 1, 3]),
+        helper.make_node('Reshape', ['yt', 'merge'], ['ym']),
+        helper.make_node('GRU', ['ym', 'gw', 'gr', 'gb'], ['g', 'g_h'], hidden_size=hid, linear_before_reset=1),
+    ]
+    inits = [w('lw', 2, 4 * hid, inp), w('lr', 2, 4 * hid, hid), w('lb', 2, 8 * hid),
+             w('gw', 1, 3 * hid, 2 * hid), w('gr', 1, 3 * hid, hid), w('gb', 1, 6 * hid), i64('merge', [0, 0, 2 * hid])]
+    graph = helper.make_graph(
+        nodes, 'recurrent',
+        [helper.make_tensor_value_info('x', TensorProto.FLOAT, [seq, 'N', inp]),
+         helper.make_tensor_value_info('h0', TensorProto.FLOAT, [2, 'N', hid]),
+         helper.make_tensor_value_info('c0', TensorProto.FLOAT, [2, 'N', hid])],
+        [helper.make_tensor_value_info('g', TensorProto.FLOAT, [seq, 1, 'N', hid]),
+         helper.make_tensor_value_info('g_h', TensorProto.FLOAT, [1, 'N', hid]),
+         helper.make_tensor_value_info('y_c', TensorProto.FLOAT, [2, 'N', hid])],
+        inits)
+    return graph
+
+
 def bad_models():
     """Files a loader must refuse with a clear error (written without the checker)."""
     x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])
@@ -190,5 +215,6 @@ if __name__ == '__main__':
     save(cnn(9), 9, 'cnn_opset9.onnx')
     save(cnn(13), 13, 'cnn_external.onnx', external=True)
     save(encoder(), 18, 'encoder.onnx')
+    save(recurrent(), 14, 'recurrent.onnx')
     bad_models()
     print('written to', os.path.normpath(OUT))
