@@ -206,7 +206,7 @@ fn erf_f32(x: f32) -> f32 {
     // Both branches, then a select: branch-free, so the loop vectorises.
     let v = x.abs();
     let z = x * x;
-    let near = 1.128_379_2
+    let near = std::f32::consts::FRAC_2_SQRT_PI
         * x
         * (1.0 - z * (1.0 / 3.0 - z * (0.1 - z * (1.0 / 42.0 - z * (1.0 / 216.0 - z * (1.0 / 1320.0 - z / 9360.0))))));
     let t = 1.0 / (1.0 + 0.327_591_1 * v);

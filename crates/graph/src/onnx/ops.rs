@@ -2075,13 +2075,8 @@ fn recurrent(e: &mut Engine, c: &Ctx, op: &str) -> Result<Vec<TensorId>> {
         None => None,
     };
     if let Some(l) = &lens {
-        if dirs == 2 || direction == "reverse" {
-            if l.iter().any(|&v| v as usize != seq) {
-                bail!(
-                    "ONNX node '{}': {op} backwards over sequences of several lengths is not supported yet",
-                    c.node.name
-                );
-            }
+        if (dirs == 2 || direction == "reverse") && l.iter().any(|&v| v as usize != seq) {
+            bail!("ONNX node '{}': {op} backwards over sequences of several lengths is not supported yet", c.node.name);
         }
     }
     let names: Vec<String> = c.attrs().strings("activations").unwrap_or_default();
