@@ -111,6 +111,32 @@ describe('tf.loadOnnxModel: recurrent layers against onnxruntime-node', () => {
   });
 });
 
+describe('tf.loadOnnxModel: control flow against onnxruntime-node', () => {
+  it('control_flow.onnx: If on a computed condition, Loop with an early stop (executeAsync)', async () => {
+    const model = await tt.loadOnnxModel(file('control_flow.onnx'));
+    const cases = [[[1, 2, 3, 4], 0.5, 10], [[-1, -2, 0.5, 1], 3, 4], [[5, 5, 5, 5], 1, 100], [[1, 1, 1, 1], 1, 0]];
+    for (const [x, scale, n] of cases) {
+      const want = await reference('control_flow.onnx', {
+        x: new ort.Tensor('float32', Float32Array.from(x), [4]),
+        scale: new ort.Tensor('float32', Float32Array.from([scale]), []),
+        n: new ort.Tensor('int64', BigInt64Array.from([BigInt(n)]), []),
+      });
+      const before = tt.memory().numTensors;
+      const feeds = { x: tt.tensor1d(x), scale: tt.scalar(scale), n: tt.scalar(n, 'int32') };
+      const outs = await model.executeAsync(feeds, model.outputNodes);
+      model.outputNodes.forEach((name, i) => close(outs[i].dataSync(), want[name].data, `control flow ${name} (${x}, ${scale}, ${n})`));
+      tt.dispose([...Object.values(feeds), ...outs]);
+      assert.equal(tt.memory().numTensors, before);
+    }
+    // A graph with control flow runs with executeAsync, as in tfjs.
+    const before = tt.memory().numTensors;
+    assert.throws(() => tt.tidy(() => model.predict({ x: tt.zeros([4]), scale: tt.scalar(1), n: tt.scalar(1, 'int32') })),
+      /executeAsync/);
+    assert.equal(tt.memory().numTensors, before);
+    model.dispose();
+  });
+});
+
 describe('tf.loadOnnxModel: sources, memory, errors', () => {
   it('loads from a path, a file:// URL, a Uint8Array and an ArrayBuffer alike', async () => {
     const bytes = fs.readFileSync(file('cnn.onnx'));

@@ -181,6 +181,48 @@ def recurrent():
     return graph
 
 
+def control_flow():
+    """If and Loop over subgraphs that read outer values: y = x · 2 where sum(x) > 0, else
+    x - 1; then a Loop of `n` rounds (stopping early once the running total passes 100) that
+    adds y · scale to a carried total and counts its rounds."""
+    f = TensorProto.FLOAT
+    then_g = helper.make_graph([helper.make_node('Mul', ['x', 'two'], ['t_out'])], 'then', [],
+                               [helper.make_tensor_value_info('t_out', f, None)])
+    else_g = helper.make_graph([helper.make_node('Sub', ['x', 'one'], ['e_out'])], 'else', [],
+                               [helper.make_tensor_value_info('e_out', f, None)])
+    body = helper.make_graph(
+        [helper.make_node('Mul', ['y', 'scale'], ['ys']),
+         helper.make_node('Add', ['total_in', 'ys'], ['total_out']),
+         helper.make_node('Add', ['count_in', 'one_i'], ['count_out']),
+         helper.make_node('ReduceSum', ['total_out'], ['s'], keepdims=0),
+         helper.make_node('Less', ['s', 'limit'], ['cond_out'])],
+        'body',
+        [helper.make_tensor_value_info('i', TensorProto.INT64, []),
+         helper.make_tensor_value_info('cond_in', TensorProto.BOOL, []),
+         helper.make_tensor_value_info('total_in', f, None),
+         helper.make_tensor_value_info('count_in', TensorProto.INT64, [])],
+        [helper.make_tensor_value_info('cond_out', TensorProto.BOOL, []),
+         helper.make_tensor_value_info('total_out', f, None),
+         helper.make_tensor_value_info('count_out', TensorProto.INT64, [])])
+    nodes = [
+        helper.make_node('ReduceSum', ['x'], ['sx'], keepdims=0),
+        helper.make_node('Greater', ['sx', 'zero'], ['positive']),
+        helper.make_node('If', ['positive'], ['y'], then_branch=then_g, else_branch=else_g),
+        helper.make_node('Loop', ['n', '', 'start', 'count0'], ['total', 'rounds'], body=body),
+    ]
+    inits = [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in
+             [('two', 2), ('one', 1), ('zero', 0), ('limit', 100)]]
+    inits += [numpy_helper.from_array(np.zeros(4, np.float32), 'start'), i64('count0', 0), i64('one_i', 1)]
+    graph = helper.make_graph(
+        nodes, 'control_flow',
+        [helper.make_tensor_value_info('x', f, [4]), helper.make_tensor_value_info('scale', f, []),
+         helper.make_tensor_value_info('n', TensorProto.INT64, [])],
+        [helper.make_tensor_value_info('y', f, [4]), helper.make_tensor_value_info('total', f, [4]),
+         helper.make_tensor_value_info('rounds', TensorProto.INT64, [])],
+        inits)
+    return graph
+
+
 def bad_models():
     """Files a loader must refuse with a clear error (written without the checker)."""
     x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])
@@ -216,5 +258,6 @@ if __name__ == '__main__':
     save(cnn(13), 13, 'cnn_external.onnx', external=True)
     save(encoder(), 18, 'encoder.onnx')
     save(recurrent(), 14, 'recurrent.onnx')
+    save(control_flow(), 13, 'control_flow.onnx')
     bad_models()
     print('written to', os.path.normpath(OUT))

@@ -50,17 +50,40 @@ pub fn load(e: &mut Engine, bytes: &[u8], folder: Option<&Path>) -> Result<Graph
             OPSETS.end()
         );
     }
-    let mut weights: Vec<(String, TensorId)> = Vec::new();
-    let built = build(e, graph, opset, folder, &mut weights);
+    let mut shared = Shared { opset, folder, names: Names::default(), weights: Vec::new(), functions: Vec::new() };
+    let built = build(e, &mut shared, graph, &[]).map(|mut main| {
+        // The weights no node reads any more (folded into others) go.
+        let Shared { weights, functions, .. } = &mut shared;
+        let used_by_functions: Vec<String> = functions
+            .iter()
+            .flat_map(|f| f.get("ret").and_then(Value::as_object).into_iter().flat_map(|r| r.values()))
+            .filter_map(|v| v.as_str().map(|s| crate::graph::parse_name(s).0.to_string()))
+            .collect();
+        let outputs: Vec<String> = main.outputs.iter().map(|(_, held)| held.clone()).chain(used_by_functions).collect();
+        let mut lists: Vec<&mut Vec<Value>> = vec![&mut main.nodes];
+        for f in functions.iter_mut() {
+            if let Some(Value::Array(list)) = f.get_mut("nodeDef") {
+                lists.push(list);
+            }
+        }
+        prune(e, lists, weights, &outputs);
+        let inputs: Vec<Value> = main.args.iter().map(|(k, n)| json!([k, n])).collect();
+        let outs: Vec<Value> = main.outputs.iter().map(|(k, n)| json!([k, n])).collect();
+        json!({
+            "modelTopology": { "node": main.nodes, "library": { "function": functions } },
+            "signature": { "inputs": inputs, "outputs": outs },
+        })
+    });
     let topology = match built {
         Ok(t) => t,
         Err(err) => {
-            for (_, id) in weights {
+            for (_, id) in shared.weights {
                 e.dispose(id);
             }
             return Err(err);
         }
     };
+    let weights = shared.weights;
     Graph::load(e, &topology.to_string(), &weights)
 }
 
@@ -147,43 +170,67 @@ fn attribute(node: &str, a: &proto::AttributeProto) -> Result<Value> {
 
 /// The graph as graph-model JSON (`{modelTopology: {node}, signature}`), the weights it
 /// makes pushed to `weights`.
-fn build(
-    e: &mut Engine,
-    g: &proto::GraphProto,
+/// What the graphs of one model share as they are written: the opset and folder, node names
+/// (unique across the graph and its functions, as weights are named by them), the weights, and
+/// the functions the subgraphs become.
+struct Shared<'a> {
     opset: i64,
-    folder: Option<&Path>,
-    weights: &mut Vec<(String, TensorId)>,
-) -> Result<Value> {
+    folder: Option<&'a Path>,
+    names: Names,
+    weights: Vec<(String, TensorId)>,
+    functions: Vec<Value>,
+}
+
+/// A graph written as GraphDef nodes: its arguments (ONNX name, placeholder node) and its
+/// outputs (ONNX name, the node output that gives it).
+struct Built {
+    nodes: Vec<Value>,
+    args: Vec<(String, String)>,
+    outputs: Vec<(String, String)>,
+}
+
+/// Writes graph `g` as GraphDef nodes, its weights pushed to `s.weights`. `captured`: the
+/// values of enclosing graphs a subgraph reads, each a placeholder argument first.
+fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[String]) -> Result<Built> {
+    let (opset, folder) = (s.opset, s.folder);
     let mut nodes: Vec<Value> = Vec::new();
-    let mut names = Names::default();
     // The node (or `node:k`, an op's output k) that holds each ONNX value.
     let mut value_of: HashMap<String, String> = HashMap::new();
     // The weights by node name: what constant folding reads.
     let mut consts: HashMap<String, TensorId> = HashMap::new();
-    nodes.push(json!({ "name": ABSENT, "op": "Const", "attr": { "dtype": { "type": "DT_FLOAT" } } }));
+    // The node that stands for absent optional inputs (the kernels know them by position).
+    let absent_node =
+        if captured.is_empty() && s.weights.is_empty() { ABSENT.to_string() } else { s.names.claim(ABSENT) };
+    nodes.push(json!({ "name": absent_node, "op": "Const", "attr": { "dtype": { "type": "DT_FLOAT" } } }));
     let absent = e.tensor(tidytensor_core::HostData::F32(Vec::new()), &[0])?;
-    weights.push((ABSENT.to_string(), absent));
-    consts.insert(ABSENT.to_string(), absent);
+    s.weights.push((absent_node.clone(), absent));
+    consts.insert(absent_node.clone(), absent);
+    let mut args = Vec::new();
+    for v in captured {
+        let name = s.names.claim(v);
+        nodes.push(json!({ "name": name, "op": "Placeholder", "attr": {} }));
+        value_of.insert(v.clone(), name.clone());
+        args.push((v.clone(), name));
+    }
     for t in &g.initializer {
         let (id, dtype) = tensor::load(e, t, folder, &format!("initializer '{}'", t.name()))?;
-        let name = names.claim(t.name());
-        weights.push((name.clone(), id));
+        let name = s.names.claim(t.name());
+        s.weights.push((name.clone(), id));
         consts.insert(name.clone(), id);
         nodes.push(json!({ "name": name, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
         value_of.insert(t.name().to_string(), name);
     }
     // Graph inputs that an initializer also gives are its defaults: the initializer stands.
-    let mut inputs = Vec::new();
     let given: HashSet<&str> = g.initializer.iter().map(|t| t.name()).collect();
     for v in g.input.iter().filter(|v| !given.contains(v.name())) {
-        let name = names.claim(v.name());
+        let name = s.names.claim(v.name());
         nodes.push(json!({ "name": name, "op": "Placeholder", "attr": placeholder_attrs(v)? }));
         value_of.insert(v.name().to_string(), name.clone());
-        inputs.push(json!([v.name(), name]));
+        args.push((v.name().to_string(), name));
     }
     // The outputs' names are kept for the Identity nodes that will give them.
     for v in g.output.iter().filter(|v| !value_of.contains_key(v.name())) {
-        names.reserve(v.name());
+        s.names.reserve(v.name());
     }
     // Values held channels-last (NHWC) by the node that gives them, where that is the only
     // form so far (`value_of` then lacks them until a node needs NCHW).
@@ -206,11 +253,105 @@ fn build(
         if op == "Constant" {
             let out = n.output.first().map(String::as_str).unwrap_or_default();
             let (id, dtype) = constant(e, n, &label, folder)?;
-            let name = names.claim(out);
-            weights.push((name.clone(), id));
+            let name = s.names.claim(out);
+            s.weights.push((name.clone(), id));
             consts.insert(name.clone(), id);
             nodes.push(json!({ "name": name, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
             value_of.insert(out.to_string(), name);
+            continue;
+        }
+        if op == "If" {
+            let branch = |key: &str| n.attribute.iter().find(|a| a.name() == key).and_then(|a| a.g.as_ref());
+            let (Some(then_g), Some(else_g)) = (branch("then_branch"), branch("else_branch")) else {
+                bail!("ONNX If node '{label}' lacks a branch");
+            };
+            // The branches become functions; the outer values they read, their arguments.
+            let mut captured: Vec<String> = Vec::new();
+            for v in free_values(then_g).into_iter().chain(free_values(else_g)) {
+                if !captured.contains(&v) {
+                    captured.push(v);
+                }
+            }
+            let Some(cond) = n.input.first() else { bail!("ONNX If node '{label}' has no condition") };
+            for v in std::iter::once(cond).chain(&captured) {
+                if !value_of.contains_key(v) && !nhwc_of.contains_key(v) {
+                    bail!("ONNX If node '{label}' reads '{v}', which nothing before it gives");
+                }
+            }
+            let ins: Vec<String> = std::iter::once(cond)
+                .chain(&captured)
+                .map(|v| layout.held(v, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut s.names))
+                .collect();
+            let name = s.names.claim(if n.name().is_empty() { op } else { n.name() });
+            let then_f = function(e, s, then_g, &captured, &format!("{name}/then"))
+                .map_err(|err| Error::new(format!("{err} (in the then branch of ONNX node '{label}')")))?;
+            let else_f = function(e, s, else_g, &captured, &format!("{name}/else"))
+                .map_err(|err| Error::new(format!("{err} (in the else branch of ONNX node '{label}')")))?;
+            for (k, out) in n.output.iter().enumerate() {
+                if !out.is_empty() {
+                    value_of.insert(out.clone(), format!("{name}:{k}"));
+                }
+            }
+            let attr =
+                json!({ "then_branch": { "func": { "name": then_f } }, "else_branch": { "func": { "name": else_f } } });
+            nodes.push(json!({ "name": name, "op": "StatelessIf", "input": ins, "attr": attr }));
+            continue;
+        }
+        if op == "Loop" {
+            let Some(body) = n.attribute.iter().find(|a| a.name() == "body").and_then(|a| a.g.as_ref()) else {
+                bail!("ONNX Loop node '{label}' has no body");
+            };
+            let carried = n.input.len().saturating_sub(2);
+            if body.output.len() != carried + 1 {
+                bail!("ONNX Loop node '{label}': scan outputs (the body's outputs past its loop-carried values) are not supported yet");
+            }
+            let captured: Vec<String> = free_values(body);
+            for v in n.input.iter().filter(|v| !v.is_empty()).chain(&captured) {
+                if !value_of.contains_key(v) && !nhwc_of.contains_key(v) {
+                    bail!("ONNX Loop node '{label}' reads '{v}', which nothing before it gives");
+                }
+            }
+            let name = s.names.claim(if n.name().is_empty() { op } else { n.name() });
+            // The loop variables: [iteration, trip count, condition, carried..., captured...].
+            let mut constant = |e: &mut Engine, base: &str, data: tidytensor_core::HostData| -> Result<String> {
+                let dtype = tf_dtype_of(data.dtype());
+                let id = e.tensor(data, &[])?;
+                let cname = s.names.claim(&format!("{name}/{base}"));
+                s.weights.push((cname.clone(), id));
+                nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
+                Ok(cname)
+            };
+            let zero = constant(e, "iteration", tidytensor_core::HostData::I32(vec![0]))?;
+            let trips = match n.input.first().filter(|v| !v.is_empty()) {
+                Some(_) => None,
+                None => Some(constant(e, "trips", tidytensor_core::HostData::I32(vec![i32::MAX]))?),
+            };
+            let go = match n.input.get(1).filter(|v| !v.is_empty()) {
+                Some(_) => None,
+                None => Some(constant(e, "go", tidytensor_core::HostData::Bool(vec![1]))?),
+            };
+            let mut ins = vec![zero];
+            let mut held = |v: &str| layout.held(v, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut s.names);
+            ins.push(match trips {
+                Some(t) => t,
+                None => held(&n.input[0]),
+            });
+            ins.push(match go {
+                Some(t) => t,
+                None => held(&n.input[1]),
+            });
+            for v in n.input.iter().skip(2).chain(&captured) {
+                ins.push(held(v));
+            }
+            let (cond_f, body_f) = loop_functions(e, s, body, &captured, &name)
+                .map_err(|err| Error::new(format!("{err} (in the body of ONNX node '{label}')")))?;
+            for (k, out) in n.output.iter().enumerate() {
+                if !out.is_empty() {
+                    value_of.insert(out.clone(), format!("{name}:{}", 3 + k));
+                }
+            }
+            let attr = json!({ "cond": { "func": { "name": cond_f } }, "body": { "func": { "name": body_f } } });
+            nodes.push(json!({ "name": name, "op": "StatelessWhile", "input": ins, "attr": attr }));
             continue;
         }
         if ops::kernel(op).is_none() {
@@ -265,14 +406,14 @@ fn build(
         let mut ins: Vec<String> = Vec::with_capacity(n.input.len());
         for (i, input) in n.input.iter().enumerate() {
             if input.is_empty() {
-                ins.push(format!("{ABSENT}:0"));
+                ins.push(format!("{absent_node}:0"));
             } else if nhwc && Layout::is_data(op, i) {
-                ins.push(layout.held(input, true, &mut value_of, &mut nhwc_of, &mut nodes, &mut names));
+                ins.push(layout.held(input, true, &mut value_of, &mut nhwc_of, &mut nodes, &mut s.names));
             } else {
-                ins.push(layout.held(input, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut names));
+                ins.push(layout.held(input, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut s.names));
             }
         }
-        let name = names.claim(if n.name().is_empty() { op } else { n.name() });
+        let name = s.names.claim(if n.name().is_empty() { op } else { n.name() });
         let weight = |consts: &HashMap<String, TensorId>, held: &str| {
             consts.get(held.strip_suffix(":0").unwrap_or(held)).copied()
         };
@@ -283,9 +424,9 @@ fn build(
                 let r = e.shape(w)?.len() as i64;
                 let perm: Vec<i64> = (2..r).chain([1, 0]).collect();
                 let t = e.transpose(w, Some(&perm))?;
-                let filter = names.claim(&format!("{name}/filter"));
+                let filter = s.names.claim(&format!("{name}/filter"));
                 nodes.push(json!({ "name": filter, "op": "Const", "attr": { "dtype": { "type": "DT_FLOAT" } } }));
-                weights.push((filter.clone(), t));
+                s.weights.push((filter.clone(), t));
                 consts.insert(filter.clone(), t);
                 ins[1] = filter;
                 attr.insert("_hwio".into(), json!({ "b": true }));
@@ -303,10 +444,10 @@ fn build(
                     e.dispose(id);
                     continue;
                 }
-                let cname = if k == 0 { name.clone() } else { names.claim(out) };
+                let cname = if k == 0 { name.clone() } else { s.names.claim(out) };
                 let dtype = tf_dtype_of(e.dtype(id)?);
                 nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
-                weights.push((cname.clone(), id));
+                s.weights.push((cname.clone(), id));
                 consts.insert(cname.clone(), id);
                 value_of.insert(out.clone(), cname);
             }
@@ -331,13 +472,13 @@ fn build(
     for v in &g.output {
         let name = v.name();
         if !value_of.contains_key(name) && !nhwc_of.contains_key(name) {
-            bail!("The ONNX model's output '{name}' is given by no node");
+            bail!("The ONNX graph's output '{name}' is given by no node");
         }
-        let held = &layout.held(name, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut names);
+        let held = &layout.held(name, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut s.names);
         // An output that is an input or an initializer is that node; an op's output gets an
         // Identity named as the output.
         if !held.contains(':') {
-            outputs.push(json!([name, held]));
+            outputs.push((name.to_string(), held.clone()));
             continue;
         }
         let dtype = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
@@ -348,12 +489,129 @@ fn build(
         if let Some(d) = dtype {
             attr.insert("T".into(), json!({ "type": d }));
         }
-        let node = names.claim_reserved(name);
+        let node = s.names.claim_reserved(name);
         nodes.push(json!({ "name": node, "op": "Identity", "input": [held], "attr": attr }));
-        outputs.push(json!([name, node]));
+        outputs.push((name.to_string(), node));
     }
-    prune(e, &mut nodes, weights, &outputs);
-    Ok(json!({ "modelTopology": { "node": nodes }, "signature": { "inputs": inputs, "outputs": outputs } }))
+    Ok(Built { nodes, args, outputs })
+}
+
+/// The values a subgraph reads from the graphs around it (its inputs, initializers and nodes'
+/// outputs are its own), in the order it first reads them; nested subgraphs' included.
+fn free_values(g: &proto::GraphProto) -> Vec<String> {
+    let mut defined: HashSet<&str> =
+        g.input.iter().map(|v| v.name()).chain(g.initializer.iter().map(|t| t.name())).collect();
+    let mut free: Vec<String> = Vec::new();
+    for n in &g.node {
+        let mut reads: Vec<String> = n.input.iter().filter(|v| !v.is_empty()).cloned().collect();
+        for a in &n.attribute {
+            for sg in a.g.iter().chain(&a.graphs) {
+                reads.extend(free_values(sg));
+            }
+        }
+        for v in reads {
+            if !defined.contains(v.as_str()) && !free.contains(&v) {
+                free.push(v);
+            }
+        }
+        defined.extend(n.output.iter().map(String::as_str));
+    }
+    for o in &g.output {
+        if !defined.contains(o.name()) && !free.iter().any(|v| v == o.name()) {
+            free.push(o.name().to_string());
+        }
+    }
+    free
+}
+
+/// A subgraph as a function of the model's library (a GraphDef FunctionDef): its arguments the
+/// `captured` outer values, then its own inputs; its results its outputs. Returns its name.
+fn function(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[String], base: &str) -> Result<String> {
+    let name = s.names.claim(base);
+    let mut built = build(e, s, g, captured)?;
+    // The arguments are the function's own placeholders (the executor makes them).
+    built.nodes.retain(|n| n.get("op").and_then(Value::as_str) != Some("Placeholder"));
+    let input_arg: Vec<Value> = built.args.iter().map(|(_, n)| json!({ "name": n })).collect();
+    let output_arg: Vec<Value> = (0..built.outputs.len()).map(|k| json!({ "name": format!("output_{k}") })).collect();
+    let ret: Map<String, Value> =
+        built.outputs.iter().enumerate().map(|(k, (_, held))| (format!("output_{k}"), json!(held))).collect();
+    s.functions.push(json!({
+        "signature": { "name": name, "inputArg": input_arg, "outputArg": output_arg },
+        "nodeDef": built.nodes,
+        "ret": ret,
+    }));
+    Ok(name)
+}
+
+/// An ONNX op node as a function's node: its attributes the kernels' own.
+fn op_node(name: &str, op: &str, inputs: &[&str], opset: i64) -> Value {
+    json!({
+        "name": name,
+        "op": format!("{PREFIX}{op}"),
+        "input": inputs,
+        "attr": { "opset": { "i": opset }, "_outputs": { "i": 1 }, "_absent": { "list": { "i": [] } } },
+    })
+}
+
+/// A Loop's body as the condition and body functions of a While over the variables
+/// [iteration, trip count, condition, carried..., captured...]: the condition is
+/// `iteration < trip count && condition`; the body runs the ONNX body (its inputs the
+/// iteration, the condition and the carried values) and gives [iteration + 1, trip count, its
+/// condition, its carried values, the captured values as they were].
+fn loop_functions(
+    e: &mut Engine,
+    s: &mut Shared,
+    body: &proto::GraphProto,
+    captured: &[String],
+    base: &str,
+) -> Result<(String, String)> {
+    let opset = s.opset;
+    let vars = 3 + body.input.len().saturating_sub(2) + captured.len();
+    // The condition function.
+    let cond_name = s.names.claim(&format!("{base}/cond"));
+    let args: Vec<String> = (0..vars).map(|k| format!("v{k}")).collect();
+    let cond_nodes =
+        vec![op_node("below", "Less", &["v0", "v1"], opset), op_node("go", "And", &["below:0", "v2"], opset)];
+    s.functions.push(json!({
+        "signature": {
+            "name": cond_name,
+            "inputArg": args.iter().map(|a| json!({ "name": a })).collect::<Vec<_>>(),
+            "outputArg": [{ "name": "output_0" }],
+        },
+        "nodeDef": cond_nodes,
+        "ret": { "output_0": "go:0" },
+    }));
+    // The body function: the ONNX body, its inputs placeholders after the captured ones.
+    let body_name = s.names.claim(&format!("{base}/body"));
+    let mut built = build(e, s, body, captured)?;
+    built.nodes.retain(|n| n.get("op").and_then(Value::as_str) != Some("Placeholder"));
+    let placeholder = |k: usize| built.args.get(captured.len() + k).map(|(_, n)| n.clone());
+    let trips = s.names.claim(&format!("{base}/trips"));
+    let one = s.names.claim(&format!("{base}/one"));
+    let next = s.names.claim(&format!("{base}/next"));
+    let id = e.tensor(tidytensor_core::HostData::I32(vec![1]), &[])?;
+    s.weights.push((one.clone(), id));
+    let iter = placeholder(0).unwrap_or_else(|| s.names.claim(&format!("{base}/iteration")));
+    let cond_in = placeholder(1).unwrap_or_else(|| s.names.claim(&format!("{base}/condition")));
+    built.nodes.push(json!({ "name": one, "op": "Const", "attr": { "dtype": { "type": "DT_INT32" } } }));
+    built.nodes.push(op_node(&next, "Add", &[&iter, &one], opset));
+    let mut inputs = vec![iter, trips.clone(), cond_in];
+    inputs.extend((2..body.input.len()).filter_map(placeholder));
+    inputs.extend(built.args.iter().take(captured.len()).map(|(_, n)| n.clone()));
+    let mut results = vec![format!("{next}:0"), trips];
+    results.extend(built.outputs.iter().map(|(_, held)| held.clone()));
+    results.extend(built.args.iter().take(captured.len()).map(|(_, n)| n.clone()));
+    let ret: Map<String, Value> = results.iter().enumerate().map(|(k, r)| (format!("output_{k}"), json!(r))).collect();
+    s.functions.push(json!({
+        "signature": {
+            "name": body_name,
+            "inputArg": inputs.iter().map(|a| json!({ "name": a })).collect::<Vec<_>>(),
+            "outputArg": (0..results.len()).map(|k| json!({ "name": format!("output_{k}") })).collect::<Vec<_>>(),
+        },
+        "nodeDef": built.nodes,
+        "ret": ret,
+    }));
+    Ok((cond_name, body_name))
 }
 
 /// The layout pass, made as the graph is written: ONNX models are channels-first (NCHW) and the
@@ -529,27 +787,27 @@ fn fold(e: &mut Engine, name: &str, op: &str, attr: Map<String, Value>, inputs: 
     }
 }
 
-/// Drops the weights no node reads any more (those folded into others), disposing them.
-fn prune(e: &mut Engine, nodes: &mut Vec<Value>, weights: &mut Vec<(String, TensorId)>, outputs: &[Value]) {
-    let mut used: HashSet<String> = HashSet::new();
-    for n in nodes.iter() {
-        for input in n.get("input").and_then(Value::as_array).into_iter().flatten() {
-            if let Some(s) = input.as_str() {
-                used.insert(crate::graph::parse_name(s).0.to_string());
+/// Drops the weights no node of any list reads any more (those folded into others), and their
+/// Const nodes, disposing them. `outputs`: nodes read from outside the lists.
+fn prune(e: &mut Engine, lists: Vec<&mut Vec<Value>>, weights: &mut Vec<(String, TensorId)>, outputs: &[String]) {
+    let mut used: HashSet<String> = outputs.iter().cloned().collect();
+    for list in &lists {
+        for n in list.iter() {
+            for input in n.get("input").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(s) = input.as_str() {
+                    used.insert(crate::graph::parse_name(s).0.to_string());
+                }
             }
         }
     }
-    for o in outputs {
-        if let Some(s) = o.get(1).and_then(Value::as_str) {
-            used.insert(s.to_string());
-        }
+    for list in lists {
+        list.retain(|n| {
+            n.get("op").and_then(Value::as_str) != Some("Const")
+                || used.contains(n["name"].as_str().unwrap_or_default())
+        });
     }
-    let unused = |name: &str| !used.contains(name);
-    nodes.retain(|n| {
-        n.get("op").and_then(Value::as_str) != Some("Const") || !unused(n["name"].as_str().unwrap_or_default())
-    });
     weights.retain(|(name, id)| {
-        let keep = !unused(name);
+        let keep = used.contains(name);
         if !keep {
             e.dispose(*id);
         }
