@@ -22,6 +22,7 @@ pub const OPS: &[&str] = &[
     "Asinh",
     "Atan",
     "Atanh",
+    "Attention",
     "AveragePool",
     "BatchNormalization",
     "Cast",
@@ -586,6 +587,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             return Ok(vec![v, i]);
         }
         "LSTM" | "GRU" | "RNN" => return recurrent(e, c, op),
+        "Attention" => return attention(e, c),
         "MaxPool" if c.outputs() > 1 => {
             bail!("ONNX node '{}': MaxPool's indices output is not supported yet", c.node.name)
         }
@@ -1998,6 +2000,175 @@ fn conv_transpose(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
         y = e.squeeze(y, Some(&[1]))?;
     }
     to_channels_first(e, y)
+}
+
+/// A [q, kv] (or [batch, 1, q, kv] with per-batch offsets) additive bias of 0 where `allowed`
+/// and -inf elsewhere, built on the host.
+fn host_bias(
+    e: &mut Engine,
+    q: usize,
+    kv: usize,
+    offsets: &[i64],
+    allowed: impl Fn(i64, i64) -> bool,
+) -> Result<TensorId> {
+    let per_batch = offsets.len() > 1;
+    let mut v = Vec::with_capacity(offsets.len() * q * kv);
+    for &off in offsets {
+        for i in 0..q as i64 {
+            for j in 0..kv as i64 {
+                v.push(if allowed(i + off, j) { 0.0 } else { f32::NEG_INFINITY });
+            }
+        }
+    }
+    let shape: Vec<usize> = if per_batch { vec![offsets.len(), 1, q, kv] } else { vec![q, kv] };
+    e.tensor(tidytensor_core::HostData::F32(v), &shape)
+}
+
+/// Attention (opset 23 on): scaled dot-product attention over 4-D [batch, heads, seq, size] or
+/// 3-D [batch, seq, heads · size] inputs, with a past key/value cache, grouped-query heads, a
+/// boolean or additive mask (padded to the keys' length), causal and sliding-window masks,
+/// per-batch key lengths, a soft cap, and the qk output modes; as ONNX's reference computes it.
+fn attention(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
+    let (mut q, mut k, mut v) = (c.t(0)?, c.t(1)?, c.t(2)?);
+    let rank3 = rank(e, q)? == 3;
+    let batch = e.shape(q)?[0] as i64;
+    if rank3 {
+        let (qh, kvh) = (c.int("q_num_heads", 0), c.int("kv_num_heads", 0));
+        if qh <= 0 || kvh <= 0 {
+            bail!("ONNX node '{}': 3-D Attention needs q_num_heads and kv_num_heads", c.node.name);
+        }
+        let split = |e: &mut Engine, t: TensorId, heads: i64| -> Result<TensorId> {
+            let s = e.shape(t)?.to_vec();
+            let t = e.reshape(t, &[s[0] as i64, s[1] as i64, heads, s[2] as i64 / heads])?;
+            e.transpose(t, Some(&[0, 2, 1, 3]))
+        };
+        q = split(e, q, qh)?;
+        k = split(e, k, kvh)?;
+        v = split(e, v, kvh)?;
+    }
+    let (past_k, past_v) = (c.opt(4), c.opt(5));
+    if let Some(p) = past_k {
+        k = e.concat(&[p, k], 2)?;
+    }
+    if let Some(p) = past_v {
+        v = e.concat(&[p, v], 2)?;
+    }
+    let (present_k, present_v) = (k, v);
+    let qs = e.shape(q)?.to_vec();
+    let (heads, q_len, size) = (qs[1], qs[2], qs[3]);
+    let kv_len = e.shape(k)?[2];
+    let scale = match c.node.attr.contains_key("scale") {
+        true => c.float("scale", 1.0),
+        false => 1.0 / (size as f64).sqrt(),
+    };
+    // The bias: the mask (booleans as 0 / -inf), padded to the keys' length with -inf.
+    let mut bias: Option<TensorId> = None;
+    if let Some(m) = c.opt(3) {
+        let mut m = if e.dtype(m)? == DType::Bool {
+            let shape = e.shape(m)?.to_vec();
+            let zeros = e.fill(&shape, 0.0, DType::Float32)?;
+            let neg = e.fill(&shape, f64::NEG_INFINITY, DType::Float32)?;
+            e.select(m, zeros, neg)?
+        } else {
+            m
+        };
+        let ms = e.shape(m)?.to_vec();
+        let short = kv_len.saturating_sub(*ms.last().unwrap_or(&kv_len));
+        if short > 0 {
+            let mut pads = vec![[0.0, 0.0]; ms.len()];
+            pads[ms.len() - 1] = [0.0, short as f64];
+            m = e.pad(m, &pads, f64::NEG_INFINITY)?;
+        }
+        bias = Some(m);
+    }
+    let lens = match c.opt(6) {
+        Some(t) => Some(e.read_f64(t)?),
+        None => None,
+    };
+    // Where the queries sit among the keys: after the past cache, or per batch at len - q.
+    let offsets: Vec<i64> = match (&lens, past_k) {
+        (Some(l), None) => l.iter().map(|&n| n as i64 - q_len as i64).collect(),
+        (_, Some(p)) => vec![e.shape(p)?[2] as i64],
+        _ => vec![0],
+    };
+    let mut add = |e: &mut Engine, b: TensorId| -> Result<()> {
+        bias = Some(match bias {
+            Some(a) => e.add(a, b)?,
+            None => b,
+        });
+        Ok(())
+    };
+    if c.int("is_causal", 0) != 0 {
+        let causal = host_bias(e, q_len, kv_len, &offsets, |p, j| j <= p)?;
+        add(e, causal)?;
+    }
+    let (left, right) = (c.int("left_window_size", -1), c.int("right_window_size", -1));
+    if left >= 0 || right >= 0 {
+        let window =
+            host_bias(e, q_len, kv_len, &offsets, |p, j| (left < 0 || p - j <= left) && (right < 0 || j - p <= right))?;
+        add(e, window)?;
+    }
+    if let Some(l) = &lens {
+        let v: Vec<f32> = l
+            .iter()
+            .flat_map(|&n| (0..kv_len).map(move |j| if (j as f64) < n { 0.0 } else { f32::NEG_INFINITY }))
+            .collect();
+        let pad = e.tensor(tidytensor_core::HostData::F32(v), &[batch as usize, 1, 1, kv_len])?;
+        add(e, pad)?;
+    }
+    // Grouped-query attention: each key/value head serves heads / kv_heads query heads.
+    let kv_heads = e.shape(k)?[1];
+    if kv_heads != heads && kv_heads > 0 && heads % kv_heads == 0 {
+        let reps = (heads / kv_heads) as f64;
+        let repeat = |e: &mut Engine, t: TensorId| -> Result<TensorId> {
+            let s: Vec<i64> = e.shape(t)?.iter().map(|&d| d as i64).collect();
+            let t = e.expand_dims(t, 2)?;
+            let t = e.tile(t, &[1.0, 1.0, reps, 1.0, 1.0])?;
+            e.reshape(t, &[s[0], heads as i64, s[2], s[3]])
+        };
+        k = repeat(e, k)?;
+        v = repeat(e, v)?;
+    }
+    let root = e.scalar(scale.sqrt())?;
+    let qs = e.mul(q, root)?;
+    let ks = e.mul(k, root)?;
+    let mut scores = e.matmul(qs, ks, false, true)?;
+    let softcap = c.float("softcap", 0.0);
+    if softcap > 0.0 {
+        let cap = e.scalar(softcap)?;
+        let t = e.div(scores, cap)?;
+        let t = e.unary(UnaryOp::Tanh, t)?;
+        scores = e.mul(t, cap)?;
+    }
+    let mode = c.int("qk_matmul_output_mode", 0);
+    let with_bias = match bias {
+        Some(b) => e.add(scores, b)?,
+        None => scores,
+    };
+    let mut probs = e.softmax(with_bias, -1)?;
+    // Rows the bias masks wholly give zeros (not the NaN of exp(-inf + inf)).
+    if let Some(b) = bias {
+        let row_max = e.reduce(ReduceOp::Max, b, Some(&[-1]), true)?;
+        let ninf = e.scalar(f64::NEG_INFINITY)?;
+        let masked = e.binary(BinaryOp::Equal, row_max, ninf)?;
+        let full = e.shape(probs)?.to_vec();
+        let masked = e.broadcast_to(masked, &full)?;
+        let zeros = e.fill(&full, 0.0, DType::Float32)?;
+        probs = e.select(masked, zeros, probs)?;
+    }
+    let qk_out = match mode {
+        2 => with_bias,
+        3 => probs,
+        _ => scores,
+    };
+    let mut y = e.matmul(probs, v, false, false)?;
+    if rank3 {
+        let t = e.transpose(y, Some(&[0, 2, 1, 3]))?;
+        y = e.reshape(t, &[batch, q_len as i64, -1])?;
+    }
+    let mut out = vec![y, present_k, present_v, qk_out];
+    out.truncate(c.outputs().max(1));
+    Ok(out)
 }
 
 /// An activation of the recurrent ops, by ONNX's name, with its alpha and beta.
