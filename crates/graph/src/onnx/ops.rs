@@ -88,6 +88,7 @@ pub const OPS: &[&str] = &[
     "Mod",
     "Mul",
     "Neg",
+    "NegativeLogLikelihoodLoss",
     "NonZero",
     "Not",
     "OneHot",
@@ -126,6 +127,7 @@ pub const OPS: &[&str] = &[
     "Size",
     "Slice",
     "Softmax",
+    "SoftmaxCrossEntropyLoss",
     "Softplus",
     "Softsign",
     "SpaceToDepth",
@@ -588,6 +590,21 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         }
         "LSTM" | "GRU" | "RNN" => return recurrent(e, c, op),
         "Attention" => return attention(e, c),
+        "NegativeLogLikelihoodLoss" => return Ok(vec![nll_loss(e, c, c.t(0)?)?]),
+        "SoftmaxCrossEntropyLoss" => {
+            // log_softmax over the classes (axis 1), then the negative log-likelihood.
+            let x = c.t(0)?;
+            let r = rank(e, x)? as i64;
+            let perm: Vec<i64> = std::iter::once(0).chain(2..r).chain(std::iter::once(1)).collect();
+            let back: Vec<i64> = [0, r - 1].into_iter().chain(1..r - 1).collect();
+            let xl = e.transpose(x, Some(&perm))?;
+            let lp = e.log_softmax(xl, -1.0)?;
+            let log_prob = e.transpose(lp, Some(&back))?;
+            let loss = nll_loss(e, c, log_prob)?;
+            let mut out = vec![loss, log_prob];
+            out.truncate(c.outputs().max(1));
+            return Ok(out);
+        }
         "MaxPool" if c.outputs() > 1 => {
             bail!("ONNX node '{}': MaxPool's indices output is not supported yet", c.node.name)
         }
@@ -2000,6 +2017,65 @@ fn conv_transpose(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
         y = e.squeeze(y, Some(&[1]))?;
     }
     to_channels_first(e, y)
+}
+
+/// The negative log-likelihood of `input` ([N, C, d...]) at the target classes (input 1,
+/// [N, d...]), weighted per class (input 2) and reduced ("none", "sum", "mean": over the
+/// weights of the targets counted); targets equal to ignore_index count for nothing.
+fn nll_loss(e: &mut Engine, c: &Ctx, input: TensorId) -> Result<TensorId> {
+    let target = c.t(1)?;
+    let shape = e.shape(input)?.to_vec();
+    let r = shape.len();
+    if r < 2 {
+        bail!("ONNX node '{}': the loss's input needs a class axis", c.node.name);
+    }
+    let classes = shape[1];
+    let ignore = c.node.attr.contains_key("ignore_index").then(|| c.int("ignore_index", 0));
+    let t = e.read_f64(target)?;
+    let t_shape = e.shape(target)?.to_vec();
+    let keep: Vec<f32> = t.iter().map(|&v| f32::from(u8::from(Some(v as i64) != ignore))).collect();
+    let mut safe = Vec::with_capacity(t.len());
+    for &v in &t {
+        let i = v as i64;
+        if Some(i) == ignore {
+            safe.push(0);
+        } else if i < 0 || i as usize >= classes {
+            bail!("ONNX node '{}': target {i} is not a class of {classes}", c.node.name);
+        } else {
+            safe.push(i as i32);
+        }
+    }
+    let n = safe.len();
+    let safe_t = e.tensor(tidytensor_core::HostData::I32(safe), &t_shape)?;
+    let keep_t = e.tensor(tidytensor_core::HostData::F32(keep), &t_shape)?;
+    // The input at each target: one-hot along the classes, moved last.
+    let perm: Vec<i64> = std::iter::once(0).chain(2..r as i64).chain(std::iter::once(1)).collect();
+    let xl = e.transpose(input, Some(&perm))?;
+    let hot = e.one_hot(safe_t, classes as f64, 1.0, 0.0, DType::Float32)?;
+    let picked = e.mul(xl, hot)?;
+    let picked = e.reduce(ReduceOp::Sum, picked, Some(&[-1]), false)?;
+    let w = match c.opt(2) {
+        Some(wc) => {
+            let flat = e.reshape(safe_t, &[n as i64])?;
+            let g = e.gather(wc, flat, 0, 0)?;
+            let shape: Vec<i64> = t_shape.iter().map(|&d| d as i64).collect();
+            let g = e.reshape(g, &shape)?;
+            e.mul(g, keep_t)?
+        }
+        None => keep_t,
+    };
+    let neg = e.neg(picked)?;
+    let loss = e.mul(neg, w)?;
+    match c.attrs().string("reduction").as_deref().unwrap_or("mean") {
+        "none" => Ok(loss),
+        "sum" => e.reduce(ReduceOp::Sum, loss, None, false),
+        "mean" => {
+            let total = e.reduce(ReduceOp::Sum, loss, None, false)?;
+            let weight = e.reduce(ReduceOp::Sum, w, None, false)?;
+            e.div(total, weight)
+        }
+        other => bail!("ONNX node '{}': unknown reduction '{other}'", c.node.name),
+    }
 }
 
 /// A [q, kv] (or [batch, 1, q, kv] with per-batch offsets) additive bias of 0 where `allowed`
