@@ -6,7 +6,7 @@
 
 use super::PREFIX;
 use crate::ops::{ints, Ctx};
-use tidytensor_core::ops::{ConvKind, Fused, Padding, PoolKind, SliceMasks, Splits, Window};
+use tidytensor_core::ops::{ConvKind, Fused, NmsOutputs, Padding, PoolKind, SliceMasks, Splits, Window};
 use tidytensor_core::{bail, Activation, ArgOp, BinaryOp, CumOp, DType, Engine, ReduceOp, Result, TensorId, UnaryOp};
 
 /// Every op type run here (the default domain).
@@ -89,6 +89,7 @@ pub const OPS: &[&str] = &[
     "Mul",
     "Neg",
     "NegativeLogLikelihoodLoss",
+    "NonMaxSuppression",
     "NonZero",
     "Not",
     "OneHot",
@@ -591,6 +592,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "LSTM" | "GRU" | "RNN" => return recurrent(e, c, op),
         "Attention" => return attention(e, c),
         "NegativeLogLikelihoodLoss" => return Ok(vec![nll_loss(e, c, c.t(0)?)?]),
+        "NonMaxSuppression" => return Ok(vec![non_max_suppression(e, c)?]),
         "SoftmaxCrossEntropyLoss" => {
             // log_softmax over the classes (axis 1), then the negative log-likelihood.
             let x = c.t(0)?;
@@ -2076,6 +2078,59 @@ fn nll_loss(e: &mut Engine, c: &Ctx, input: TensorId) -> Result<TensorId> {
         }
         other => bail!("ONNX node '{}': unknown reduction '{other}'", c.node.name),
     }
+}
+
+/// NonMaxSuppression: per batch and class, the core's (tfjs's) selection; the rows
+/// [batch, class, box] of every box kept, in that order.
+fn non_max_suppression(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let (boxes, scores) = (c.t(0)?, c.t(1)?);
+    let (bs, ss) = (e.shape(boxes)?.to_vec(), e.shape(scores)?.to_vec());
+    if bs.len() != 3 || bs[2] != 4 || ss.len() != 3 || ss[0] != bs[0] || ss[2] != bs[1] {
+        bail!(
+            "ONNX node '{}': boxes {:?} and scores {:?} do not fit [batch, boxes, 4] and [batch, classes, boxes]",
+            c.node.name,
+            bs,
+            ss
+        );
+    }
+    let read = |e: &Engine, i: usize, d: f64| -> Result<f64> {
+        Ok(match c.opt(i) {
+            Some(t) => e.read_f64(t)?.first().copied().unwrap_or(d),
+            None => d,
+        })
+    };
+    let max_out = read(e, 2, 0.0)?;
+    let iou = read(e, 3, 0.0)?;
+    let score_min = read(e, 4, f64::NEG_INFINITY)?;
+    let (batches, classes, n) = (bs[0], ss[1], bs[1]);
+    let mut rows: Vec<i32> = Vec::new();
+    if max_out > 0.0 {
+        for b in 0..batches {
+            let mut bx = e.slice(boxes, &[b as i64, 0, 0], &[1, n as i64, 4])?;
+            bx = e.reshape(bx, &[n as i64, 4])?;
+            if c.int("center_point_box", 0) != 0 {
+                // [x_center, y_center, width, height] → [y1, x1, y2, x2].
+                let v = e.read_f64(bx)?;
+                let corners: Vec<f32> = v
+                    .chunks_exact(4)
+                    .flat_map(|q| {
+                        [q[1] - q[3] / 2.0, q[0] - q[2] / 2.0, q[1] + q[3] / 2.0, q[0] + q[2] / 2.0].map(|x| x as f32)
+                    })
+                    .collect();
+                bx = e.tensor(tidytensor_core::HostData::F32(corners), &[n, 4])?;
+            }
+            for k in 0..classes {
+                let sc = e.slice(scores, &[b as i64, k as i64, 0], &[1, 1, n as i64])?;
+                let sc = e.reshape(sc, &[n as i64])?;
+                let kept = e.non_max_suppression(bx, sc, max_out, iou, score_min, 0.0, NmsOutputs::Indices)?;
+                for i in e.read_f64(kept[0])? {
+                    rows.extend([b as i32, k as i32, i as i32]);
+                }
+            }
+        }
+    }
+    let count = rows.len() / 3;
+    e.tensor(tidytensor_core::HostData::I32(rows), &[count, 3])
 }
 
 /// A [q, kv] (or [batch, 1, q, kv] with per-batch offsets) additive bias of 0 where `allowed`
