@@ -114,6 +114,7 @@ pub const OPS: &[&str] = &[
     "Relu",
     "Reshape",
     "Resize",
+    "RotaryEmbedding",
     "Round",
     "Scatter",
     "ScatterElements",
@@ -593,6 +594,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "Attention" => return attention(e, c),
         "NegativeLogLikelihoodLoss" => return Ok(vec![nll_loss(e, c, c.t(0)?)?]),
         "NonMaxSuppression" => return Ok(vec![non_max_suppression(e, c)?]),
+        "RotaryEmbedding" => return Ok(vec![rotary_embedding(e, c)?]),
         "SoftmaxCrossEntropyLoss" => {
             // log_softmax over the classes (axis 1), then the negative log-likelihood.
             let x = c.t(0)?;
@@ -2077,6 +2079,69 @@ fn nll_loss(e: &mut Engine, c: &Ctx, input: TensorId) -> Result<TensorId> {
             e.div(total, weight)
         }
         other => bail!("ONNX node '{}': unknown reduction '{other}'", c.node.name),
+    }
+}
+
+/// RotaryEmbedding (opset 23): the first `rotary_embedding_dim` features of each head turned by
+/// the cached angles (looked up by position ids where given), halves or interleaved pairs.
+fn rotary_embedding(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let x = c.t(0)?;
+    let shape: Vec<i64> = e.shape(x)?.iter().map(|&d| d as i64).collect();
+    let four = shape.len() == 4;
+    // [batch, seq, heads, size]
+    let mut t = if four { e.transpose(x, Some(&[0, 2, 1, 3]))? } else { x };
+    if !four {
+        let heads = c.int("num_heads", 0);
+        if heads <= 0 || shape.len() != 3 {
+            bail!("ONNX node '{}': 3-D RotaryEmbedding needs num_heads", c.node.name);
+        }
+        t = e.reshape(t, &[shape[0], shape[1], heads, shape[2] / heads])?;
+    }
+    let ts = e.shape(t)?.to_vec();
+    let size = ts[3] as i64;
+    let dim = match c.int("rotary_embedding_dim", 0) {
+        0 => size,
+        d => d,
+    };
+    let half = dim / 2;
+    let (mut cos, mut sin) = (c.t(1)?, c.t(2)?);
+    if let Some(p) = c.opt(3) {
+        cos = e.gather(cos, p, 0, 0)?;
+        sin = e.gather(sin, p, 0, 0)?;
+    }
+    cos = e.expand_dims(cos, 2)?;
+    sin = e.expand_dims(sin, 2)?;
+    let (b, sq, h) = (ts[0] as i64, ts[1] as i64, ts[2] as i64);
+    let rot = e.slice(t, &[0, 0, 0, 0], &[b, sq, h, dim])?;
+    let interleaved = c.int("interleaved", 0) != 0;
+    let (x1, x2) = if interleaved {
+        let pairs = e.reshape(rot, &[b, sq, h, half, 2])?;
+        let parts = e.split(pairs, Splits::Count(2.0), 4.0)?;
+        (e.squeeze(parts[0], Some(&[4]))?, e.squeeze(parts[1], Some(&[4]))?)
+    } else {
+        let parts = e.split(rot, Splits::Count(2.0), 3.0)?;
+        (parts[0], parts[1])
+    };
+    let (c1, s2) = (e.mul(cos, x1)?, e.mul(sin, x2)?);
+    let real = e.sub(c1, s2)?;
+    let (s1, c2) = (e.mul(sin, x1)?, e.mul(cos, x2)?);
+    let imag = e.add(s1, c2)?;
+    let turned = if interleaved {
+        let st = e.stack(&[real, imag], 4)?;
+        e.reshape(st, &[b, sq, h, dim])?
+    } else {
+        e.concat(&[real, imag], 3)?
+    };
+    let y = if dim < size {
+        let rest = e.slice(t, &[0, 0, 0, dim], &[b, sq, h, size - dim])?;
+        e.concat(&[turned, rest], 3)?
+    } else {
+        turned
+    };
+    if four {
+        e.transpose(y, Some(&[0, 2, 1, 3]))
+    } else {
+        e.reshape(y, &shape)
     }
 }
 
