@@ -112,7 +112,7 @@ describe('tf.loadOnnxModel: recurrent layers against onnxruntime-node', () => {
 });
 
 describe('tf.loadOnnxModel: control flow against onnxruntime-node', () => {
-  it('control_flow.onnx: If on a computed condition, Loop with an early stop (executeAsync)', async () => {
+  it('control_flow.onnx: If on a computed condition, Loop with an early stop and a scan output (executeAsync)', async () => {
     const model = await tt.loadOnnxModel(file('control_flow.onnx'));
     const cases = [[[1, 2, 3, 4], 0.5, 10], [[-1, -2, 0.5, 1], 3, 4], [[5, 5, 5, 5], 1, 100], [[1, 1, 1, 1], 1, 0]];
     for (const [x, scale, n] of cases) {
@@ -124,7 +124,10 @@ describe('tf.loadOnnxModel: control flow against onnxruntime-node', () => {
       const before = tt.memory().numTensors;
       const feeds = { x: tt.tensor1d(x), scale: tt.scalar(scale), n: tt.scalar(n, 'int32') };
       const outs = await model.executeAsync(feeds, model.outputNodes);
-      model.outputNodes.forEach((name, i) => close(outs[i].dataSync(), want[name].data, `control flow ${name} (${x}, ${scale}, ${n})`));
+      model.outputNodes.forEach((name, i) => {
+        if (want[name].dims.length > 0) assert.deepEqual(outs[i].shape, want[name].dims.map(Number), name);
+        close(outs[i].dataSync(), want[name].data, `control flow ${name} (${x}, ${scale}, ${n})`);
+      });
       tt.dispose([...Object.values(feeds), ...outs]);
       assert.equal(tt.memory().numTensors, before);
     }

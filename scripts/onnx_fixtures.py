@@ -184,7 +184,7 @@ def recurrent():
 def control_flow():
     """If and Loop over subgraphs that read outer values: y = x · 2 where sum(x) > 0, else
     x - 1; then a Loop of `n` rounds (stopping early once the running total passes 100) that
-    adds y · scale to a carried total and counts its rounds."""
+    adds y · scale to a carried total, counts its rounds and scans each round's total."""
     f = TensorProto.FLOAT
     then_g = helper.make_graph([helper.make_node('Mul', ['x', 'two'], ['t_out'])], 'then', [],
                                [helper.make_tensor_value_info('t_out', f, None)])
@@ -195,7 +195,8 @@ def control_flow():
          helper.make_node('Add', ['total_in', 'ys'], ['total_out']),
          helper.make_node('Add', ['count_in', 'one_i'], ['count_out']),
          helper.make_node('ReduceSum', ['total_out'], ['s'], keepdims=0),
-         helper.make_node('Less', ['s', 'limit'], ['cond_out'])],
+         helper.make_node('Less', ['s', 'limit'], ['cond_out']),
+         helper.make_node('Identity', ['total_out'], ['snapshot'])],
         'body',
         [helper.make_tensor_value_info('i', TensorProto.INT64, []),
          helper.make_tensor_value_info('cond_in', TensorProto.BOOL, []),
@@ -203,12 +204,13 @@ def control_flow():
          helper.make_tensor_value_info('count_in', TensorProto.INT64, [])],
         [helper.make_tensor_value_info('cond_out', TensorProto.BOOL, []),
          helper.make_tensor_value_info('total_out', f, None),
-         helper.make_tensor_value_info('count_out', TensorProto.INT64, [])])
+         helper.make_tensor_value_info('count_out', TensorProto.INT64, []),
+         helper.make_tensor_value_info('snapshot', f, None)])
     nodes = [
         helper.make_node('ReduceSum', ['x'], ['sx'], keepdims=0),
         helper.make_node('Greater', ['sx', 'zero'], ['positive']),
         helper.make_node('If', ['positive'], ['y'], then_branch=then_g, else_branch=else_g),
-        helper.make_node('Loop', ['n', '', 'start', 'count0'], ['total', 'rounds'], body=body),
+        helper.make_node('Loop', ['n', '', 'start', 'count0'], ['total', 'rounds', 'history'], body=body),
     ]
     inits = [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in
              [('two', 2), ('one', 1), ('zero', 0), ('limit', 100)]]
@@ -218,7 +220,8 @@ def control_flow():
         [helper.make_tensor_value_info('x', f, [4]), helper.make_tensor_value_info('scale', f, []),
          helper.make_tensor_value_info('n', TensorProto.INT64, [])],
         [helper.make_tensor_value_info('y', f, [4]), helper.make_tensor_value_info('total', f, [4]),
-         helper.make_tensor_value_info('rounds', TensorProto.INT64, [])],
+         helper.make_tensor_value_info('rounds', TensorProto.INT64, []),
+         helper.make_tensor_value_info('history', f, ['rounds', 4])],
         inits)
     return graph
 

@@ -121,6 +121,10 @@ fn tf_dtype(elem_type: i32) -> Option<&'static str> {
 /// A graph input's `shape` and `dtype` attributes: symbolic and unknown dimensions as -1.
 fn placeholder_attrs(v: &proto::ValueInfoProto) -> Result<Map<String, Value>> {
     let name = v.name();
+    // A subgraph's inputs may leave their type to be inferred.
+    if v.r#type.as_ref().and_then(|t| t.value.as_ref()).is_none() {
+        return Ok(Map::new());
+    }
     let Some(proto::type_proto::Value::TensorType(t)) = v.r#type.as_ref().and_then(|t| t.value.as_ref()) else {
         bail!("The ONNX model's input '{name}' is not a tensor; tidytensor reads tensor inputs only");
     };
@@ -302,9 +306,17 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
                 bail!("ONNX Loop node '{label}' has no body");
             };
             let carried = n.input.len().saturating_sub(2);
-            if body.output.len() != carried + 1 {
-                bail!("ONNX Loop node '{label}': scan outputs (the body's outputs past its loop-carried values) are not supported yet");
-            }
+            // The body's outputs past its condition and carried values are scan outputs: each
+            // round's value, stacked.
+            let scan_types: Vec<&'static str> = body
+                .output
+                .iter()
+                .skip(1 + carried)
+                .map(|v| match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+                    Some(proto::type_proto::Value::TensorType(t)) => tf_dtype(t.elem_type()).unwrap_or("DT_FLOAT"),
+                    _ => "DT_FLOAT",
+                })
+                .collect();
             let captured: Vec<String> = free_values(body);
             for v in n.input.iter().filter(|v| !v.is_empty()).chain(&captured) {
                 if !value_of.contains_key(v) && !nhwc_of.contains_key(v) {
@@ -343,15 +355,66 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
             for v in n.input.iter().skip(2).chain(&captured) {
                 ins.push(held(v));
             }
-            let (cond_f, body_f) = loop_functions(e, s, body, &captured, &name)
+            // Each scan output is carried as its values so far, flat, and its last round's shape.
+            for (k, dtype) in scan_types.iter().enumerate() {
+                let data = match *dtype {
+                    "DT_INT32" => tidytensor_core::HostData::I32(Vec::new()),
+                    "DT_BOOL" => tidytensor_core::HostData::Bool(Vec::new()),
+                    _ => tidytensor_core::HostData::F32(Vec::new()),
+                };
+                for (base, data) in
+                    [(format!("scan{k}"), data), (format!("scan{k}_shape"), tidytensor_core::HostData::I32(Vec::new()))]
+                {
+                    let dt = tf_dtype_of(data.dtype());
+                    let id = e.tensor(data, &[0])?;
+                    let cname = s.names.claim(&format!("{name}/{base}"));
+                    s.weights.push((cname.clone(), id));
+                    nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dt } } }));
+                    ins.push(cname);
+                }
+            }
+            let (cond_f, body_f) = loop_functions(e, s, body, &captured, scan_types.len(), &name)
                 .map_err(|err| Error::new(format!("{err} (in the body of ONNX node '{label}')")))?;
-            for (k, out) in n.output.iter().enumerate() {
+            for (k, out) in n.output.iter().enumerate().take(carried) {
                 if !out.is_empty() {
                     value_of.insert(out.clone(), format!("{name}:{}", 3 + k));
                 }
             }
             let attr = json!({ "cond": { "func": { "name": cond_f } }, "body": { "func": { "name": body_f } } });
             nodes.push(json!({ "name": name, "op": "StatelessWhile", "input": ins, "attr": attr }));
+            // A scan output: the flat values reshaped to [rounds, last shape...].
+            if !scan_types.is_empty() {
+                let one = s.names.claim(&format!("{name}/one_dim"));
+                let id = e.tensor(tidytensor_core::HostData::I32(vec![1]), &[1])?;
+                s.weights.push((one.clone(), id));
+                nodes.push(json!({ "name": one, "op": "Const", "attr": { "dtype": { "type": "DT_INT32" } } }));
+                let rounds = s.names.claim(&format!("{name}/rounds"));
+                nodes.push(op_node(&rounds, "Reshape", &[&format!("{name}:0"), &one], opset, &[]));
+                let first = 3 + carried + captured.len();
+                for (k, out) in n.output.iter().enumerate().skip(carried).take(scan_types.len()) {
+                    let j = k - carried;
+                    let (flat, last) = (format!("{name}:{}", first + 2 * j), format!("{name}:{}", first + 2 * j + 1));
+                    let shape = s.names.claim(&format!("{name}/scan{j}_full_shape"));
+                    nodes.push(op_node(
+                        &shape,
+                        "Concat",
+                        &[&format!("{rounds}:0"), &last],
+                        opset,
+                        &[("axis", json!({ "i": 0 }))],
+                    ));
+                    let stacked = s.names.claim(&format!("{name}/scan{j}"));
+                    nodes.push(op_node(
+                        &stacked,
+                        "Reshape",
+                        &[&flat, &format!("{shape}:0")],
+                        opset,
+                        &[("allowzero", json!({ "i": 1 }))],
+                    ));
+                    if !out.is_empty() {
+                        value_of.insert(out.clone(), format!("{stacked}:0"));
+                    }
+                }
+            }
             continue;
         }
         if ops::kernel(op).is_none() {
@@ -544,34 +607,38 @@ fn function(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[S
 }
 
 /// An ONNX op node as a function's node: its attributes the kernels' own.
-fn op_node(name: &str, op: &str, inputs: &[&str], opset: i64) -> Value {
-    json!({
-        "name": name,
-        "op": format!("{PREFIX}{op}"),
-        "input": inputs,
-        "attr": { "opset": { "i": opset }, "_outputs": { "i": 1 }, "_absent": { "list": { "i": [] } } },
-    })
+fn op_node(name: &str, op: &str, inputs: &[&str], opset: i64, attrs: &[(&str, Value)]) -> Value {
+    let mut attr = Map::new();
+    attr.insert("opset".into(), json!({ "i": opset }));
+    attr.insert("_outputs".into(), json!({ "i": 1 }));
+    attr.insert("_absent".into(), json!({ "list": { "i": [] } }));
+    for (k, v) in attrs {
+        attr.insert(k.to_string(), v.clone());
+    }
+    json!({ "name": name, "op": format!("{PREFIX}{op}"), "input": inputs, "attr": attr })
 }
 
 /// A Loop's body as the condition and body functions of a While over the variables
-/// [iteration, trip count, condition, carried..., captured...]: the condition is
-/// `iteration < trip count && condition`; the body runs the ONNX body (its inputs the
-/// iteration, the condition and the carried values) and gives [iteration + 1, trip count, its
-/// condition, its carried values, the captured values as they were].
+/// [iteration, trip count, condition, carried..., captured..., (scan values, scan shape)...]:
+/// the condition is `iteration < trip count && condition`; the body runs the ONNX body (its
+/// inputs the iteration, the condition and the carried values) and gives [iteration + 1, trip
+/// count, its condition, its carried values, the captured values as they were, each scan
+/// output's values so far and its shape].
 fn loop_functions(
     e: &mut Engine,
     s: &mut Shared,
     body: &proto::GraphProto,
     captured: &[String],
+    scans: usize,
     base: &str,
 ) -> Result<(String, String)> {
     let opset = s.opset;
-    let vars = 3 + body.input.len().saturating_sub(2) + captured.len();
+    let vars = 3 + body.input.len().saturating_sub(2) + captured.len() + 2 * scans;
     // The condition function.
     let cond_name = s.names.claim(&format!("{base}/cond"));
     let args: Vec<String> = (0..vars).map(|k| format!("v{k}")).collect();
     let cond_nodes =
-        vec![op_node("below", "Less", &["v0", "v1"], opset), op_node("go", "And", &["below:0", "v2"], opset)];
+        vec![op_node("below", "Less", &["v0", "v1"], opset, &[]), op_node("go", "And", &["below:0", "v2"], opset, &[])];
     s.functions.push(json!({
         "signature": {
             "name": cond_name,
@@ -594,13 +661,41 @@ fn loop_functions(
     let iter = placeholder(0).unwrap_or_else(|| s.names.claim(&format!("{base}/iteration")));
     let cond_in = placeholder(1).unwrap_or_else(|| s.names.claim(&format!("{base}/condition")));
     built.nodes.push(json!({ "name": one, "op": "Const", "attr": { "dtype": { "type": "DT_INT32" } } }));
-    built.nodes.push(op_node(&next, "Add", &[&iter, &one], opset));
+    built.nodes.push(op_node(&next, "Add", &[&iter, &one], opset, &[]));
     let mut inputs = vec![iter, trips.clone(), cond_in];
     inputs.extend((2..body.input.len()).filter_map(placeholder));
     inputs.extend(built.args.iter().take(captured.len()).map(|(_, n)| n.clone()));
+    let carried_out = built.outputs.len() - scans;
     let mut results = vec![format!("{next}:0"), trips];
-    results.extend(built.outputs.iter().map(|(_, held)| held.clone()));
+    results.extend(built.outputs.iter().take(carried_out).map(|(_, held)| held.clone()));
     results.extend(built.args.iter().take(captured.len()).map(|(_, n)| n.clone()));
+    // Each scan output: its values so far with this round's, flat, and this round's shape.
+    if scans > 0 {
+        let flat_shape = s.names.claim(&format!("{base}/flat"));
+        let id = e.tensor(tidytensor_core::HostData::I32(vec![-1]), &[1])?;
+        s.weights.push((flat_shape.clone(), id));
+        built.nodes.push(json!({ "name": flat_shape, "op": "Const", "attr": { "dtype": { "type": "DT_INT32" } } }));
+        for (k, (_, value)) in built.outputs.iter().skip(carried_out).enumerate() {
+            let (acc, last) =
+                (s.names.claim(&format!("{base}/scan{k}_in")), s.names.claim(&format!("{base}/scan{k}_shape_in")));
+            let flat = s.names.claim(&format!("{base}/scan{k}_flat"));
+            let joined = s.names.claim(&format!("{base}/scan{k}_joined"));
+            let shape = s.names.claim(&format!("{base}/scan{k}_shape"));
+            built.nodes.push(op_node(&flat, "Reshape", &[value, &flat_shape], opset, &[]));
+            built.nodes.push(op_node(
+                &joined,
+                "Concat",
+                &[&acc, &format!("{flat}:0")],
+                opset,
+                &[("axis", json!({ "i": 0 }))],
+            ));
+            built.nodes.push(op_node(&shape, "Shape", &[value], opset, &[]));
+            inputs.push(acc);
+            inputs.push(last);
+            results.push(format!("{joined}:0"));
+            results.push(format!("{shape}:0"));
+        }
+    }
     let ret: Map<String, Value> = results.iter().enumerate().map(|(k, r)| (format!("output_{k}"), json!(r))).collect();
     s.functions.push(json!({
         "signature": {
