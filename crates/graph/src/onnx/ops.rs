@@ -978,6 +978,9 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let r = shape.len();
             let axes = axes.unwrap_or_else(|| (0..starts.len() as i64).collect());
             let steps = steps.unwrap_or_else(|| vec![1; starts.len()]);
+            if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len() {
+                bail!("ONNX node '{}': Slice's starts, ends, axes and steps differ in length", c.node.name);
+            }
             let mut begin = vec![0i64; r];
             let mut end: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
             let mut stride = vec![1i64; r];
@@ -1644,6 +1647,13 @@ fn resize(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
             continue;
         }
         let (n_in, n_out, scale) = (shape[a] as f64, out[a], scales[a]);
+        if n_out == 0 || shape[a] == 0 {
+            let mut empty = e.shape(y)?.to_vec();
+            empty[a] = n_out;
+            let dtype = e.dtype(y)?;
+            y = e.fill(&empty, 0.0, dtype)?;
+            continue;
+        }
         let (roi_lo, roi_hi) = match &roi {
             Some(v) if v.len() == 2 * r => (v[a], v[r + a]),
             Some(v) if v.len() == 2 * axes.len() => {
@@ -1944,7 +1954,6 @@ fn conv_transpose(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
         bail!("ONNX node '{}': ConvTranspose with dilations is not supported yet", c.node.name);
     }
     let group = c.int("group", 1).max(1) as usize;
-    let cin = xs[1];
     let cout = ws[1] * group;
     let mut strides = c.int_list("strides").unwrap_or_else(|| vec![1; n]);
     let mut kernel: Vec<usize> = ws[2..].to_vec();
@@ -1967,7 +1976,10 @@ fn conv_transpose(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     // The full output, before pads: stride · (in - 1) + kernel.
     let full: Vec<usize> = (0..2).map(|i| strides[i] as usize * (in_sp[i] - 1) + kernel[i]).collect();
     // output_shape, when given, fixes the pads (SAME_UPPER-style split, as ONNX says).
-    if let Some(os) = c.int_list("output_shape") {
+    if let Some(os) = c.int_list("output_shape").filter(|os| !os.is_empty()) {
+        if os.len() < n {
+            bail!("ONNX node '{}': output_shape has {} values for {n} spatial axes", c.node.name, os.len());
+        }
         let os: Vec<i64> = if n == 1 { vec![1, os[os.len() - 1]] } else { os[os.len() - 2..].to_vec() };
         let lower = c.attrs().string("auto_pad").as_deref() == Some("same_lower");
         for i in 0..2 {
@@ -2001,7 +2013,6 @@ fn conv_transpose(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     } else {
         let xg = e.split(xl, Splits::Count(group as f64), 3.0)?;
         let wg = e.split(wl, Splits::Count(group as f64), 3.0)?;
-        let _ = cin;
         let ys = xg.iter().zip(&wg).map(|(&xi, &wi)| run(e, xi, wi, cout / group)).collect::<Result<Vec<_>>>()?;
         e.concat(&ys, 3)?
     };
@@ -2226,7 +2237,11 @@ fn host_bias(
 /// per-batch key lengths, a soft cap, and the qk output modes; as ONNX's reference computes it.
 fn attention(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let (mut q, mut k, mut v) = (c.t(0)?, c.t(1)?, c.t(2)?);
-    let rank3 = rank(e, q)? == 3;
+    let ranks = (rank(e, q)?, rank(e, k)?, rank(e, v)?);
+    if !matches!(ranks, (3, 3, 3) | (4, 4, 4)) {
+        bail!("ONNX node '{}': Attention's Q, K and V must all be of rank 3 or all of rank 4", c.node.name);
+    }
+    let rank3 = ranks.0 == 3;
     let batch = e.shape(q)?[0] as i64;
     if rank3 {
         let (qh, kvh) = (c.int("q_num_heads", 0), c.int("kv_num_heads", 0));
@@ -2422,6 +2437,9 @@ fn recurrent(e: &mut Engine, c: &Ctx, op: &str) -> Result<Vec<TensorId>> {
     }
     let (seq, batch) = (xs[0], xs[1]);
     let (w, r) = (c.t(1)?, c.t(2)?);
+    if e.shape(w)?.len() != 3 || e.shape(r)?.len() != 3 {
+        bail!("ONNX node '{}': {op}'s W and R must be of rank 3", c.node.name);
+    }
     let hidden = match c.int("hidden_size", 0) {
         h if h > 0 => h as usize,
         _ => e.shape(r)?[2],
