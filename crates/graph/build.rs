@@ -2,8 +2,7 @@
 //! prost; protox is the protobuf compiler, in Rust, so the build needs no `protoc`.
 
 fn main() {
-    let proto = "proto/onnx.proto";
-    println!("cargo:rerun-if-changed={proto}");
-    let files = protox::compile([proto], ["proto"]).expect("onnx.proto compiles");
+    println!("cargo:rerun-if-changed=proto/onnx.proto");
+    let files = protox::compile(["onnx.proto"], ["proto"]).expect("proto/onnx.proto compiles");
     prost_build::Config::new().compile_fds(files).expect("prost generates the ONNX types");
 }
