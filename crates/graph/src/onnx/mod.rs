@@ -2,9 +2,15 @@
 //! generates from ONNX's own `onnx.proto`) and turned into a [`Graph`] of the same executor
 //! that runs tfjs graph models. Each ONNX node becomes a node whose op is `onnx::<OpType>`
 //! (its kernel is in [`ops`]), each initializer and `Constant` a weight of a `Const` node, each
-//! graph input a `Placeholder`, each graph output an `Identity` named as the output: so
-//! `GraphModel.inputs`/`outputs`, `predict`, `execute` and `executeAsync` are those of a graph
-//! model, and the weights are owned and disposed the same way.
+//! graph input a `Placeholder`, each graph output an `Identity` named as the output, and each
+//! If and Loop a `StatelessIf`/`StatelessWhile` over functions of the graph's library (their
+//! subgraphs): so `GraphModel.inputs`/`outputs`, `predict`, `execute` and `executeAsync` are
+//! those of a graph model, and the weights are owned and disposed the same way.
+//!
+//! The graph is optimised as it is written: nodes of weights alone run at load (constant
+//! folding), convolution filters are reordered once, a layout pass keeps activations
+//! channels-last between convolutions ([`Layout`]), and an activation after a convolution joins
+//! its fused kernel.
 
 pub(crate) mod ops;
 mod tensor;
@@ -172,8 +178,6 @@ fn attribute(node: &str, a: &proto::AttributeProto) -> Result<Value> {
     })
 }
 
-/// The graph as graph-model JSON (`{modelTopology: {node}, signature}`), the weights it
-/// makes pushed to `weights`.
 /// What the graphs of one model share as they are written: the opset and folder, node names
 /// (unique across the graph and its functions, as weights are named by them), the weights, and
 /// the functions the subgraphs become.
