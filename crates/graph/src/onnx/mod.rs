@@ -312,15 +312,7 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
             let carried = n.input.len().saturating_sub(2);
             // The body's outputs past its condition and carried values are scan outputs: each
             // round's value, stacked.
-            let scan_types: Vec<&'static str> = body
-                .output
-                .iter()
-                .skip(1 + carried)
-                .map(|v| match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-                    Some(proto::type_proto::Value::TensorType(t)) => tf_dtype(t.elem_type()).unwrap_or("DT_FLOAT"),
-                    _ => "DT_FLOAT",
-                })
-                .collect();
+            let scan_types = output_dtypes(body, 1 + carried);
             let captured: Vec<String> = free_values(body);
             for v in n.input.iter().filter(|v| !v.is_empty()).chain(&captured) {
                 if !value_of.contains_key(v) && !nhwc_of.contains_key(v) {
@@ -359,25 +351,8 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
             for v in n.input.iter().skip(2).chain(&captured) {
                 ins.push(held(v));
             }
-            // Each scan output is carried as its values so far, flat, and its last round's shape.
-            for (k, dtype) in scan_types.iter().enumerate() {
-                let data = match *dtype {
-                    "DT_INT32" => tidytensor_core::HostData::I32(Vec::new()),
-                    "DT_BOOL" => tidytensor_core::HostData::Bool(Vec::new()),
-                    _ => tidytensor_core::HostData::F32(Vec::new()),
-                };
-                for (base, data) in
-                    [(format!("scan{k}"), data), (format!("scan{k}_shape"), tidytensor_core::HostData::I32(Vec::new()))]
-                {
-                    let dt = tf_dtype_of(data.dtype());
-                    let id = e.tensor(data, &[0])?;
-                    let cname = s.names.claim(&format!("{name}/{base}"));
-                    s.weights.push((cname.clone(), id));
-                    nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dt } } }));
-                    ins.push(cname);
-                }
-            }
-            let (cond_f, body_f) = loop_functions(e, s, body, &captured, scan_types.len(), &name)
+            ins.extend(scan_vars(e, s, &mut nodes, &name, &scan_types)?);
+            let (cond_f, body_f) = loop_functions(e, s, body, &captured, Body::Loop, scan_types.len(), &name)
                 .map_err(|err| Error::new(format!("{err} (in the body of ONNX node '{label}')")))?;
             for (k, out) in n.output.iter().enumerate().take(carried) {
                 if !out.is_empty() {
@@ -386,37 +361,119 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
             }
             let attr = json!({ "cond": { "func": { "name": cond_f } }, "body": { "func": { "name": body_f } } });
             nodes.push(json!({ "name": name, "op": "StatelessWhile", "input": ins, "attr": attr }));
-            // A scan output: the flat values reshaped to [rounds, last shape...].
-            if !scan_types.is_empty() {
-                let one = s.names.claim(&format!("{name}/one_dim"));
-                let id = e.tensor(tidytensor_core::HostData::I32(vec![1]), &[1])?;
-                s.weights.push((one.clone(), id));
-                nodes.push(json!({ "name": one, "op": "Const", "attr": { "dtype": { "type": "DT_INT32" } } }));
-                let rounds = s.names.claim(&format!("{name}/rounds"));
-                nodes.push(op_node(&rounds, "Reshape", &[&format!("{name}:0"), &one], opset, &[]));
-                let first = 3 + carried + captured.len();
-                for (k, out) in n.output.iter().enumerate().skip(carried).take(scan_types.len()) {
-                    let j = k - carried;
-                    let (flat, last) = (format!("{name}:{}", first + 2 * j), format!("{name}:{}", first + 2 * j + 1));
-                    let shape = s.names.claim(&format!("{name}/scan{j}_full_shape"));
-                    nodes.push(op_node(
-                        &shape,
-                        "Concat",
-                        &[&format!("{rounds}:0"), &last],
-                        opset,
-                        &[("axis", json!({ "i": 0 }))],
-                    ));
-                    let stacked = s.names.claim(&format!("{name}/scan{j}"));
-                    nodes.push(op_node(
-                        &stacked,
-                        "Reshape",
-                        &[&flat, &format!("{shape}:0")],
-                        opset,
-                        &[("allowzero", json!({ "i": 1 }))],
-                    ));
-                    if !out.is_empty() {
-                        value_of.insert(out.clone(), format!("{stacked}:0"));
+            let first = 3 + carried + captured.len();
+            let stacked = stack_scans(e, s, &mut nodes, &name, first, scan_types.len())?;
+            for (out, held) in n.output.iter().skip(carried).zip(stacked) {
+                if !out.is_empty() {
+                    value_of.insert(out.clone(), held);
+                }
+            }
+            continue;
+        }
+        if op == "Scan" {
+            if opset < 9 {
+                bail!("ONNX node '{label}': Scan before opset 9 (with a batch axis) is not supported yet");
+            }
+            let attr = |key: &str| n.attribute.iter().find(|a| a.name() == key);
+            let Some(body) = attr("body").and_then(|a| a.g.as_ref()) else {
+                bail!("ONNX Scan node '{label}' has no body")
+            };
+            let m = attr("num_scan_inputs").map_or(0, |a| a.i()) as usize;
+            let states = n.input.len().checked_sub(m).filter(|_| m > 0);
+            let scans = states.and_then(|st| body.output.len().checked_sub(st));
+            let (Some(states), Some(scans)) = (states, scans) else {
+                bail!("ONNX Scan node '{label}': its inputs and body do not fit num_scan_inputs {m}")
+            };
+            let list = |key: &str, len: usize| attr(key).map_or_else(|| vec![0; len], |a| a.ints.clone());
+            let (in_axes, in_dirs) = (list("scan_input_axes", m), list("scan_input_directions", m));
+            let (out_axes, out_dirs) = (list("scan_output_axes", scans), list("scan_output_directions", scans));
+            if in_axes.len() != m || in_dirs.len() != m || out_axes.len() != scans || out_dirs.len() != scans {
+                bail!("ONNX Scan node '{label}': its axes and directions do not fit its inputs and outputs");
+            }
+            let captured: Vec<String> = free_values(body);
+            for v in n.input.iter().chain(&captured) {
+                if !value_of.contains_key(v) && !nhwc_of.contains_key(v) {
+                    bail!("ONNX Scan node '{label}' reads '{v}', which nothing before it gives");
+                }
+            }
+            let name = s.names.claim(if n.name().is_empty() { op } else { n.name() });
+            let scan_types = output_dtypes(body, states);
+            // The rounds: the first scanned input's length along its axis.
+            let first_scanned =
+                layout.held(&n.input[states], false, &mut value_of, &mut nhwc_of, &mut nodes, &mut s.names);
+            let length = s.names.claim(&format!("{name}/length"));
+            let mut bounds = vec![("start", json!({ "i": in_axes[0] }))];
+            if in_axes[0] != -1 {
+                bounds.push(("end", json!({ "i": in_axes[0] + 1 })));
+            }
+            nodes.push(op_node(&length, "Shape", &[&first_scanned], opset, &bounds));
+            let mut constant = |e: &mut Engine, base: &str, data: tidytensor_core::HostData| -> Result<String> {
+                let dtype = tf_dtype_of(data.dtype());
+                let id = e.tensor(data, &[])?;
+                let cname = s.names.claim(&format!("{name}/{base}"));
+                s.weights.push((cname.clone(), id));
+                nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
+                Ok(cname)
+            };
+            let zero = constant(e, "iteration", tidytensor_core::HostData::I32(vec![0]))?;
+            let go = constant(e, "go", tidytensor_core::HostData::Bool(vec![1]))?;
+            let mut ins = vec![zero, format!("{length}:0"), go];
+            for v in n.input.iter().take(states).chain(&captured).chain(n.input.iter().skip(states)) {
+                ins.push(layout.held(v, false, &mut value_of, &mut nhwc_of, &mut nodes, &mut s.names));
+            }
+            ins.extend(scan_vars(e, s, &mut nodes, &name, &scan_types)?);
+            let slices: Vec<(i64, bool)> = in_axes.iter().zip(&in_dirs).map(|(&a, &d)| (a, d != 0)).collect();
+            let (cond_f, body_f) = loop_functions(e, s, body, &captured, Body::Scan(slices), scans, &name)
+                .map_err(|err| Error::new(format!("{err} (in the body of ONNX node '{label}')")))?;
+            for (k, out) in n.output.iter().enumerate().take(states) {
+                if !out.is_empty() {
+                    value_of.insert(out.clone(), format!("{name}:{}", 3 + k));
+                }
+            }
+            let attr = json!({ "cond": { "func": { "name": cond_f } }, "body": { "func": { "name": body_f } } });
+            nodes.push(json!({ "name": name, "op": "StatelessWhile", "input": ins, "attr": attr }));
+            let first = 3 + states + captured.len() + m;
+            let stacked = stack_scans(e, s, &mut nodes, &name, first, scans)?;
+            for (j, (out, mut held)) in n.output.iter().skip(states).zip(stacked).enumerate() {
+                // Backwards outputs are reversed; an output axis other than 0 is moved there.
+                if out_dirs[j] != 0 {
+                    let reversed = s.names.claim(&format!("{name}/scan{j}_reversed"));
+                    let mut consts = Vec::new();
+                    for (what, v) in [("starts", -1), ("ends", i32::MIN), ("axes", 0), ("steps", -1)] {
+                        let cname = s.names.claim(&format!("{name}/scan{j}_{what}"));
+                        let id = e.tensor(tidytensor_core::HostData::I32(vec![v]), &[1])?;
+                        s.weights.push((cname.clone(), id));
+                        nodes
+                            .push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": "DT_INT32" } } }));
+                        consts.push(cname);
                     }
+                    let refs: Vec<&str> =
+                        std::iter::once(held.as_str()).chain(consts.iter().map(String::as_str)).collect();
+                    nodes.push(op_node(&reversed, "Slice", &refs, opset, &[]));
+                    held = format!("{reversed}:0");
+                }
+                if out_axes[j] != 0 {
+                    let dims = match body.output[states + j].r#type.as_ref().and_then(|t| t.value.as_ref()) {
+                        Some(proto::type_proto::Value::TensorType(t)) => t.shape.as_ref().map(|sh| sh.dim.len()),
+                        _ => None,
+                    };
+                    let Some(rank) = dims.map(|d| d as i64 + 1) else {
+                        bail!("ONNX Scan node '{label}': scan_output_axes needs the body output's rank");
+                    };
+                    let a = if out_axes[j] < 0 { out_axes[j] + rank } else { out_axes[j] };
+                    let perm: Vec<i64> = (1..=a).chain(std::iter::once(0)).chain(a + 1..rank).collect();
+                    let moved = s.names.claim(&format!("{name}/scan{j}_moved"));
+                    nodes.push(op_node(
+                        &moved,
+                        "Transpose",
+                        &[&held],
+                        opset,
+                        &[("perm", json!({ "list": { "i": perm } }))],
+                    ));
+                    held = format!("{moved}:0");
+                }
+                if !out.is_empty() {
+                    value_of.insert(out.clone(), held);
                 }
             }
             continue;
@@ -610,6 +667,89 @@ fn function(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[S
     Ok(name)
 }
 
+/// The dtypes (as graph attributes name them) of a body's outputs from `skip` on: float32 where
+/// the body does not say.
+fn output_dtypes(body: &proto::GraphProto, skip: usize) -> Vec<&'static str> {
+    body.output
+        .iter()
+        .skip(skip)
+        .map(|v| match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(proto::type_proto::Value::TensorType(t)) => tf_dtype(t.elem_type()).unwrap_or("DT_FLOAT"),
+            _ => "DT_FLOAT",
+        })
+        .collect()
+}
+
+/// A Loop's or Scan's scan outputs as loop variables: each its values so far (flat, empty at
+/// first) and its last round's shape. Their Const nodes' names, in order.
+fn scan_vars(
+    e: &mut Engine,
+    s: &mut Shared,
+    nodes: &mut Vec<Value>,
+    name: &str,
+    types: &[&str],
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for (k, dtype) in types.iter().enumerate() {
+        let data = match *dtype {
+            "DT_INT32" => tidytensor_core::HostData::I32(Vec::new()),
+            "DT_BOOL" => tidytensor_core::HostData::Bool(Vec::new()),
+            _ => tidytensor_core::HostData::F32(Vec::new()),
+        };
+        for (base, data) in
+            [(format!("scan{k}"), data), (format!("scan{k}_shape"), tidytensor_core::HostData::I32(Vec::new()))]
+        {
+            let dt = tf_dtype_of(data.dtype());
+            let id = e.tensor(data, &[0])?;
+            let cname = s.names.claim(&format!("{name}/{base}"));
+            s.weights.push((cname.clone(), id));
+            nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dt } } }));
+            out.push(cname);
+        }
+    }
+    Ok(out)
+}
+
+/// The scan outputs of While node `name` (its variables from `first` on, in pairs of values and
+/// shape): each reshaped to [rounds, last shape...]. The node outputs that give them.
+fn stack_scans(
+    e: &mut Engine,
+    s: &mut Shared,
+    nodes: &mut Vec<Value>,
+    name: &str,
+    first: usize,
+    scans: usize,
+) -> Result<Vec<String>> {
+    if scans == 0 {
+        return Ok(Vec::new());
+    }
+    let opset = s.opset;
+    let one = s.names.claim(&format!("{name}/one_dim"));
+    let id = e.tensor(tidytensor_core::HostData::I32(vec![1]), &[1])?;
+    s.weights.push((one.clone(), id));
+    nodes.push(json!({ "name": one, "op": "Const", "attr": { "dtype": { "type": "DT_INT32" } } }));
+    let rounds = s.names.claim(&format!("{name}/rounds"));
+    nodes.push(op_node(&rounds, "Reshape", &[&format!("{name}:0"), &one], opset, &[]));
+    let mut out = Vec::new();
+    for j in 0..scans {
+        let (flat, last) = (format!("{name}:{}", first + 2 * j), format!("{name}:{}", first + 2 * j + 1));
+        let shape = s.names.claim(&format!("{name}/scan{j}_full_shape"));
+        nodes.push(op_node(&shape, "Concat", &[&format!("{rounds}:0"), &last], opset, &[("axis", json!({ "i": 0 }))]));
+        let stacked = s.names.claim(&format!("{name}/scan{j}"));
+        let inputs = [flat.as_str(), &format!("{shape}:0")];
+        nodes.push(op_node(&stacked, "Reshape", &inputs, opset, &[("allowzero", json!({ "i": 1 }))]));
+        out.push(format!("{stacked}:0"));
+    }
+    Ok(out)
+}
+
+/// Which ONNX op's body a While runs: a Loop's, or a Scan's with its sliced inputs (axis,
+/// backwards).
+enum Body {
+    Loop,
+    Scan(Vec<(i64, bool)>),
+}
+
 /// An ONNX op node as a function's node: its attributes the kernels' own.
 fn op_node(name: &str, op: &str, inputs: &[&str], opset: i64, attrs: &[(&str, Value)]) -> Value {
     let mut attr = Map::new();
@@ -633,11 +773,19 @@ fn loop_functions(
     s: &mut Shared,
     body: &proto::GraphProto,
     captured: &[String],
+    kind: Body,
     scans: usize,
     base: &str,
 ) -> Result<(String, String)> {
     let opset = s.opset;
-    let vars = 3 + body.input.len().saturating_sub(2) + captured.len() + 2 * scans;
+    // A Loop's body reads [iteration, condition, carried...] and gives [condition, carried...,
+    // scans...]; a Scan's reads [states..., slices...] and gives [states..., scans...].
+    let (lead, slices): (usize, &[(i64, bool)]) = match &kind {
+        Body::Loop => (2, &[]),
+        Body::Scan(slices) => (0, slices),
+    };
+    let carried = body.input.len().saturating_sub(lead + slices.len());
+    let vars = 3 + carried + captured.len() + slices.len() + 2 * scans;
     // The condition function.
     let cond_name = s.names.claim(&format!("{base}/cond"));
     let args: Vec<String> = (0..vars).map(|k| format!("v{k}")).collect();
@@ -662,17 +810,41 @@ fn loop_functions(
     let next = s.names.claim(&format!("{base}/next"));
     let id = e.tensor(tidytensor_core::HostData::I32(vec![1]), &[])?;
     s.weights.push((one.clone(), id));
-    let iter = placeholder(0).unwrap_or_else(|| s.names.claim(&format!("{base}/iteration")));
-    let cond_in = placeholder(1).unwrap_or_else(|| s.names.claim(&format!("{base}/condition")));
+    let own = |k: usize, what: &str, s: &mut Shared| match (lead > k).then(|| placeholder(k)).flatten() {
+        Some(p) => p,
+        None => s.names.claim(&format!("{base}/{what}")),
+    };
+    let iter = own(0, "iteration", s);
+    let cond_in = own(1, "condition", s);
     built.nodes.push(json!({ "name": one, "op": "Const", "attr": { "dtype": { "type": "DT_INT32" } } }));
     built.nodes.push(op_node(&next, "Add", &[&iter, &one], opset, &[]));
-    let mut inputs = vec![iter, trips.clone(), cond_in];
-    inputs.extend((2..body.input.len()).filter_map(placeholder));
+    let mut inputs = vec![iter.clone(), trips.clone(), cond_in.clone()];
+    inputs.extend((lead..lead + carried).filter_map(placeholder));
     inputs.extend(built.args.iter().take(captured.len()).map(|(_, n)| n.clone()));
     let carried_out = built.outputs.len() - scans;
-    let mut results = vec![format!("{next}:0"), trips];
+    let mut results = vec![format!("{next}:0"), trips.clone()];
+    if lead == 0 {
+        // A Scan runs every round: its condition stays.
+        results.push(cond_in);
+    }
     results.extend(built.outputs.iter().take(carried_out).map(|(_, held)| held.clone()));
     results.extend(built.args.iter().take(captured.len()).map(|(_, n)| n.clone()));
+    // A Scan's sliced inputs: each whole input is a loop variable, and the body's slice input a
+    // node taking this round's slice (the last round's first, backwards).
+    if !slices.is_empty() {
+        let last = s.names.claim(&format!("{base}/last"));
+        let back = s.names.claim(&format!("{base}/back"));
+        built.nodes.push(op_node(&last, "Sub", &[&trips, &one], opset, &[]));
+        built.nodes.push(op_node(&back, "Sub", &[&format!("{last}:0"), &iter], opset, &[]));
+        for (k, &(axis, reverse)) in slices.iter().enumerate() {
+            let whole = s.names.claim(&format!("{base}/scanned{k}"));
+            let Some(slice) = placeholder(lead + carried + k) else { bail!("the Scan body has too few inputs") };
+            let at = if reverse { format!("{back}:0") } else { iter.clone() };
+            built.nodes.push(op_node(&slice, "Gather", &[&whole, &at], opset, &[("axis", json!({ "i": axis }))]));
+            inputs.push(whole.clone());
+            results.push(whole);
+        }
+    }
     // Each scan output: its values so far with this round's, flat, and this round's shape.
     if scans > 0 {
         let flat_shape = s.names.claim(&format!("{base}/flat"));
