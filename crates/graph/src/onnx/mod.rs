@@ -321,13 +321,8 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
             }
             let name = s.names.claim(if n.name().is_empty() { op } else { n.name() });
             // The loop variables: [iteration, trip count, condition, carried..., captured...].
-            let mut constant = |e: &mut Engine, base: &str, data: tidytensor_core::HostData| -> Result<String> {
-                let dtype = tf_dtype_of(data.dtype());
-                let id = e.tensor(data, &[])?;
-                let cname = s.names.claim(&format!("{name}/{base}"));
-                s.weights.push((cname.clone(), id));
-                nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
-                Ok(cname)
+            let mut constant = |e: &mut Engine, base: &str, data: tidytensor_core::HostData| {
+                const_node(e, s, &mut nodes, &format!("{name}/{base}"), data, &[])
             };
             let zero = constant(e, "iteration", tidytensor_core::HostData::I32(vec![0]))?;
             let trips = match n.input.first().filter(|v| !v.is_empty()) {
@@ -407,13 +402,8 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
                 bounds.push(("end", json!({ "i": in_axes[0] + 1 })));
             }
             nodes.push(op_node(&length, "Shape", &[&first_scanned], opset, &bounds));
-            let mut constant = |e: &mut Engine, base: &str, data: tidytensor_core::HostData| -> Result<String> {
-                let dtype = tf_dtype_of(data.dtype());
-                let id = e.tensor(data, &[])?;
-                let cname = s.names.claim(&format!("{name}/{base}"));
-                s.weights.push((cname.clone(), id));
-                nodes.push(json!({ "name": cname, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
-                Ok(cname)
+            let mut constant = |e: &mut Engine, base: &str, data: tidytensor_core::HostData| {
+                const_node(e, s, &mut nodes, &format!("{name}/{base}"), data, &[])
             };
             let zero = constant(e, "iteration", tidytensor_core::HostData::I32(vec![0]))?;
             let go = constant(e, "go", tidytensor_core::HostData::Bool(vec![1]))?;
@@ -664,6 +654,23 @@ fn function(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[S
         "nodeDef": built.nodes,
         "ret": ret,
     }));
+    Ok(name)
+}
+
+/// A weight of `data` (of `shape`) and its Const node, named `base` (or the next free name).
+fn const_node(
+    e: &mut Engine,
+    s: &mut Shared,
+    nodes: &mut Vec<Value>,
+    base: &str,
+    data: tidytensor_core::HostData,
+    shape: &[usize],
+) -> Result<String> {
+    let dtype = tf_dtype_of(data.dtype());
+    let id = e.tensor(data, shape)?;
+    let name = s.names.claim(base);
+    s.weights.push((name.clone(), id));
+    nodes.push(json!({ "name": name, "op": "Const", "attr": { "dtype": { "type": dtype } } }));
     Ok(name)
 }
 
