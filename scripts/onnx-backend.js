@@ -57,6 +57,9 @@ async function runCase(dir) {
   // tidytensor computes float16 cases in float32, where the expected values were rounded to
   // float16 (spacing 2^-10 of the value) at every step: two steps' rounding is allowed.
   if (/fp16|float16/.test(path.basename(dir))) tol.rtol = Math.max(tol.rtol, 2 ** -9);
+  // The inverse DFT cases' expected zeros hold numpy's float32 rounding (~2e-7, over their atol
+  // of 1e-7): other runtimes' backend runs loosen these two cases too.
+  if (/^test_dft_inverse/.test(path.basename(dir))) tol.atol = Math.max(tol.atol, 1e-6);
   let model;
   try {
     model = await tf.loadOnnxModel(path.join(dir, 'model.onnx'));

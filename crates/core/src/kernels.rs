@@ -18,6 +18,11 @@ macro_rules! kernel_names {
 kernel_names! {
     // elementwise
     BITWISE_AND = "BitwiseAnd",
+    BITWISE_OR = "BitwiseOr",
+    BITWISE_XOR = "BitwiseXor",
+    INVERT = "Invert",
+    LEFT_SHIFT = "LeftShift",
+    RIGHT_SHIFT = "RightShift",
     CAST = "Cast",
     SELECT = "Select",
     // reduce

@@ -55,6 +55,34 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+/// For each element of `out` (row-major), the index of the element of a tensor of shape `from`
+/// that broadcasts to it (`from` must broadcast to `out`): for host loops over broadcast operands.
+pub fn broadcast_indices(from: &[usize], out: &[usize]) -> impl Iterator<Item = usize> {
+    let lead = out.len() - from.len();
+    // The stride of each output axis in `from`: 0 where `from` is 1 (or absent) there.
+    let own = strides(from);
+    let steps: Vec<usize> =
+        (0..out.len()).map(|i| if i < lead || from[i - lead] == 1 { 0 } else { own[i - lead] }).collect();
+    let dims = out.to_vec();
+    let mut at = vec![0usize; dims.len()];
+    let mut index = 0usize;
+    (0..size(out)).map(move |n| {
+        if n > 0 {
+            // Advance the odometer; `index` follows it.
+            for i in (0..dims.len()).rev() {
+                at[i] += 1;
+                index += steps[i];
+                if at[i] < dims[i] {
+                    break;
+                }
+                index -= steps[i] * dims[i];
+                at[i] = 0;
+            }
+        }
+        index
+    })
+}
+
 /// Resolves a possibly negative axis in `[-rank, rank)`.
 pub fn axis(op: &str, axis: i64, rank: usize) -> Result<usize> {
     let r = rank as i64;
@@ -159,6 +187,16 @@ pub fn collapse_broadcast(a: &[usize], b: &[usize], out: &[usize]) -> (Vec<usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn broadcast_indices_walk_the_source() {
+        let v: Vec<usize> = broadcast_indices(&[3, 1], &[2, 3, 2]).collect();
+        assert_eq!(v, [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]);
+        let v: Vec<usize> = broadcast_indices(&[2], &[2, 2]).collect();
+        assert_eq!(v, [0, 1, 0, 1]);
+        assert_eq!(broadcast_indices(&[], &[]).collect::<Vec<_>>(), [0]);
+        assert_eq!(broadcast_indices(&[0], &[0]).count(), 0);
+    }
 
     #[test]
     fn broadcasts_like_numpy() {

@@ -581,6 +581,39 @@ fn select_follows_the_condition(e: &mut Engine) {
     assert!(y.0.contains("could not be broadcast"), "{y:?}");
 }
 
+/// The int32 bit operations broadcast; shifts outside 0..32 give 0, or the sign for a right
+/// shift; tfjs's bitwiseAnd keeps its same-shape rule.
+fn bit_operations_on_int32(e: &mut Engine) {
+    use tidytensor_core::ops::BitOp;
+    let a = i32s(e, &[-8, 5, i32::MIN, 0x0F0F], &[2, 2]);
+    let b = i32s(e, &[3, 0x00FF], &[2]);
+    let cases: [(BitOp, [i32; 4]); 3] = [
+        (BitOp::And, [-8 & 3, 5 & 0xFF, i32::MIN & 3, 0x0F0F & 0xFF]),
+        (BitOp::Or, [-8 | 3, 5 | 0xFF, i32::MIN | 3, 0x0F0F | 0xFF]),
+        (BitOp::Xor, [-8 ^ 3, 5 ^ 0xFF, i32::MIN ^ 3, 0x0F0F ^ 0xFF]),
+    ];
+    for (op, want) in cases {
+        let y = e.bitwise(op, a, b).unwrap();
+        assert_eq!(values(e, y, &[2, 2], DType::Int32), want.map(f64::from).to_vec(), "{op:?}");
+    }
+    let x = i32s(e, &[-8, 1, -8, 7, 1], &[5]);
+    let s = i32s(e, &[1, 31, 40, -1, 32], &[5]);
+    let left = e.bitwise(BitOp::LeftShift, x, s).unwrap();
+    assert_eq!(values(e, left, &[5], DType::Int32), vec![-16.0, i32::MIN as f64, 0.0, 0.0, 0.0]);
+    let right = e.bitwise(BitOp::RightShift, x, s).unwrap();
+    assert_eq!(values(e, right, &[5], DType::Int32), vec![-4.0, 0.0, -1.0, 0.0, 0.0]);
+    let not = e.bitwise_not(a).unwrap();
+    assert_eq!(values(e, not, &[2, 2], DType::Int32), vec![7.0, -6.0, i32::MAX as f64, !0x0F0F_i32 as f64]);
+    fails(e, "BitwiseAnd: Tensors must have the same shape. x: 2,2, y: 2", |e| e.bitwise_and(a, b));
+    fails(e, "BitwiseOr: Only supports 'int32' values in tensor, found type of x: float32", |e| {
+        let f = f32s(e, &[1.0], &[1]);
+        let r = e.bitwise(BitOp::Or, f, b);
+        e.dispose(f);
+        r
+    });
+    fails(e, "Operands could not be broadcast together", |e| e.bitwise(BitOp::Xor, a, x));
+}
+
 /// Every op of the tables has its WGSL functions (found by name when the wgpu backend builds
 /// its kernel): `<js>_f32`, and `<js>_i32` where int32 and bool compute in integers.
 #[test]
@@ -769,6 +802,7 @@ fn step_log_sigmoid_and_moving_average(e: &mut Engine) {
 }
 
 backend_tests!(
+    bit_operations_on_int32,
     step_log_sigmoid_and_moving_average,
     select_follows_the_condition,
     table_gradients_match_finite_differences,

@@ -388,26 +388,84 @@ impl Engine {
     }
 }
 
+/// The bit operations of int32 values: tfjs's `bitwiseAnd`, and the rest for graph models
+/// (ONNX's BitwiseOr/Xor and BitShift).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOp {
+    And,
+    Or,
+    Xor,
+    /// Bits past the top are dropped; a shift outside 0..32 gives 0.
+    LeftShift,
+    /// Arithmetic (the sign fills the top); a shift outside 0..32 gives the sign alone, -1 or 0.
+    RightShift,
+}
+
+impl BitOp {
+    fn kernel(self) -> &'static str {
+        match self {
+            BitOp::And => k::BITWISE_AND,
+            BitOp::Or => k::BITWISE_OR,
+            BitOp::Xor => k::BITWISE_XOR,
+            BitOp::LeftShift => k::LEFT_SHIFT,
+            BitOp::RightShift => k::RIGHT_SHIFT,
+        }
+    }
+
+    fn apply(self, a: i32, b: i32) -> i32 {
+        let shift = u32::try_from(b).ok().filter(|&s| s < 32);
+        match self {
+            BitOp::And => a & b,
+            BitOp::Or => a | b,
+            BitOp::Xor => a ^ b,
+            BitOp::LeftShift => shift.map_or(0, |s| a << s),
+            BitOp::RightShift => shift.map_or(a >> 31, |s| a >> s),
+        }
+    }
+}
+
 impl Engine {
-    /// `tf.bitwiseAnd`: int32 tensors of one shape, on the host from the values (the float32
-    /// elementwise kernels cannot represent every int32 exactly).
+    /// `tf.bitwiseAnd`: int32 tensors of one shape.
     pub fn bitwise_and(&mut self, x: TensorId, y: TensorId) -> Result<TensorId> {
         let (xs, ys) = (self.shape(x)?.to_vec(), self.shape(y)?.to_vec());
         if xs != ys {
             bail!("BitwiseAnd: Tensors must have the same shape. x: {}, y: {}", shape::fmt(&xs), shape::fmt(&ys));
         }
+        self.bitwise(BitOp::And, x, y)
+    }
+
+    /// A bit operation of int32 tensors, broadcast numpy-style; on the host from the values (the
+    /// float32 elementwise kernels cannot represent every int32 exactly).
+    pub fn bitwise(&mut self, op: BitOp, x: TensorId, y: TensorId) -> Result<TensorId> {
+        let name = op.kernel();
         let (xd, yd) = (self.dtype(x)?, self.dtype(y)?);
         if xd != DType::Int32 || yd != DType::Int32 {
             bail!(
-                "BitwiseAnd: Only supports 'int32' values in tensor, found type of x: {} and type of y: {}",
+                "{name}: Only supports 'int32' values in tensor, found type of x: {} and type of y: {}",
                 xd.name(),
                 yd.name()
             );
         }
-        self.run_kernel_any(k::BITWISE_AND, &[x, y], |e, _, _| {
+        let out_shape = shape::broadcast(self.shape(x)?, self.shape(y)?)?;
+        self.run_kernel_any(name, &[x, y], |e, _, _| {
             let (a, b) = (e.read_f64(x)?, e.read_f64(y)?);
-            let out = a.iter().zip(&b).map(|(&p, &q)| (p as i32) & (q as i32)).collect();
-            e.tensor(crate::HostData::I32(out), &xs)
+            let (sa, sb) = (e.shape(x)?.to_vec(), e.shape(y)?.to_vec());
+            let (ia, ib) = (shape::broadcast_indices(&sa, &out_shape), shape::broadcast_indices(&sb, &out_shape));
+            let out = ia.zip(ib).map(|(i, j)| op.apply(a[i] as i32, b[j] as i32)).collect();
+            e.tensor(crate::HostData::I32(out), &out_shape)
+        })
+    }
+
+    /// Every bit of an int32 tensor flipped (`~x`), on the host.
+    pub fn bitwise_not(&mut self, x: TensorId) -> Result<TensorId> {
+        let dtype = self.dtype(x)?;
+        if dtype != DType::Int32 {
+            bail!("Invert: Only supports 'int32' values in tensor, found type of x: {}", dtype.name());
+        }
+        let shape = self.shape(x)?.to_vec();
+        self.run_kernel_any(k::INVERT, &[x], |e, _, _| {
+            let out = e.read_f64(x)?.iter().map(|&v| !(v as i32)).collect();
+            e.tensor(crate::HostData::I32(out), &shape)
         })
     }
 }

@@ -26,6 +26,7 @@ mod strings;
 pub use conv::{check_pad_rounding, window_info, ConvKind, Padding, PoolKind, Rounding, Window, WindowInfo};
 pub use creation::Random;
 pub use dynamic::{nms_select, Nms, NmsOutputs};
+pub use elementwise::BitOp;
 pub use fused::Fused;
 pub use image::Resize;
 pub use layout_composed::{

@@ -251,6 +251,17 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
     }
     let mut node_at: HashMap<String, usize> = HashMap::new();
     let mut unsupported: Vec<String> = Vec::new();
+    // ONNX's element type of each value where the file says it (or an op decides it): int8 and
+    // uint16 load as int32, and the ops whose results depend on the width read it (`_types`).
+    let mut elem_of: HashMap<String, i32> = HashMap::new();
+    for v in g.input.iter().chain(&g.value_info).chain(&g.output) {
+        if let Some(proto::type_proto::Value::TensorType(t)) = v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            elem_of.insert(v.name().to_string(), t.elem_type());
+        }
+    }
+    for t in &g.initializer {
+        elem_of.insert(t.name().to_string(), t.data_type());
+    }
     for (i, n) in g.node.iter().enumerate() {
         let op = n.op_type();
         let label = if n.name().is_empty() { format!("{op} #{i}") } else { n.name().to_string() };
@@ -260,6 +271,9 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
         // A constant is a weight.
         if op == "Constant" {
             let out = n.output.first().map(String::as_str).unwrap_or_default();
+            if let Some(t) = n.attribute.iter().find(|a| a.name() == "value").and_then(|a| a.t.as_ref()) {
+                elem_of.insert(out.to_string(), t.data_type());
+            }
             let (id, dtype) = constant(e, n, &label, folder)?;
             let name = s.names.claim(out);
             s.weights.push((name.clone(), id));
@@ -488,6 +502,15 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
         }
         attr.insert("opset".into(), json!({ "i": opset }));
         attr.insert("_outputs".into(), json!({ "i": n.output.len() }));
+        let types: Vec<i32> = n.input.iter().map(|v| elem_of.get(v).copied().unwrap_or(0)).collect();
+        if let Some(t) = tensor::result_type(op, &attr_of(n), &types) {
+            for out in &n.output {
+                elem_of.entry(out.clone()).or_insert(t);
+            }
+        }
+        if types.iter().any(|&t| t != 0) {
+            attr.insert("_types".into(), json!({ "list": { "i": types } }));
+        }
         let absent: Vec<usize> = (0..n.input.len()).filter(|&i| n.input[i].is_empty()).collect();
         attr.insert("_absent".into(), json!({ "list": { "i": absent } }));
         // An activation after a convolution (its only reader) joins the convolution's kernel.

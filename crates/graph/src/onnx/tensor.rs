@@ -17,6 +17,38 @@ pub(crate) fn dtype_of(elem_type: i32) -> Option<DType> {
     })
 }
 
+/// The element type of an op's outputs, from its inputs' (`inputs`, 0 where unknown) and its
+/// attributes, for the ops whose integer results have a width of their own.
+pub(crate) fn result_type(op: &str, attrs: &std::collections::HashMap<&str, f64>, inputs: &[i32]) -> Option<i32> {
+    let input = |i: usize| inputs.get(i).copied().filter(|&t| t != 0);
+    match op {
+        "Cast" => attrs.get("to").map(|&t| t as i32),
+        "CastLike" => input(1),
+        "Identity" | "BitShift" | "BitwiseAnd" | "BitwiseOr" | "BitwiseXor" | "BitwiseNot" | "Reshape" | "Flatten"
+        | "Squeeze" | "Unsqueeze" | "Transpose" => input(0),
+        "QuantizeLinear" => match attrs.get("output_dtype").map(|&t| t as i32) {
+            Some(t) if t != 0 => Some(t),
+            _ => input(2).or(Some(DataType::Uint8 as i32)),
+        },
+        "DynamicQuantizeLinear" => Some(DataType::Uint8 as i32),
+        "QLinearMatMul" | "QLinearConv" => input(7),
+        "MatMulInteger" | "ConvInteger" => Some(DataType::Int32 as i32),
+        _ => None,
+    }
+}
+
+/// The bits of an integer element type narrower than int32, and whether it is signed.
+pub(crate) fn narrow_int(elem_type: i32) -> Option<(u32, bool)> {
+    use DataType as D;
+    match DataType::try_from(elem_type).ok()? {
+        D::Int8 => Some((8, true)),
+        D::Uint8 => Some((8, false)),
+        D::Int16 => Some((16, true)),
+        D::Uint16 => Some((16, false)),
+        _ => None,
+    }
+}
+
 /// ONNX's name of an element type (`INT64`).
 pub(crate) fn type_name(elem_type: i32) -> String {
     DataType::try_from(elem_type).map_or_else(|_| format!("#{elem_type}"), |d| d.as_str_name().to_string())

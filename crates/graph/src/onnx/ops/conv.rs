@@ -41,7 +41,12 @@ pub(super) fn window_padding(
 }
 
 pub(super) fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
-    let (x, w) = (c.t(0)?, c.t(1)?);
+    conv_of(e, c, c.t(0)?, c.t(1)?, c.opt(2))
+}
+
+/// The convolution node `c` describes, of `x` by `w` plus `bias` (the integer convolutions
+/// give these centred).
+pub(super) fn conv_of(e: &mut Engine, c: &Ctx, x: TensorId, w: TensorId, bias: Option<TensorId>) -> Result<TensorId> {
     let nhwc = c.nhwc();
     let xs = nchw_shape(e.shape(x)?, nhwc);
     // The filter as ONNX gives it, [out, in / group, k...], or already reordered at load to
@@ -117,10 +122,10 @@ pub(super) fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     let activation = c.attrs().string("_activation");
     let activation = activation.as_deref();
     let plain = step.iter().all(|&s| s == 1) && spatial == 2 && (group == 1 || group == cin);
-    let fused = plain && (activation.is_some() || c.opt(2).is_some());
+    let fused = plain && (activation.is_some() || bias.is_some());
     let mut y = if fused {
         let act = Activation::parse(activation.unwrap_or("linear"), c.float("_alpha", 0.2))?;
-        let f = Fused { bias: c.opt(2), activation: act, alpha: None };
+        let f = Fused { bias, activation: act, alpha: None };
         if group == 1 {
             e.fused_conv(ConvKind::Conv2d, xl, wl, &win, &f)?
         } else {
@@ -146,7 +151,7 @@ pub(super) fn conv(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
         let stride: Vec<i64> = std::iter::once(1).chain(step.iter().copied()).chain(std::iter::once(1)).collect();
         y = slice_strided(e, y, &begin, &end, &stride)?;
     }
-    if let Some(b) = c.opt(2).filter(|_| !fused) {
+    if let Some(b) = bias.filter(|_| !fused) {
         y = e.add(y, b)?;
     }
     if let Some(act) = activation.filter(|_| !fused) {
@@ -172,7 +177,45 @@ pub(super) fn nchw_shape(s: &[usize], nhwc: bool) -> Vec<usize> {
 }
 
 pub(super) fn pool(e: &mut Engine, c: &Ctx, max: bool) -> Result<TensorId> {
+    pool_of(e, c, c.t(0)?, max, c.int("count_include_pad", 0) != 0)
+}
+
+/// LpPool: (Σ |x|^p)^(1/p) over each window, the padding zeros: an average counting the
+/// padding, times the window's size.
+pub(super) fn lp_pool(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     let x = c.t(0)?;
+    let p = c.float("p", 2.0);
+    if !(p.is_finite() && p > 0.0) {
+        bail!("ONNX node '{}': LpPool's p must be positive, not {p}", c.node.name);
+    }
+    let size: f64 = c.int_list("kernel_shape").unwrap_or_default().iter().map(|&k| k.max(1) as f64).product();
+    let xp = if p == 2.0 {
+        e.mul(x, x)?
+    } else {
+        let ax = e.unary(UnaryOp::Abs, x)?;
+        if p == 1.0 {
+            ax
+        } else {
+            let pt = e.scalar(p)?;
+            e.binary(BinaryOp::Pow, ax, pt)?
+        }
+    };
+    let mean = pool_of(e, c, xp, false, true)?;
+    let k = e.scalar(size)?;
+    let sum = e.mul(mean, k)?;
+    if p == 1.0 {
+        Ok(sum)
+    } else if p == 2.0 {
+        e.unary(UnaryOp::Sqrt, sum)
+    } else {
+        let inv = e.scalar(1.0 / p)?;
+        e.binary(BinaryOp::Pow, sum, inv)
+    }
+}
+
+/// A max or average pool of `x` as node `c` sets it (`include_pad`: an average's padding
+/// counts, as zeros).
+fn pool_of(e: &mut Engine, c: &Ctx, x: TensorId, max: bool, include_pad: bool) -> Result<TensorId> {
     let nhwc = c.nhwc();
     let xs = nchw_shape(e.shape(x)?, nhwc);
     if !(3..=5).contains(&xs.len()) {
@@ -195,9 +238,9 @@ pub(super) fn pool(e: &mut Engine, c: &Ctx, max: bool) -> Result<TensorId> {
     // Where the padding counts (or the core's 3-D pools, which take none), the input is padded
     // first: with zeros for an average, -inf for a max.
     let mut counts = None;
-    if padded && (n == 3 || (!max && c.int("count_include_pad", 0) != 0)) {
+    if padded && (n == 3 || (!max && include_pad)) {
         let Padding::Explicit(pairs) = &pad else { unreachable!("checked above") };
-        if !max && c.int("count_include_pad", 0) == 0 {
+        if !max && !include_pad {
             // An average over the input only: the padded sums over the padded count of ones.
             let shape = e.shape(xl)?.to_vec();
             let ones = e.fill(&shape, 1.0, DType::Float32)?;

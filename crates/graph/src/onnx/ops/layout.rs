@@ -458,3 +458,45 @@ pub(super) fn non_max_suppression(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     let count = rows.len() / 3;
     e.tensor(tidytensor_core::HostData::I32(rows), &[count, 3])
 }
+
+/// CenterCropPad: each listed axis (`axes`, all by default) cropped or zero-padded to its
+/// size in `shape`, centred: a crop starts half the excess in, rounded down; a pad puts the
+/// odd zero after.
+pub(super) fn center_crop_pad(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let x = c.t(0)?;
+    let shape = e.shape(x)?.to_vec();
+    let r = shape.len();
+    let want = ints(&c.nums(e, 1)?, "CenterCropPad's shape")?;
+    let axes: Vec<usize> = match c.int_list("axes") {
+        Some(a) => a.iter().map(|&v| axis(v, r, "CenterCropPad")).collect::<Result<_>>()?,
+        None => (0..r).collect(),
+    };
+    if want.len() != axes.len() {
+        bail!("ONNX node '{}': CenterCropPad has {} sizes for {} axes", c.node.name, want.len(), axes.len());
+    }
+    let mut begin = vec![0i64; r];
+    let mut size: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    let mut grow = vec![[0.0f64, 0.0]; r];
+    for (&a, &w) in axes.iter().zip(&want) {
+        let d = shape[a] as i64;
+        if w < 0 {
+            bail!("ONNX node '{}': CenterCropPad's size {w} for axis {a} is negative", c.node.name);
+        }
+        if w < d {
+            begin[a] = (d - w) / 2;
+            size[a] = w;
+        } else if w > d {
+            let extra = w - d;
+            grow[a] = [(extra / 2) as f64, (extra - extra / 2) as f64];
+        }
+    }
+    let cropped = size.iter().zip(&shape).any(|(&s, &d)| s != d as i64);
+    let y = if cropped { e.slice(x, &begin, &size)? } else { x };
+    if grow.iter().any(|g| g != &[0.0, 0.0]) {
+        e.pad(y, &grow, 0.0)
+    } else if cropped {
+        Ok(y)
+    } else {
+        e.clone_tensor(y)
+    }
+}

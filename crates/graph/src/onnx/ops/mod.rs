@@ -10,14 +10,18 @@ use tidytensor_core::ops::{ConvKind, Fused, NmsOutputs, Padding, PoolKind, Slice
 use tidytensor_core::{bail, Activation, ArgOp, BinaryOp, CumOp, DType, Engine, ReduceOp, Result, TensorId, UnaryOp};
 
 mod conv;
+mod integer;
 mod layout;
 mod norm;
 mod sequence;
+mod signal;
 
-use conv::{conv, conv_transpose, pool};
-use layout::{gather_elements, non_max_suppression, pad, resize, scatter_elements};
+use conv::{conv, conv_transpose, lp_pool, pool};
+use integer::{bit_op, dequantize_linear, dynamic_quantize_linear, integer_product, quantize_linear};
+use layout::{center_crop_pad, gather_elements, non_max_suppression, pad, resize, scatter_elements};
 use norm::{layer_norm, nll_loss, normalization};
 use sequence::{attention, recurrent, rotary_embedding};
+use signal::{dft, mel_weight_matrix, stft, window};
 
 /// Every op type run here (the default domain).
 pub const OPS: &[&str] = &[
@@ -35,23 +39,34 @@ pub const OPS: &[&str] = &[
     "Attention",
     "AveragePool",
     "BatchNormalization",
+    "BitShift",
+    "BitwiseAnd",
+    "BitwiseNot",
+    "BitwiseOr",
+    "BitwiseXor",
+    "BlackmanWindow",
     "Cast",
     "CastLike",
     "Ceil",
     "Celu",
+    "CenterCropPad",
     "Clip",
     "Compress",
     "Concat",
     "ConstantOfShape",
     "Conv",
+    "ConvInteger",
     "ConvTranspose",
     "Cos",
     "Cosh",
     "CumProd",
     "CumSum",
+    "DFT",
     "DepthToSpace",
+    "DequantizeLinear",
     "Div",
     "Dropout",
+    "DynamicQuantizeLinear",
     "Einsum",
     "Elu",
     "Equal",
@@ -72,6 +87,8 @@ pub const OPS: &[&str] = &[
     "Greater",
     "GreaterOrEqual",
     "GroupNormalization",
+    "HammingWindow",
+    "HannWindow",
     "HardSigmoid",
     "HardSwish",
     "Hardmax",
@@ -88,11 +105,14 @@ pub const OPS: &[&str] = &[
     "Log",
     "LogSoftmax",
     "LpNormalization",
+    "LpPool",
     "MatMul",
+    "MatMulInteger",
     "Max",
     "MaxPool",
     "Mean",
     "MeanVarianceNormalization",
+    "MelWeightMatrix",
     "Min",
     "Mish",
     "Mod",
@@ -107,6 +127,9 @@ pub const OPS: &[&str] = &[
     "PRelu",
     "Pad",
     "Pow",
+    "QLinearConv",
+    "QLinearMatMul",
+    "QuantizeLinear",
     "RMSNormalization",
     "RNN",
     "Range",
@@ -126,6 +149,7 @@ pub const OPS: &[&str] = &[
     "Resize",
     "RotaryEmbedding",
     "Round",
+    "STFT",
     "Scatter",
     "ScatterElements",
     "ScatterND",
@@ -365,6 +389,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             return Ok(vec![v, i]);
         }
         "LSTM" | "GRU" | "RNN" => return recurrent(e, c, op),
+        "DynamicQuantizeLinear" => return dynamic_quantize_linear(e, c),
         "Attention" => return attention(e, c),
         "NegativeLogLikelihoodLoss" => return Ok(vec![nll_loss(e, c, c.t(0)?)?]),
         "NonMaxSuppression" => return Ok(vec![non_max_suppression(e, c)?]),
@@ -390,6 +415,10 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     }
     Ok(vec![match op {
         "Identity" => e.clone_tensor(c.t(0)?)?,
+        "BitShift" | "BitwiseAnd" | "BitwiseNot" | "BitwiseOr" | "BitwiseXor" => bit_op(e, c, op)?,
+        "QuantizeLinear" => quantize_linear(e, c)?,
+        "DequantizeLinear" => dequantize_linear(e, c)?,
+        "MatMulInteger" | "QLinearMatMul" | "ConvInteger" | "QLinearConv" => integer_product(e, c, op)?,
         "CastLike" => {
             let dtype = e.dtype(c.t(1)?)?;
             e.cast(c.t(0)?, dtype)?
@@ -871,6 +900,12 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             e.unary(UnaryOp::Sqrt, s)?
         }
         "Pad" => pad(e, c)?,
+        "CenterCropPad" => center_crop_pad(e, c)?,
+        "LpPool" => lp_pool(e, c)?,
+        "HannWindow" | "HammingWindow" | "BlackmanWindow" => window(e, c, op)?,
+        "DFT" => dft(e, c)?,
+        "STFT" => stft(e, c)?,
+        "MelWeightMatrix" => mel_weight_matrix(e, c)?,
         "Resize" | "Upsample" => resize(e, c)?,
         "GatherElements" => gather_elements(e, c)?,
         "ScatterElements" | "Scatter" => scatter_elements(e, c)?,
