@@ -513,12 +513,24 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
         }
         let absent: Vec<usize> = (0..n.input.len()).filter(|&i| n.input[i].is_empty()).collect();
         attr.insert("_absent".into(), json!({ "list": { "i": absent } }));
-        // An activation after a convolution (its only reader) joins the convolution's kernel.
+        // A bias added to a matrix product (its only reader) joins the product's kernel.
+        if op == "Add" && opset >= 7 {
+            if let Some((at, held, bias)) = matmul_bias(n, &uses, &value_of, &node_at, &nodes, &consts, e) {
+                if let (Some(list), Some(out)) = (nodes[at]["input"].as_array_mut(), n.output.first()) {
+                    list.push(json!(bias));
+                    value_of.insert(out.clone(), held);
+                    continue;
+                }
+            }
+        }
+        // An activation after a convolution or a matrix product (its only reader) joins its
+        // kernel.
         if let Some((activation, alpha)) = fusable_activation(op, n, &attr_of(n), &value_of, &consts, e) {
             let conv = n.input.first().filter(|v| uses.get(v.as_str()) == Some(&1)).and_then(|v| {
                 let held = nhwc_of.get(v).or_else(|| value_of.get(v))?;
                 let at = *node_at.get(crate::graph::parse_name(held).0)?;
-                (nodes[at]["op"] == format!("{PREFIX}Conv") && nodes[at]["attr"].get("_activation").is_none())
+                let fuses = ["Conv", "MatMul", "Gemm"].iter().any(|o| nodes[at]["op"] == format!("{PREFIX}{o}"));
+                (fuses && nodes[at]["attr"].get("_activation").is_none())
                     .then(|| (at, held.clone(), nhwc_of.contains_key(v)))
             });
             if let (Some((at, held, in_nhwc)), Some(out)) = (conv, n.output.first()) {
@@ -1034,6 +1046,40 @@ impl Layout {
 /// A node's attributes by name (numbers only: what [`fusable_activation`] reads).
 fn attr_of(n: &proto::NodeProto) -> HashMap<&str, f64> {
     n.attribute.iter().map(|a| (a.name(), if a.f.is_some() { a.f() as f64 } else { a.i() as f64 })).collect()
+}
+
+/// Where Add node `n` adds a bias to a MatMul's product that nothing else reads: the MatMul's
+/// place in `nodes`, the value it holds, and the bias's (a weight of `[N]` against a weight
+/// `[K, N]`, so the sum is the fused kernel's bias).
+fn matmul_bias(
+    n: &proto::NodeProto,
+    uses: &HashMap<&str, usize>,
+    value_of: &HashMap<String, String>,
+    node_at: &HashMap<String, usize>,
+    nodes: &[Value],
+    consts: &HashMap<String, TensorId>,
+    e: &Engine,
+) -> Option<(usize, String, String)> {
+    let weight = |held: &str| consts.get(held.strip_suffix(":0").unwrap_or(held)).copied();
+    if n.input.len() != 2 {
+        return None;
+    }
+    (0..2).find_map(|p| {
+        let (product, bias) = (&n.input[p], &n.input[1 - p]);
+        if uses.get(product.as_str()) != Some(&1) {
+            return None;
+        }
+        let held = value_of.get(product)?;
+        let at = *node_at.get(crate::graph::parse_name(held).0)?;
+        let inputs = nodes[at]["input"].as_array()?;
+        if nodes[at]["op"] != format!("{PREFIX}MatMul") || inputs.len() != 2 {
+            return None;
+        }
+        let b = e.shape(weight(inputs[1].as_str()?)?).ok()?;
+        let bias_held = value_of.get(bias)?;
+        let bias_shape = e.shape(weight(bias_held)?).ok()?;
+        (b.len() == 2 && bias_shape == [b[1]]).then(|| (at, held.clone(), bias_held.clone()))
+    })
 }
 
 /// The fused-kernel activation (the core's name, its alpha) that node `n` is, if it is one:

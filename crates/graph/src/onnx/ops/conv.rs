@@ -188,6 +188,9 @@ pub(super) fn lp_pool(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     if !(p.is_finite() && p > 0.0) {
         bail!("ONNX node '{}': LpPool's p must be positive, not {p}", c.node.name);
     }
+    if c.int("ceil_mode", 0) != 0 {
+        bail!("ONNX node '{}': LpPool's ceil_mode is not supported yet", c.node.name);
+    }
     let size: f64 = c.int_list("kernel_shape").unwrap_or_default().iter().map(|&k| k.max(1) as f64).product();
     let xp = if p == 2.0 {
         e.mul(x, x)?
@@ -221,9 +224,6 @@ fn pool_of(e: &mut Engine, c: &Ctx, x: TensorId, max: bool, include_pad: bool) -
     if !(3..=5).contains(&xs.len()) {
         bail!("ONNX node '{}': pools run over 1-D, 2-D and 3-D data (rank 3 to 5), not rank {}", c.node.name, xs.len());
     }
-    if c.int("ceil_mode", 0) != 0 {
-        bail!("ONNX node '{}': ceil_mode is not supported yet", c.node.name);
-    }
     let n = xs.len() - 2;
     let Some(kernel) = c.int_list("kernel_shape") else { bail!("ONNX node '{}' has no kernel_shape", c.node.name) };
     let kernel: Vec<usize> = kernel.iter().map(|&k| k.max(1) as usize).collect();
@@ -233,20 +233,43 @@ fn pool_of(e: &mut Engine, c: &Ctx, x: TensorId, max: bool, include_pad: bool) -
         bail!("ONNX node '{}': kernel_shape, strides and dilations need {n} values each", c.node.name);
     }
     let mut pad = window_padding(c, &xs[2..], &kernel, &strides, &dilations)?;
+    let Padding::Explicit(pairs) = &pad else { unreachable!("window_padding is explicit") };
+    // ceil_mode: the windows that would overhang the padded input's end (starting inside it)
+    // run over an extension past the end that never counts.
+    let mut extension = vec![[0.0, 0.0]; n + 2];
+    if c.int("ceil_mode", 0) != 0 {
+        for i in 0..n {
+            let (size, [before, after]) = (xs[2 + i] as i64, pairs[i + 1].map(|p| p as i64));
+            let (s, span) = (strides[i].max(1), (kernel[i] as i64 - 1) * dilations[i].max(1) + 1);
+            let reach = size + before + after - span;
+            if reach < 0 {
+                continue;
+            }
+            let mut out = (reach + s - 1) / s + 1;
+            if (out - 1) * s >= size + before {
+                out -= 1;
+            }
+            extension[i + 1][1] = ((out - 1) * s + span - (size + before + after)).max(0) as f64;
+        }
+    }
+    let extended = extension.iter().any(|p| p[1] > 0.0);
+    let pairs = pairs.clone();
     let mut xl = if nhwc { x } else { to_channels_last(e, x)? };
-    let padded = matches!(&pad, Padding::Explicit(p) if p.iter().any(|p| p != &[0.0, 0.0]));
-    // Where the padding counts (or the core's 3-D pools, which take none), the input is padded
-    // first: with zeros for an average, -inf for a max.
+    let padded = pairs.iter().any(|p| p != &[0.0, 0.0]);
+    // Where the padding counts, or there is an extension (or for the core's 3-D pools, which
+    // take no padding), the input is padded first: with zeros for an average, -inf for a max.
     let mut counts = None;
-    if padded && (n == 3 || (!max && include_pad)) {
-        let Padding::Explicit(pairs) = &pad else { unreachable!("checked above") };
-        if !max && !include_pad {
-            // An average over the input only: the padded sums over the padded count of ones.
+    if extended || (padded && (n == 3 || (!max && include_pad))) {
+        if !max && (!include_pad || extended) {
+            // An average over what counts: the padded sums over the padded count of ones.
             let shape = e.shape(xl)?.to_vec();
             let ones = e.fill(&shape, 1.0, DType::Float32)?;
-            counts = Some(e.pad(ones, pairs, 0.0)?);
+            let counted = e.pad(ones, &pairs, if include_pad { 1.0 } else { 0.0 })?;
+            counts = Some(e.pad(counted, &extension, 0.0)?);
         }
-        xl = e.pad(xl, pairs, if max { f64::NEG_INFINITY } else { 0.0 })?;
+        let fill = if max { f64::NEG_INFINITY } else { 0.0 };
+        let inner = e.pad(xl, &pairs, fill)?;
+        xl = e.pad(inner, &extension, fill)?;
         pad = Padding::Valid;
     } else if !padded {
         pad = Padding::Valid;

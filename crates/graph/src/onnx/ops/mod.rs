@@ -307,6 +307,41 @@ fn matmul(e: &mut Engine, a: TensorId, b: TensorId) -> Result<TensorId> {
     }
 }
 
+/// MatMul and Gemm, with the bias (a MatMul's from a following Add, the loader's) and the
+/// activation the loader fused into them in the core's fused kernel where it takes them.
+fn linear(e: &mut Engine, c: &Ctx, op: &str) -> Result<TensorId> {
+    let (a, b) = (c.t(0)?, c.t(1)?);
+    let gemm = op == "Gemm";
+    let (ta, tb) = if gemm { (c.int("transA", 0) != 0, c.int("transB", 0) != 0) } else { (false, false) };
+    let (alpha, beta) = if gemm { (c.float("alpha", 1.0), c.float("beta", 1.0)) } else { (1.0, 1.0) };
+    let activation = c.attrs().string("_activation");
+    let act = Activation::parse(activation.as_deref().unwrap_or("linear"), c.float("_alpha", 0.2))?;
+    let bias = c.opt(2);
+    // The fused kernel: plain matrices (Gemm's; a MatMul's batch of rows against one matrix),
+    // unscaled.
+    if alpha == 1.0 && beta == 1.0 && (gemm || (rank(e, a)? >= 2 && rank(e, b)? == 2)) {
+        return e.fused_matmul(a, b, ta, tb, &Fused { bias, activation: act, alpha: None });
+    }
+    let mut y = if gemm { e.matmul(a, b, ta, tb)? } else { matmul(e, a, b)? };
+    if alpha != 1.0 {
+        let s = e.scalar(alpha)?;
+        y = e.mul(y, s)?;
+    }
+    if let Some(cc) = bias {
+        let cc = if beta != 1.0 {
+            let s = e.scalar(beta)?;
+            e.mul(cc, s)?
+        } else {
+            cc
+        };
+        y = e.add(y, cc)?;
+    }
+    match activation {
+        Some(name) => e.activate(y, &name, None, c.float("_alpha", 0.2)),
+        None => Ok(y),
+    }
+}
+
 fn variadic(e: &mut Engine, c: &Ctx, op: BinaryOp) -> Result<TensorId> {
     let xs = c.tensors(0, 0);
     let Some((&first, rest)) = xs.split_first() else { bail!("ONNX node '{}' has no inputs", c.node.name) };
@@ -576,27 +611,7 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let n = e.scalar(c.tensors(0, 0).len() as f64)?;
             e.div(s, n)?
         }
-        "MatMul" => matmul(e, c.t(0)?, c.t(1)?)?,
-        "Gemm" => {
-            let (a, b) = (c.t(0)?, c.t(1)?);
-            let (ta, tb) = (c.int("transA", 0) != 0, c.int("transB", 0) != 0);
-            let (alpha, beta) = (c.float("alpha", 1.0), c.float("beta", 1.0));
-            let mut y = e.matmul(a, b, ta, tb)?;
-            if alpha != 1.0 {
-                let s = e.scalar(alpha)?;
-                y = e.mul(y, s)?;
-            }
-            if let Some(cc) = c.opt(2) {
-                let cc = if beta != 1.0 {
-                    let s = e.scalar(beta)?;
-                    e.mul(cc, s)?
-                } else {
-                    cc
-                };
-                y = e.add(y, cc)?;
-            }
-            y
-        }
+        "MatMul" | "Gemm" => linear(e, c, op)?,
         "Conv" => conv(e, c)?,
         "MaxPool" => pool(e, c, true)?,
         "AveragePool" => pool(e, c, false)?,
