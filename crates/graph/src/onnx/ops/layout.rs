@@ -400,8 +400,89 @@ pub(super) fn scatter_elements(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
             let sums = e.scatter_nd(pos, updates, &total)?;
             e.add(flat, sums)?
         }
-        other => bail!("ONNX node '{}': ScatterElements' reduction '{other}' is not supported yet", c.node.name),
+        reduction => {
+            let positions: Vec<usize> = e.read_f64(pos)?.iter().map(|&p| p as usize).collect();
+            scatter_reduce(e, c, flat, &positions, updates, reduction)?
+        }
     };
+    let back: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    e.reshape(y, &back)
+}
+
+/// `x` with each update in turn combined into the element at its flat position (`positions`,
+/// one per update, in bounds) by `reduction` (mul, max or min), on the host: repeated positions
+/// combine every update, as ONNX's scatters with a reduction do.
+pub(super) fn scatter_reduce(
+    e: &mut Engine,
+    c: &Ctx,
+    x: TensorId,
+    positions: &[usize],
+    updates: TensorId,
+    reduction: &str,
+) -> Result<TensorId> {
+    let combine: fn(f64, f64) -> f64 = match reduction {
+        "mul" => |a, b| a * b,
+        "max" => f64::max,
+        "min" => f64::min,
+        other => bail!("ONNX node '{}': the reduction '{other}' is not one of ONNX's", c.node.name),
+    };
+    let (shape, dtype) = (e.shape(x)?.to_vec(), e.dtype(x)?);
+    let mut v = e.read_f64(x)?;
+    let u = e.read_f64(updates)?;
+    if u.len() != positions.len() || positions.iter().any(|&p| p >= v.len()) {
+        bail!("ONNX node '{}': {} updates for {} positions in {shape:?}", c.node.name, u.len(), positions.len());
+    }
+    for (&p, &w) in positions.iter().zip(&u) {
+        v[p] = combine(v[p], w);
+    }
+    let data = match dtype {
+        DType::Int32 => tidytensor_core::HostData::I32(v.iter().map(|&a| a as i32).collect()),
+        _ => tidytensor_core::HostData::F32(v.iter().map(|&a| a as f32).collect()),
+    };
+    let y = e.tensor(data, &shape)?;
+    if dtype == DType::Int32 || dtype == DType::Float32 {
+        Ok(y)
+    } else {
+        e.cast(y, dtype)
+    }
+}
+
+/// ReverseSequence: along `time_axis`, each batch item's first `sequence_lens[i]` steps reversed
+/// (the rest as they are), by one gather of the flat input.
+pub(super) fn reverse_sequence(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
+    let (x, lens) = (c.t(0)?, c.t(1)?);
+    let shape = e.shape(x)?.to_vec();
+    if shape.len() < 2 {
+        bail!("ONNX node '{}': ReverseSequence needs an input of rank 2 or more, not {shape:?}", c.node.name);
+    }
+    let time = axis(c.int("time_axis", 0), shape.len(), &c.node.name)?;
+    let batch = axis(c.int("batch_axis", 1), shape.len(), &c.node.name)?;
+    let lens = e.read_f64(lens)?;
+    if time == batch || lens.len() != shape[batch] {
+        bail!(
+            "ONNX node '{}': time axis {time}, batch axis {batch} and {} sequence lengths do not fit {shape:?}",
+            c.node.name,
+            lens.len()
+        );
+    }
+    let strides = tidytensor_core::shape::strides(&shape);
+    let n: usize = shape.iter().product();
+    let mut source = Vec::with_capacity(n);
+    let mut at = vec![0usize; shape.len()];
+    for flat in 0..n {
+        let (t, len) = (at[time], lens[at[batch]].clamp(0.0, shape[time] as f64) as usize);
+        source.push(if t < len { flat + (len - 1 - t) * strides[time] - t * strides[time] } else { flat } as i32);
+        for d in (0..shape.len()).rev() {
+            at[d] += 1;
+            if at[d] < shape[d] {
+                break;
+            }
+            at[d] = 0;
+        }
+    }
+    let index = e.tensor(tidytensor_core::HostData::I32(source), &[n])?;
+    let flat = e.reshape(x, &[-1])?;
+    let y = e.gather(flat, index, 0, 0)?;
     let back: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
     e.reshape(y, &back)
 }

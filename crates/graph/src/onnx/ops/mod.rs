@@ -13,13 +13,17 @@ mod conv;
 mod integer;
 mod layout;
 mod norm;
+mod sample;
 mod sequence;
 mod signal;
 
 use conv::{conv, conv_transpose, lp_pool, pool};
 use integer::{bit_op, dequantize_linear, dynamic_quantize_linear, integer_product, quantize_linear};
-use layout::{center_crop_pad, gather_elements, non_max_suppression, pad, resize, scatter_elements};
+use layout::{
+    center_crop_pad, gather_elements, non_max_suppression, pad, resize, reverse_sequence, scatter_elements, scatter_reduce,
+};
 use norm::{layer_norm, nll_loss, normalization};
+use sample::grid_sample;
 use sequence::{attention, recurrent, rotary_embedding};
 use signal::{dft, mel_weight_matrix, stft, window};
 
@@ -86,6 +90,7 @@ pub const OPS: &[&str] = &[
     "GlobalMaxPool",
     "Greater",
     "GreaterOrEqual",
+    "GridSample",
     "GroupNormalization",
     "HammingWindow",
     "HannWindow",
@@ -147,6 +152,7 @@ pub const OPS: &[&str] = &[
     "Relu",
     "Reshape",
     "Resize",
+    "ReverseSequence",
     "RotaryEmbedding",
     "Round",
     "STFT",
@@ -172,6 +178,7 @@ pub const OPS: &[&str] = &[
     "Squeeze",
     "Sub",
     "Sum",
+    "SwiGLU",
     "Swish",
     "Tan",
     "Tanh",
@@ -918,11 +925,13 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         "CenterCropPad" => center_crop_pad(e, c)?,
         "LpPool" => lp_pool(e, c)?,
         "HannWindow" | "HammingWindow" | "BlackmanWindow" => window(e, c, op)?,
+        "GridSample" => grid_sample(e, c)?,
         "DFT" => dft(e, c)?,
         "STFT" => stft(e, c)?,
         "MelWeightMatrix" => mel_weight_matrix(e, c)?,
         "Resize" | "Upsample" => resize(e, c)?,
         "GatherElements" => gather_elements(e, c)?,
+        "ReverseSequence" => reverse_sequence(e, c)?,
         "ScatterElements" | "Scatter" => scatter_elements(e, c)?,
         "ScatterND" => {
             let (x, idx, upd) = (c.t(0)?, c.t(1)?, c.t(2)?);
@@ -933,7 +942,31 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                     let sums = e.scatter_nd(idx, upd, &shape)?;
                     e.add(x, sums)?
                 }
-                other => bail!("ONNX node '{}': ScatterND's reduction '{other}' is not supported yet", c.node.name),
+                reduction => {
+                    // Each index names a slice of x: its elements' flat positions, in the
+                    // updates' order.
+                    let shape = e.shape(x)?.to_vec();
+                    let idx_shape = e.shape(idx)?.to_vec();
+                    let k = idx_shape.last().copied().unwrap_or(0);
+                    if idx_shape.is_empty() || k > shape.len() {
+                        bail!("ONNX node '{}': indices of shape {idx_shape:?} do not index {shape:?}", c.node.name);
+                    }
+                    let inner: usize = shape[k..].iter().product();
+                    let strides = tidytensor_core::shape::strides(&shape);
+                    let mut positions = Vec::new();
+                    for tuple in e.read_f64(idx)?.chunks(k.max(1)).take(idx_shape[..idx_shape.len() - 1].iter().product()) {
+                        let mut base = 0;
+                        for (d, &i) in tuple.iter().take(k).enumerate() {
+                            let i = if i < 0.0 { i + shape[d] as f64 } else { i };
+                            if !(0.0..shape[d] as f64).contains(&i) {
+                                bail!("ONNX node '{}': index {i} is out of range for axis {d} of {shape:?}", c.node.name);
+                            }
+                            base += i as usize * strides[d];
+                        }
+                        positions.extend(base..base + inner);
+                    }
+                    scatter_reduce(e, c, x, &positions, upd, reduction)?
+                }
             }
         }
         "GatherND" => {
@@ -1084,12 +1117,22 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             let d = e.add(a, one)?;
             e.div(x, d)?
         }
-        "Swish" => {
+        "Swish" | "SwiGLU" => {
+            // x · sigmoid(alpha · x), SwiGLU's gated by its second input.
             let x = c.t(0)?;
             let alpha = e.scalar(c.float("alpha", 1.0))?;
             let ax = e.mul(x, alpha)?;
             let s = e.unary(UnaryOp::Sigmoid, ax)?;
-            e.mul(x, s)?
+            let y = e.mul(x, s)?;
+            if op == "SwiGLU" {
+                let (a, b) = (e.shape(x)?.to_vec(), e.shape(c.t(1)?)?.to_vec());
+                if a != b {
+                    bail!("ONNX node '{}': SwiGLU's inputs must have one shape, not {a:?} and {b:?}", c.node.name);
+                }
+                e.mul(y, c.t(1)?)?
+            } else {
+                y
+            }
         }
         "Mish" => {
             let x = c.t(0)?;
