@@ -409,6 +409,28 @@ pub trait Backend: Send + Sync {
     /// `x` `[batch, d, h, w, in_channels]` convolved with `filter` `[fd, fh, fw, in_channels,
     /// out_channels]`: output `[batch, od, oh, ow, out_channels]`.
     fn conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>>;
+
+    /// A convolution (`depthwise`: [`Backend::depthwise_conv`]'s, else [`Backend::conv`]'s) with
+    /// the fused ops' epilogue ([`Backend::fused_epilogue`]) on its output. The default runs one
+    /// after the other; a backend may apply the epilogue to each part of the output as it is made.
+    #[allow(clippy::too_many_arguments)]
+    fn fused_conv(
+        &self,
+        x: View,
+        filter: View,
+        g: &ConvGeom,
+        depthwise: bool,
+        bias: Option<View>,
+        act: Activation,
+        alpha: Option<View>,
+    ) -> Result<Box<dyn Storage>> {
+        let y = if depthwise { self.depthwise_conv(x, filter, g)? } else { self.conv(x, filter, g)? };
+        let (rows, channels) = (g.batch * g.out_spatial(), g.out_channels);
+        if rows * channels == 0 {
+            return Ok(y);
+        }
+        self.fused_epilogue(y, rows, channels, bias, act, alpha)
+    }
     /// The gradient of [`Backend::conv`] with respect to its input (`tf.conv2dTranspose`): `dy`
     /// `[batch, od, oh, ow, out_channels]` and the same filter give `[batch, d, h, w, in_channels]`.
     fn conv_input_grad(&self, dy: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>>;

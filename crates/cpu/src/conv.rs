@@ -7,6 +7,7 @@
 use rayon::prelude::*;
 use tidytensor_core::{ConvGeom, PoolOp};
 
+use crate::elementwise::Epilogue;
 use crate::matmul::{sgemm, GEMM_PAR_WORK};
 use crate::{pool, PAR_THRESHOLD};
 
@@ -152,15 +153,17 @@ fn im2col(x: &[f32], g: &ConvGeom, start: usize, col: &mut [f32]) {
     }
 }
 
-/// The forward convolution: a 1×1 one is one GEMM; a 2-D one runs directly where the CPU has a
-/// kernel for it ([`crate::direct_conv`]); the rest go to [`implicit_gemm`].
-pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
+/// The forward convolution, then the fused ops' epilogue `ep` where there is one: a 1×1 one is
+/// one GEMM; a 2-D one runs directly where the CPU has a kernel for it
+/// ([`crate::direct_conv`]), which applies the epilogue to each row of outputs while it is in
+/// cache; the rest go to [`implicit_gemm`].
+pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom, ep: Option<&Epilogue>) -> Vec<f32> {
     let (cin, cout) = (g.in_channels, g.out_channels);
     let kdim = g.taps() * cin;
     let rows = g.batch * g.out_spatial();
     let pointwise = is_pointwise(g);
     if !pointwise {
-        if let Some(direct) = crate::direct_conv::conv2d(x, w, g) {
+        if let Some(direct) = crate::direct_conv::conv2d(x, w, g, ep) {
             return direct;
         }
     }
@@ -170,13 +173,15 @@ pub(crate) fn conv(x: &[f32], w: &[f32], g: &ConvGeom) -> Vec<f32> {
     }
     if kdim == 0 {
         out.fill(0.0);
-        return out;
-    }
-    if pointwise {
+    } else if pointwise {
         sgemm(&mut out, (rows, cout, cin), x, (cin, 1), w, (cout, 1), gemm_par(rows * cout * cin));
-        return out;
+    } else {
+        out = implicit_gemm(x, w, g, out);
     }
-    implicit_gemm(x, w, g, out)
+    if let Some(ep) = ep {
+        ep.apply_all(&mut out);
+    }
+    out
 }
 
 /// The forward convolution as an implicit GEMM, into `out` (which it fills): the output rows

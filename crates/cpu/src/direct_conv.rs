@@ -13,6 +13,7 @@
 use rayon::prelude::*;
 use tidytensor_core::ConvGeom;
 
+use crate::elementwise::Epilogue;
 use crate::pool;
 
 /// Multiply-adds below which a convolution stays on one thread.
@@ -60,12 +61,13 @@ struct Out(*mut f32);
 // SAFETY: every task writes only its own (row, channel panel) tiles.
 unsafe impl Sync for Out {}
 
-/// The convolution of 2-D geometry `g` (depth 1), or `None` where this CPU has no kernel.
-pub(crate) fn conv2d(x: &[f32], w: &[f32], g: &ConvGeom) -> Option<Vec<f32>> {
-    conv2d_with(Kernel::detect()?, x, w, g)
+/// The convolution of 2-D geometry `g` (depth 1), then `ep` on each row of its output while it
+/// is in cache, or `None` where this CPU has no kernel.
+pub(crate) fn conv2d(x: &[f32], w: &[f32], g: &ConvGeom, ep: Option<&Epilogue>) -> Option<Vec<f32>> {
+    conv2d_with(Kernel::detect()?, x, w, g, ep)
 }
 
-fn conv2d_with(kernel: Kernel, x: &[f32], w: &[f32], g: &ConvGeom) -> Option<Vec<f32>> {
+fn conv2d_with(kernel: Kernel, x: &[f32], w: &[f32], g: &ConvGeom, ep: Option<&Epilogue>) -> Option<Vec<f32>> {
     if g.in_size[0] != 1 || g.out_size[0] != 1 || g.filter[0] != 1 {
         return None;
     }
@@ -83,8 +85,10 @@ fn conv2d_with(kernel: Kernel, x: &[f32], w: &[f32], g: &ConvGeom) -> Option<Vec
     // dilation + 1 along each axis.
     let (hp, wp) = ((oh - 1) * sy + (fh - 1) * dy + 1, (ow - 1) * sx + (fw - 1) * dx + 1);
     let image = hp * wp * cin;
-    let mut padded = pool::take::<f32>(g.batch * image);
     let parallel = g.batch * oh * ow * cout * fh * fw * cin >= PAR_WORK;
+    // An input the windows cover exactly, unpadded (a 1×1 convolution's), is read where it is.
+    let exact = g.pad[1] == 0 && g.pad[2] == 0 && (hp, wp) == (h, wi);
+    let mut padded = if exact { Vec::new() } else { pool::take::<f32>(g.batch * image) };
     let fill = |(row, dst): (usize, &mut [f32])| {
         let (b, py) = (row / hp, row % hp);
         let iy = py as isize - g.pad[1];
@@ -109,6 +113,7 @@ fn conv2d_with(kernel: Kernel, x: &[f32], w: &[f32], g: &ConvGeom) -> Option<Vec
     } else {
         padded.chunks_mut(wp * cin).enumerate().for_each(fill);
     }
+    let source: &[f32] = if exact { &x[..g.batch * image] } else { &padded };
     let taps = fh * fw;
     let panels = cout.div_ceil(nr);
     let panel_len = taps * cin * nr;
@@ -142,7 +147,7 @@ fn conv2d_with(kernel: Kernel, x: &[f32], w: &[f32], g: &ConvGeom) -> Option<Vec
             for tile in 0..tiles {
                 let (x0, x1) = (tile * ow / tiles, (tile + 1) * ow / tiles);
                 let rows = x1 - x0;
-                let a = &padded[line + x0 * lda..];
+                let a = &source[line + x0 * lda..];
                 // The last tap of the last window reads up to here: inside the padded image.
                 assert!(offsets[taps - 1] + (rows - 1) * lda + cin <= a.len());
                 let kernel = kernel.runs[rows - 1];
@@ -163,6 +168,11 @@ fn conv2d_with(kernel: Kernel, x: &[f32], w: &[f32], g: &ConvGeom) -> Option<Vec
                         d.copy_from_slice(&local[i * nr..][..cols]);
                     }
                 }
+            }
+            if let Some(ep) = ep {
+                // SAFETY: the row's outputs in this task's channels, which it has just written
+                // and no other task writes.
+                unsafe { ep.apply_tile(dst.0.add(r * ow * cout + j0), ow, cols, cout, j0) };
             }
         }
         pool::give(panel);
@@ -307,6 +317,8 @@ mod tests {
             (2, [8, 70], 2, [4, 24], 17, [5, 3], [2, 3], [1, 1], [2, 1]),
             // A negative pad skips input.
             (1, [10, 64], 3, [8, 60], 8, [1, 3], [1, 1], [1, 1], [-1, -1]),
+            // Read in place: 1×1, unpadded, stride 1.
+            (2, [12, 20], 5, [12, 20], 40, [1, 1], [1, 1], [1, 1], [0, 0]),
             // Narrow rows (one tile of 7, two of 7), channels past one panel.
             (3, [7, 7], 16, [7, 7], 70, [3, 3], [1, 1], [1, 1], [1, 1]),
             (1, [14, 14], 9, [14, 14], 33, [3, 3], [1, 1], [1, 1], [1, 1]),
@@ -326,14 +338,20 @@ mod tests {
             };
             let (x, w) = (values(batch * h * wi * cin, 1), values(fh * fw * cin * cout, 2));
             let want = crate::conv::implicit_gemm(&x, &w, &g, vec![0.0; batch * oh * ow * cout]);
+            // With a bias and relu6 applied row by row, as after the whole product.
+            let ep = Epilogue::new(cout, Some(&values(cout, 3)), tidytensor_core::Activation::Relu6, None);
+            let mut want_fused = want.clone();
+            ep.apply_all(&mut want_fused);
             for (k, kernel) in Kernel::available().into_iter().enumerate() {
-                let got = conv2d_with(kernel, &x, &w, &g).expect("a direct convolution");
-                tried += 1;
-                for (i, (a, b)) in got.iter().zip(&want).enumerate() {
-                    assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "case {tried}, kernel {k}: [{i}] {a} vs {b}");
+                for (ep, want) in [(None, &want), (Some(&ep), &want_fused)] {
+                    let got = conv2d_with(kernel, &x, &w, &g, ep).expect("a direct convolution");
+                    tried += 1;
+                    for (i, (a, b)) in got.iter().zip(want).enumerate() {
+                        assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "case {tried}, kernel {k}: [{i}] {a} vs {b}");
+                    }
                 }
             }
         }
-        assert_eq!(tried, cases.len() * Kernel::available().len());
+        assert_eq!(tried, 2 * cases.len() * Kernel::available().len());
     }
 }

@@ -605,45 +605,91 @@ pub(crate) fn fused_epilogue(
     act: Activation,
     alpha: Option<&[f32]>,
 ) {
-    if channels == 0 || y.is_empty() {
-        return;
+    Epilogue::new(channels, bias, act, alpha).apply_all(y);
+}
+
+/// The fused ops' epilogue with its bias and alpha spread to a value per channel: for the whole
+/// product ([`Epilogue::apply_all`]) or, by a kernel, on each tile of its output while the tile
+/// is still in cache ([`Epilogue::apply_tile`]).
+pub(crate) struct Epilogue {
+    channels: usize,
+    /// Empty where there is no bias.
+    bias: Vec<f32>,
+    /// prelu's and leakyrelu's per channel; empty for the other activations.
+    alpha: Vec<f32>,
+    act: Activation,
+}
+
+impl Epilogue {
+    pub(crate) fn new(channels: usize, bias: Option<&[f32]>, act: Activation, alpha: Option<&[f32]>) -> Epilogue {
+        let row = |v: &[f32]| {
+            if v.len() == channels {
+                v.to_vec()
+            } else {
+                vec![v.first().copied().unwrap_or(0.0); channels]
+            }
+        };
+        let alpha = match act {
+            Activation::LeakyRelu(a) => vec![a; channels],
+            Activation::Prelu => alpha.map_or_else(|| vec![0.0; channels], row),
+            _ => Vec::new(),
+        };
+        Epilogue { channels, bias: bias.map_or_else(Vec::new, row), alpha, act }
     }
-    let row = |v: &[f32]| if v.len() == channels { v.to_vec() } else { vec![v[0]; channels] };
-    let has_bias = bias.is_some();
-    let bias = bias.map_or_else(Vec::new, row);
-    let alpha = match act {
-        Activation::LeakyRelu(a) => vec![a; channels],
-        Activation::Prelu => alpha.map_or_else(|| vec![0.0; channels], row),
-        _ => Vec::new(),
-    };
-    let (bias, alpha) = (&bias[..], &alpha[..]);
-    let run = |y: &mut [f32]| match act {
-        Activation::Linear => epilogue_rows(y, channels, has_bias, bias, alpha, act_linear),
-        Activation::Relu => epilogue_rows(y, channels, has_bias, bias, alpha, act_relu),
-        Activation::Relu6 => epilogue_rows(y, channels, has_bias, bias, alpha, act_relu6),
-        Activation::Elu => epilogue_rows(y, channels, has_bias, bias, alpha, act_elu),
-        Activation::Sigmoid => epilogue_rows(y, channels, has_bias, bias, alpha, act_sigmoid),
-        Activation::LeakyRelu(_) | Activation::Prelu => epilogue_rows(y, channels, has_bias, bias, alpha, act_prelu),
-    };
-    if y.len() >= PAR_THRESHOLD {
-        let rows_per_task = PAR_CHUNK.div_ceil(channels).max(1);
-        y.par_chunks_mut(rows_per_task * channels).for_each(run);
-    } else {
-        run(y);
+
+    /// On the whole product, rows of `channels` values.
+    pub(crate) fn apply_all(&self, y: &mut [f32]) {
+        let channels = self.channels;
+        if channels == 0 || y.is_empty() {
+            return;
+        }
+        let run = |y: &mut [f32]| {
+            // SAFETY: `y` holds whole rows of `channels` values.
+            unsafe { self.apply_tile(y.as_mut_ptr(), y.len() / channels, channels, channels, 0) }
+        };
+        if y.len() >= PAR_THRESHOLD {
+            let rows_per_task = PAR_CHUNK.div_ceil(channels).max(1);
+            y.par_chunks_mut(rows_per_task * channels).for_each(run);
+        } else {
+            run(y);
+        }
+    }
+
+    /// On `rows` rows of `cols` values `stride` apart from `y`, the first value of each row in
+    /// channel `c0`.
+    ///
+    /// # Safety
+    /// Each row's `cols` values must be the caller's to write, and `c0 + cols <= channels`.
+    pub(crate) unsafe fn apply_tile(&self, y: *mut f32, rows: usize, cols: usize, stride: usize, c0: usize) {
+        let bias = if self.bias.is_empty() { &[][..] } else { &self.bias[c0..c0 + cols] };
+        let alpha = if self.alpha.is_empty() { &[][..] } else { &self.alpha[c0..c0 + cols] };
+        let tile = Tile { y, rows, cols, stride };
+        match self.act {
+            Activation::Linear => epilogue_tile(tile, bias, alpha, act_linear),
+            Activation::Relu => epilogue_tile(tile, bias, alpha, act_relu),
+            Activation::Relu6 => epilogue_tile(tile, bias, alpha, act_relu6),
+            Activation::Elu => epilogue_tile(tile, bias, alpha, act_elu),
+            Activation::Sigmoid => epilogue_tile(tile, bias, alpha, act_sigmoid),
+            Activation::LeakyRelu(_) | Activation::Prelu => epilogue_tile(tile, bias, alpha, act_prelu),
+        }
     }
 }
 
+/// Rows of an output being written: `rows` of `cols` values, `stride` apart from `y`.
+#[derive(Clone, Copy)]
+struct Tile {
+    y: *mut f32,
+    rows: usize,
+    cols: usize,
+    stride: usize,
+}
+
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl", "x86_64+avx2+fma"))]
-fn epilogue_rows<F: Fn(f32, f32) -> f32>(
-    y: &mut [f32],
-    channels: usize,
-    has_bias: bool,
-    bias: &[f32],
-    alpha: &[f32],
-    f: F,
-) {
-    for row in y.chunks_exact_mut(channels) {
-        if has_bias {
+fn epilogue_tile<F: Fn(f32, f32) -> f32>(t: Tile, bias: &[f32], alpha: &[f32], f: F) {
+    for i in 0..t.rows {
+        // SAFETY: the caller of `apply_tile` owns each row's `cols` values.
+        let row = unsafe { std::slice::from_raw_parts_mut(t.y.add(i * t.stride), t.cols) };
+        if !bias.is_empty() {
             for (v, &b) in row.iter_mut().zip(bias) {
                 *v += b;
             }

@@ -326,7 +326,36 @@ impl Backend for CpuBackend {
     }
 
     fn conv(&self, x: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {
-        boxed(HostData::F32(conv::conv(f32s(&x)?, f32s(&filter)?, g)))
+        boxed(HostData::F32(conv::conv(f32s(&x)?, f32s(&filter)?, g, None)))
+    }
+
+    /// The epilogue runs on each row of the direct convolution's output as it is made; a
+    /// depthwise one's, after it.
+    fn fused_conv(
+        &self,
+        x: View,
+        filter: View,
+        g: &ConvGeom,
+        depthwise: bool,
+        bias: Option<View>,
+        act: Activation,
+        alpha: Option<View>,
+    ) -> Result<Box<dyn Storage>> {
+        let ep = elementwise::Epilogue::new(
+            g.out_channels,
+            bias.map(|b| f32s(&b)).transpose()?,
+            act,
+            alpha.map(|a| f32s(&a)).transpose()?,
+        );
+        let (x, filter) = (f32s(&x)?, f32s(&filter)?);
+        let y = if depthwise {
+            let mut y = conv::depthwise_conv(x, filter, g);
+            ep.apply_all(&mut y);
+            y
+        } else {
+            conv::conv(x, filter, g, Some(&ep))
+        };
+        boxed(HostData::F32(y))
     }
 
     fn conv_input_grad(&self, dy: View, filter: View, g: &ConvGeom) -> Result<Box<dyn Storage>> {

@@ -3,7 +3,7 @@
 //! tfjs's order with its texts, and then one kernel runs. 2-D ops run as 3-D ops of depth 1;
 //! channels-first data is transposed to channels-last and back around the kernel.
 
-use super::fused::{run_epilogue, Fused};
+use super::fused::{epilogue_params, Fused};
 use super::require_dtype;
 use crate::backend::{ConvGeom, CumOp, PoolOp};
 use crate::engine::Input;
@@ -676,11 +676,8 @@ impl Engine {
                 &f.inputs(),
                 move |b, xv, fv, extra| {
                     let fv = fv.expect("a filter");
-                    let y = match kind {
-                        ConvKind::Depthwise2d => b.depthwise_conv(xv, fv, &g2)?,
-                        _ => b.conv(xv, fv, &g2)?,
-                    };
-                    run_epilogue(b, y, &nhwc, &f, extra)
+                    let (bias, alpha) = epilogue_params(&f, extra);
+                    b.fused_conv(xv, fv, &g2, kind == ConvKind::Depthwise2d, bias, f.activation, alpha)
                 },
             );
         }

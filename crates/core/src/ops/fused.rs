@@ -210,10 +210,16 @@ pub(crate) fn run_epilogue(
     if rows * channels == 0 {
         return Ok(y);
     }
+    let (bias, alpha) = epilogue_params(f, extra);
+    backend.fused_epilogue(y, rows, channels, bias, f.activation, alpha)
+}
+
+/// The bias and alpha views among the epilogue's `extra` kernel inputs.
+pub(crate) fn epilogue_params<'a>(f: &Fused, extra: &'a [Input]) -> (Option<View<'a>>, Option<View<'a>>) {
     let mut extra = extra.iter();
     let bias = if f.bias.is_some() { extra.next() } else { None };
     let alpha = if f.activation == Activation::Prelu { extra.next() } else { None };
-    backend.fused_epilogue(y, rows, channels, bias.map(f32_view), f.activation, alpha.map(f32_view))
+    (bias.map(f32_view), alpha.map(f32_view))
 }
 
 fn f32_view(x: &Input) -> View<'_> {

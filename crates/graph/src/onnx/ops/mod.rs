@@ -20,7 +20,8 @@ mod signal;
 use conv::{conv, conv_transpose, lp_pool, pool};
 use integer::{bit_op, dequantize_linear, dynamic_quantize_linear, integer_product, quantize_linear};
 use layout::{
-    center_crop_pad, gather_elements, non_max_suppression, pad, resize, reverse_sequence, scatter_elements, scatter_reduce,
+    center_crop_pad, gather_elements, non_max_suppression, pad, resize, reverse_sequence, scatter_elements,
+    scatter_reduce,
 };
 use norm::{layer_norm, nll_loss, normalization};
 use sample::grid_sample;
@@ -954,12 +955,17 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
                     let inner: usize = shape[k..].iter().product();
                     let strides = tidytensor_core::shape::strides(&shape);
                     let mut positions = Vec::new();
-                    for tuple in e.read_f64(idx)?.chunks(k.max(1)).take(idx_shape[..idx_shape.len() - 1].iter().product()) {
+                    for tuple in
+                        e.read_f64(idx)?.chunks(k.max(1)).take(idx_shape[..idx_shape.len() - 1].iter().product())
+                    {
                         let mut base = 0;
                         for (d, &i) in tuple.iter().take(k).enumerate() {
                             let i = if i < 0.0 { i + shape[d] as f64 } else { i };
                             if !(0.0..shape[d] as f64).contains(&i) {
-                                bail!("ONNX node '{}': index {i} is out of range for axis {d} of {shape:?}", c.node.name);
+                                bail!(
+                                    "ONNX node '{}': index {i} is out of range for axis {d} of {shape:?}",
+                                    c.node.name
+                                );
                             }
                             base += i as usize * strides[d];
                         }
