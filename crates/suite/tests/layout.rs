@@ -138,6 +138,9 @@ fn transpose_matches_the_reference(e: &mut Engine) {
         vec![33, 20],
         vec![3, 17, 13],
         vec![n / 10, 10],
+        // NCHW images to NHWC: rows of a few channels, in parallel parts.
+        vec![3, n / 3],
+        vec![2, 3, 9, 70],
     ];
     shapes.extend((0..6).map(|i| random_shape(520 + i, 5, 4)));
     let mut seed = 500;
