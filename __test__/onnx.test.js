@@ -111,6 +111,27 @@ describe('tf.loadOnnxModel: recurrent layers against onnxruntime-node', () => {
   });
 });
 
+describe('tf.loadOnnxModel: onnxruntime\'s contrib ops against onnxruntime-node', () => {
+  it('contrib.onnx: FusedMatMul, BiasGelu, FastGelu, QuickGelu, SkipLayerNormalization, Gelu, SimplifiedLayerNormalization', async () => {
+    const model = await tt.loadOnnxModel(file('contrib.onnx'));
+    for (const batch of [1, 3]) {
+      const [x, skip] = [values(batch * 8 * 16, 31 + batch), values(batch * 8 * 16, 57 + batch)];
+      const shape = [batch, 8, 16];
+      const want = await reference('contrib.onnx', { x: new ort.Tensor('float32', x, shape), skip: new ort.Tensor('float32', skip, shape) });
+      const before = tt.memory().numTensors;
+      const feeds = { x: tt.tensor(x, shape), skip: tt.tensor(skip, shape) };
+      const outs = model.execute(feeds, ['y', 'sum']);
+      ['y', 'sum'].forEach((name, i) => {
+        assert.deepEqual(outs[i].shape, shape, name);
+        close(outs[i].dataSync(), want[name].data, `contrib ${name} (batch ${batch})`);
+      });
+      tt.dispose([...Object.values(feeds), ...outs]);
+      assert.equal(tt.memory().numTensors, before);
+    }
+    model.dispose();
+  });
+});
+
 describe('tf.loadOnnxModel: control flow against onnxruntime-node', () => {
   it('control_flow.onnx: If on a computed condition, Loop with an early stop and a scan output (executeAsync)', async () => {
     const model = await tt.loadOnnxModel(file('control_flow.onnx'));

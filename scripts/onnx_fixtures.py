@@ -226,6 +226,36 @@ def control_flow():
     return graph
 
 
+def contrib():
+    """onnxruntime's contrib ops as its transformer optimizer writes them (com.microsoft, and
+    SimplifiedLayerNormalization in the default domain), written without the checker, which
+    knows only ONNX's own ops."""
+    n, d = 8, 16
+    ms = 'com.microsoft'
+    nodes = [
+        helper.make_node('FusedMatMul', ['x', 'w1'], ['m'], domain=ms, transB=1, alpha=0.5),
+        helper.make_node('BiasGelu', ['m', 'b1'], ['g1'], domain=ms),
+        helper.make_node('FastGelu', ['g1', 'b2'], ['g2'], domain=ms),
+        helper.make_node('QuickGelu', ['g2'], ['g3'], domain=ms, alpha=1.5),
+        helper.make_node('SkipLayerNormalization', ['g3', 'skip', 'gamma', 'beta', 'bias'], ['s', '', '', 'sum'],
+                         domain=ms, epsilon=1e-5),
+        helper.make_node('Gelu', ['s'], ['g4'], domain=ms),
+        helper.make_node('SimplifiedLayerNormalization', ['g4', 'gamma2'], ['y'], axis=-1, epsilon=1e-5),
+    ]
+    inits = [w('w1', d, d), w('b1', d), w('b2', d), w('gamma', d), w('beta', d), w('bias', d), w('gamma2', d)]
+    graph = helper.make_graph(
+        nodes, 'contrib',
+        [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['batch', n, d]),
+         helper.make_tensor_value_info('skip', TensorProto.FLOAT, ['batch', n, d])],
+        [helper.make_tensor_value_info('y', TensorProto.FLOAT, ['batch', n, d]),
+         helper.make_tensor_value_info('sum', TensorProto.FLOAT, ['batch', n, d])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 17), helper.make_opsetid(ms, 1)],
+                              producer_name='tidytensor-tests')
+    model.ir_version = 8
+    onnx.save_model(model, os.path.join(OUT, 'contrib.onnx'))
+
+
 def bad_models():
     """Files a loader must refuse with a clear error (written without the checker)."""
     x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])
@@ -262,5 +292,6 @@ if __name__ == '__main__':
     save(encoder(), 18, 'encoder.onnx')
     save(recurrent(), 14, 'recurrent.onnx')
     save(control_flow(), 13, 'control_flow.onnx')
+    contrib()
     bad_models()
     print('written to', os.path.normpath(OUT))

@@ -263,11 +263,23 @@ fn build(e: &mut Engine, s: &mut Shared, g: &proto::GraphProto, captured: &[Stri
         elem_of.insert(t.name().to_string(), t.data_type());
     }
     for (i, n) in g.node.iter().enumerate() {
-        let op = n.op_type();
-        let label = if n.name().is_empty() { format!("{op} #{i}") } else { n.name().to_string() };
-        if !matches!(n.domain(), "" | "ai.onnx") {
-            bail!("ONNX node '{label}' is of domain '{}'; tidytensor runs the default domain's ops", n.domain());
+        let label = if n.name().is_empty() { format!("{} #{i}", n.op_type()) } else { n.name().to_string() };
+        if !ops::runs(n.domain(), n.op_type()) {
+            bail!(
+                "ONNX node '{label}' is {} of domain '{}'; tidytensor runs the default domain's ops and these of com.microsoft: {}",
+                n.op_type(),
+                n.domain(),
+                ops::CONTRIB_OPS.join(", ")
+            );
         }
+        // A contrib op's node is `onnx::com.microsoft.<Op>`.
+        let qualified;
+        let op = if matches!(n.domain(), "" | "ai.onnx") {
+            n.op_type()
+        } else {
+            qualified = format!("{}.{}", n.domain(), n.op_type());
+            qualified.as_str()
+        };
         // A constant is a weight.
         if op == "Constant" {
             let out = n.output.first().map(String::as_str).unwrap_or_default();

@@ -9,6 +9,7 @@ use crate::ops::{ints, Ctx};
 use tidytensor_core::ops::{ConvKind, Fused, NmsOutputs, Padding, PoolKind, SliceMasks, Splits, Window};
 use tidytensor_core::{bail, Activation, ArgOp, BinaryOp, CumOp, DType, Engine, ReduceOp, Result, TensorId, UnaryOp};
 
+mod contrib;
 mod conv;
 mod integer;
 mod layout;
@@ -17,13 +18,14 @@ mod sample;
 mod sequence;
 mod signal;
 
+use contrib::gelu;
 use conv::{conv, conv_transpose, lp_pool, pool};
 use integer::{bit_op, dequantize_linear, dynamic_quantize_linear, integer_product, quantize_linear};
 use layout::{
     center_crop_pad, gather_elements, non_max_suppression, pad, resize, reverse_sequence, scatter_elements,
     scatter_reduce,
 };
-use norm::{layer_norm, nll_loss, normalization};
+use norm::{layer_norm, nll_loss, normalization, rms_norm};
 use sample::grid_sample;
 use sequence::{attention, recurrent, rotary_embedding};
 use signal::{dft, mel_weight_matrix, stft, window};
@@ -194,9 +196,25 @@ pub const OPS: &[&str] = &[
     "Xor",
 ];
 
-/// The kernel of an ONNX op type, if it runs here.
+/// The kernel of an ONNX op type (a contrib op's qualified, `com.microsoft.Gelu`), if it runs
+/// here.
 pub(crate) fn kernel(op_type: &str) -> Option<crate::ops::Kernel> {
-    OPS.contains(&op_type).then_some(run as crate::ops::Kernel)
+    let known = match op_type.strip_prefix(contrib::DOMAIN).and_then(|o| o.strip_prefix('.')) {
+        Some(op) => contrib::OPS.contains(&op),
+        None => OPS.contains(&op_type) || contrib::DEFAULT_DOMAIN_OPS.contains(&op_type),
+    };
+    known.then_some(run as crate::ops::Kernel)
+}
+
+pub(crate) use contrib::OPS as CONTRIB_OPS;
+
+/// Whether op `op_type` of `domain` runs here: the default domain's, and the contrib ops.
+pub(crate) fn runs(domain: &str, op_type: &str) -> bool {
+    match domain {
+        "" | "ai.onnx" => true,
+        contrib::DOMAIN => contrib::OPS.contains(&op_type),
+        _ => false,
+    }
 }
 
 impl Ctx<'_> {
@@ -375,6 +393,12 @@ fn cast_to(c: &Ctx) -> Result<DType> {
 
 pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let op = c.node.op.strip_prefix(PREFIX).unwrap_or(&c.node.op);
+    if let Some(op) = op.strip_prefix(contrib::DOMAIN).and_then(|o| o.strip_prefix('.')) {
+        return contrib::run(e, c, op);
+    }
+    if contrib::DEFAULT_DOMAIN_OPS.contains(&op) {
+        return contrib::run(e, c, op);
+    }
     if let Some(u) = unary(op) {
         return Ok(vec![e.unary(u, c.t(0)?)?]);
     }
@@ -552,28 +576,8 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
             }
         }
         "Gelu" => {
-            let x = c.t(0)?;
             let approx = c.attrs().string("approximate").unwrap_or_else(|| "none".into());
-            let half = e.scalar(0.5)?;
-            let inner = if approx == "tanh" {
-                // tanh(√(2/π) · (x + 0.044715 x³))
-                let k = e.scalar(0.044715)?;
-                let x3 = e.mul(x, x)?;
-                let x3 = e.mul(x3, x)?;
-                let kx3 = e.mul(x3, k)?;
-                let s = e.add(x, kx3)?;
-                let r = e.scalar((2.0 / std::f64::consts::PI).sqrt())?;
-                let s = e.mul(s, r)?;
-                e.unary(UnaryOp::Tanh, s)?
-            } else {
-                let r = e.scalar(std::f64::consts::FRAC_1_SQRT_2)?;
-                let s = e.mul(x, r)?;
-                e.unary(UnaryOp::Erf, s)?
-            };
-            let one = e.scalar(1.0)?;
-            let inner = e.add(inner, one)?;
-            let hx = e.mul(x, half)?;
-            e.mul(hx, inner)?
+            gelu(e, c.t(0)?, approx == "tanh")?
         }
         "PRelu" => {
             let (x, mut slope) = (c.t(0)?, c.t(1)?);
@@ -1009,16 +1013,8 @@ pub(crate) fn run(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
         }
         "RMSNormalization" => {
             let x = c.t(0)?;
-            let r = rank(e, x)?;
-            let from = axis(c.int("axis", -1), r, "RMSNormalization")?;
-            let axes: Vec<i64> = (from as i64..r as i64).collect();
-            let sq = e.mul(x, x)?;
-            let ms = e.reduce(ReduceOp::Mean, sq, Some(&axes), true)?;
-            let eps = e.scalar(c.float("epsilon", 1e-5))?;
-            let v = e.add(ms, eps)?;
-            let inv = e.unary(UnaryOp::Rsqrt, v)?;
-            let y = e.mul(x, inv)?;
-            e.mul(y, c.t(1)?)?
+            let from = axis(c.int("axis", -1), rank(e, x)?, "RMSNormalization")?;
+            rms_norm(e, x, c.t(1)?, from, c.float("epsilon", 1e-5))?
         }
         "CumSum" | "CumProd" => {
             let x = c.t(0)?;

@@ -5,21 +5,45 @@ use super::*;
 /// LayerNormalization: y, and the mean and 1 / standard deviation where asked for.
 pub(super) fn layer_norm(e: &mut Engine, c: &Ctx) -> Result<Vec<TensorId>> {
     let x = c.t(0)?;
-    let r = rank(e, x)?;
-    let from = axis(c.int("axis", -1), r, "LayerNormalization")?;
-    let axes: Vec<i64> = (from as i64..r as i64).collect();
-    let eps = c.float("epsilon", 1e-5);
+    let from = axis(c.int("axis", -1), rank(e, x)?, "LayerNormalization")?;
+    layer_norm_of(e, x, c.t(1)?, c.opt(2), from, c.float("epsilon", 1e-5), c.outputs())
+}
+
+/// `(x - mean) / sqrt(var + eps) · scale + bias` over the axes from `from` on; with the mean
+/// and 1 / standard deviation as the second and third of `outputs` values.
+pub(super) fn layer_norm_of(
+    e: &mut Engine,
+    x: TensorId,
+    scale: TensorId,
+    bias: Option<TensorId>,
+    from: usize,
+    eps: f64,
+    outputs: usize,
+) -> Result<Vec<TensorId>> {
+    let axes: Vec<i64> = (from as i64..rank(e, x)? as i64).collect();
     let (mean, var) = e.moments(x, Some(&axes), true)?;
     let centred = e.sub(x, mean)?;
     let eps = e.scalar(eps)?;
     let v = e.add(var, eps)?;
     let inv = e.unary(UnaryOp::Rsqrt, v)?;
     let mut y = e.mul(centred, inv)?;
-    y = e.mul(y, c.t(1)?)?;
-    if let Some(b) = c.opt(2) {
+    y = e.mul(y, scale)?;
+    if let Some(b) = bias {
         y = e.add(y, b)?;
     }
-    Ok([y, mean, inv].into_iter().take(c.outputs().clamp(1, 3)).collect())
+    Ok([y, mean, inv].into_iter().take(outputs.clamp(1, 3)).collect())
+}
+
+/// `x / sqrt(mean(x²) + eps) · scale` over the axes from `from` on (RMSNormalization).
+pub(super) fn rms_norm(e: &mut Engine, x: TensorId, scale: TensorId, from: usize, eps: f64) -> Result<TensorId> {
+    let axes: Vec<i64> = (from as i64..rank(e, x)? as i64).collect();
+    let sq = e.mul(x, x)?;
+    let ms = e.reduce(ReduceOp::Mean, sq, Some(&axes), true)?;
+    let eps = e.scalar(eps)?;
+    let v = e.add(ms, eps)?;
+    let inv = e.unary(UnaryOp::Rsqrt, v)?;
+    let y = e.mul(x, inv)?;
+    e.mul(y, scale)
 }
 
 /// InstanceNormalization (per channel), GroupNormalization (per group of channels) and
