@@ -23,30 +23,6 @@ pub(crate) const OPS: &[&str] = &[
 /// The contrib ops onnxruntime registers in the default domain.
 pub(crate) const DEFAULT_DOMAIN_OPS: &[&str] = &["SimplifiedLayerNormalization"];
 
-/// x · Φ(x), exactly (erf) or by the tanh approximation.
-pub(super) fn gelu(e: &mut Engine, x: TensorId, tanh: bool) -> Result<TensorId> {
-    let inner = if tanh {
-        // tanh(√(2/π) · (x + 0.044715 x³))
-        let k = e.scalar(0.044715)?;
-        let x3 = e.mul(x, x)?;
-        let x3 = e.mul(x3, x)?;
-        let kx3 = e.mul(x3, k)?;
-        let s = e.add(x, kx3)?;
-        let r = e.scalar((2.0 / std::f64::consts::PI).sqrt())?;
-        let s = e.mul(s, r)?;
-        e.unary(UnaryOp::Tanh, s)?
-    } else {
-        let r = e.scalar(std::f64::consts::FRAC_1_SQRT_2)?;
-        let s = e.mul(x, r)?;
-        e.unary(UnaryOp::Erf, s)?
-    };
-    let one = e.scalar(1.0)?;
-    let inner = e.add(inner, one)?;
-    let half = e.scalar(0.5)?;
-    let hx = e.mul(x, half)?;
-    e.mul(hx, inner)
-}
-
 pub(super) fn run(e: &mut Engine, c: &Ctx, op: &str) -> Result<Vec<TensorId>> {
     let x = c.t(0)?;
     Ok(vec![match op {

@@ -157,9 +157,13 @@ pub(super) fn conv_of(e: &mut Engine, c: &Ctx, x: TensorId, w: TensorId, bias: O
     if let Some(act) = activation.filter(|_| !fused) {
         y = e.activate(y, act, None, c.float("_alpha", 0.2))?;
     }
-    if n == 1 {
-        y = e.squeeze(y, Some(&[1]))?;
-    }
+    windowed_result(e, y, n == 1, nhwc)
+}
+
+/// A windowed op's channels-last result as the node gives it: a 1-D op's height of 1 (it ran as
+/// 2-D) dropped, and back to NCHW unless the layout pass keeps it NHWC.
+fn windowed_result(e: &mut Engine, y: TensorId, one_d: bool, nhwc: bool) -> Result<TensorId> {
+    let y = if one_d { e.squeeze(y, Some(&[1]))? } else { y };
     if nhwc {
         Ok(y)
     } else {
@@ -301,14 +305,7 @@ fn pool_of(e: &mut Engine, c: &Ctx, x: TensorId, max: bool, include_pad: bool) -
         let share = e.pool(kind, counts, &size, &win)?;
         y = e.div(y, share)?;
     }
-    if n == 1 {
-        y = e.squeeze(y, Some(&[1]))?;
-    }
-    if nhwc {
-        Ok(y)
-    } else {
-        to_channels_first(e, y)
-    }
+    windowed_result(e, y, n == 1, nhwc)
 }
 
 /// ConvTranspose (2-D; 1-D as 2-D): tfjs's conv2dTranspose without padding, then the pads
@@ -399,8 +396,5 @@ pub(super) fn conv_transpose(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     if let Some(b) = c.opt(2) {
         y = e.add(y, b)?;
     }
-    if n == 1 {
-        y = e.squeeze(y, Some(&[1]))?;
-    }
-    to_channels_first(e, y)
+    windowed_result(e, y, n == 1, false)
 }

@@ -158,7 +158,6 @@ pub(super) fn quantize_linear(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
         0 => c.elem(2).unwrap_or(UINT8),
         t => t,
     };
-    range(c, elem)?;
     let scale = quant_param(e, c, c.t(1)?, &xs)?;
     let zero = c.opt(2).map(|z| quant_param(e, c, z, &xs)).transpose()?;
     let scaled = e.div(x, scale)?;

@@ -375,11 +375,16 @@ pub(super) fn gather_elements(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
     }
     let ax = axis(c.int("axis", 0), shape.len(), "GatherElements")?;
     let pos = element_positions(c, &shape, &idx_shape, &e.read_f64(idx)?, ax)?;
+    gather_flat(e, x, pos, &idx_shape)
+}
+
+/// The elements of `x` at flat positions `pos`, as a tensor of `shape`: one gather.
+fn gather_flat(e: &mut Engine, x: TensorId, pos: Vec<i32>, shape: &[usize]) -> Result<TensorId> {
     let n = pos.len();
     let pos = e.tensor(tidytensor_core::HostData::I32(pos), &[n])?;
     let flat = e.reshape(x, &[-1])?;
     let g = e.gather(flat, pos, 0, 0)?;
-    let out: Vec<i64> = idx_shape.iter().map(|&d| d as i64).collect();
+    let out: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
     e.reshape(g, &out)
 }
 
@@ -480,11 +485,7 @@ pub(super) fn reverse_sequence(e: &mut Engine, c: &Ctx) -> Result<TensorId> {
             at[d] = 0;
         }
     }
-    let index = e.tensor(tidytensor_core::HostData::I32(source), &[n])?;
-    let flat = e.reshape(x, &[-1])?;
-    let y = e.gather(flat, index, 0, 0)?;
-    let back: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-    e.reshape(y, &back)
+    gather_flat(e, x, source, &shape)
 }
 
 /// NonMaxSuppression: per batch and class, the core's (tfjs's) selection; the rows

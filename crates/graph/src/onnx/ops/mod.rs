@@ -18,7 +18,6 @@ mod sample;
 mod sequence;
 mod signal;
 
-use contrib::gelu;
 use conv::{conv, conv_transpose, lp_pool, pool};
 use integer::{bit_op, dequantize_linear, dynamic_quantize_linear, integer_product, quantize_linear};
 use layout::{
@@ -366,6 +365,30 @@ fn linear(e: &mut Engine, c: &Ctx, op: &str) -> Result<TensorId> {
         Some(name) => e.activate(y, &name, None, c.float("_alpha", 0.2)),
         None => Ok(y),
     }
+}
+
+/// x · Φ(x), exactly (erf) or by the tanh approximation.
+fn gelu(e: &mut Engine, x: TensorId, tanh: bool) -> Result<TensorId> {
+    let inner = if tanh {
+        // tanh(√(2/π) · (x + 0.044715 x³))
+        let k = e.scalar(0.044715)?;
+        let x3 = e.mul(x, x)?;
+        let x3 = e.mul(x3, x)?;
+        let kx3 = e.mul(x3, k)?;
+        let s = e.add(x, kx3)?;
+        let r = e.scalar((2.0 / std::f64::consts::PI).sqrt())?;
+        let s = e.mul(s, r)?;
+        e.unary(UnaryOp::Tanh, s)?
+    } else {
+        let r = e.scalar(std::f64::consts::FRAC_1_SQRT_2)?;
+        let s = e.mul(x, r)?;
+        e.unary(UnaryOp::Erf, s)?
+    };
+    let one = e.scalar(1.0)?;
+    let inner = e.add(inner, one)?;
+    let half = e.scalar(0.5)?;
+    let hx = e.mul(x, half)?;
+    e.mul(hx, inner)
 }
 
 fn variadic(e: &mut Engine, c: &Ctx, op: BinaryOp) -> Result<TensorId> {
