@@ -294,6 +294,11 @@ export interface MemoryInfo {
   numTensors: number;
   numDataBuffers: number;
   numBytes: number;
+  /**
+   * tidytensor: of numBytes, the bytes of model weights held once for the whole process and
+   * shared with the other threads (worker_threads) that loaded the same weights.
+   */
+  numBytesShared: number;
   unreliable?: boolean;
   reasons?: string[];
   /** wgpu: bytes of live tensors on the GPU (bool is 4 bytes per element there). */
@@ -1094,6 +1099,12 @@ export declare class LayersModel extends Layer {
   fit(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: ModelFitArgs): Promise<History>;
   evaluate(x: Tensor | Tensor[], y: Tensor | Tensor[], args?: { batchSize?: number; verbose?: number }): Scalar | Scalar[];
   predict(x: Tensor | Tensor[], args?: { batchSize?: number; verbose?: boolean }): Tensor | Tensor[];
+  /**
+   * tidytensor's extension: predict() on tidytensor's serving thread, the JavaScript thread
+   * free meanwhile. `args.signal`, an AbortSignal, rejects the Promise.
+   */
+  predictAsync(x: Tensor | Tensor[], args?: { batchSize?: number; verbose?: boolean; signal?: AbortSignal }):
+    Promise<Tensor | Tensor[]>;
   predictOnBatch(x: Tensor | Tensor[]): Tensor | Tensor[];
   trainOnBatch(x: Tensor | Tensor[], y: Tensor | Tensor[]): Promise<number | number[]>;
   summary(lineLength?: number, positions?: number[], printFn?: (message?: unknown, ...rest: unknown[]) => void): void;
@@ -1947,6 +1958,38 @@ export interface LayersModel {
   setUserDefinedMetadata(userDefinedMetadata: {}): void;
   getUserDefinedMetadata(): {};
 }
+
+// ------------------------------------------------------------------------------------------
+// Serving (issue 29; lib/serving.js)
+
+export interface BatcherOptions {
+  /** The largest batch (default 32). */
+  maxBatchSize?: number;
+  /** How long the first request of a batch waits for others, in ms (default 2). */
+  maxDelayMs?: number;
+  /** How many requests may wait; more are refused (default 1024). */
+  maxQueue?: number;
+}
+
+export interface Batcher {
+  /**
+   * One example's prediction (x without the batch dimension, or a list for a model of several
+   * inputs): its outputs without the batch dimension. Rejects when the queue is full, the
+   * batcher closed, or `options.signal` aborts.
+   */
+  predict(x: Tensor | Tensor[], options?: { signal?: AbortSignal }): Promise<Tensor | Tensor[] | NamedTensorMap>;
+  /** Requests waiting (not yet in a running batch). */
+  readonly pending: number;
+  /** Refuses the requests waiting and any new one; a running batch finishes. */
+  close(): void;
+}
+
+export declare const serving: {
+  /** Gathers concurrent one-example requests into batches run with model.predictAsync. */
+  batcher(model: LayersModel | GraphModel, options?: BatcherOptions): Batcher;
+  /** What tidytensor's serving thread holds, once the work queued before has run. */
+  memory(): Promise<{ numTensors: number; numBytes: number; replicas: number }>;
+};
 
 // ------------------------------------------------------------------------------------------
 // tidyAsync (issue 12)

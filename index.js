@@ -43,6 +43,8 @@ Object.assign(tf, {
   tidy: eng.tidy,
   // memory tools beyond tfjs (lib/memory)
   tidyAsync: require('./lib/memory/async_scope').tidyAsync,
+  // serving beyond tfjs (lib/serving.js): batcher, the serving thread's memory
+  serving: require('./lib/serving').serving,
   leaks: require('./lib/memory/origins').leaks,
   memoryReport: require('./lib/memory/origins').memoryReport,
   keep: eng.keep,

@@ -100,4 +100,4 @@ function graphWorkloads({ randomFloats, median, measure, measureAsync }) {
   ];
 }
 
-module.exports = { graphWorkloads };
+module.exports = { graphWorkloads, mobilenetArtifacts };

@@ -57,6 +57,8 @@ pub fn memory(env: &Env) -> Result<Object<'_>> {
     obj.set_named_property("numTensors", m.num_tensors as f64)?;
     obj.set_named_property("numDataBuffers", m.num_data_buffers as f64)?;
     obj.set_named_property("numBytes", m.num_bytes as f64)?;
+    // Of numBytes, the weights this thread shares with the other threads that loaded them.
+    obj.set_named_property("numBytesShared", m.num_bytes_shared as f64)?;
     obj.set_named_property("unreliable", m.backend.unreliable)?;
     if !m.backend.reasons.is_empty() {
         obj.set_named_property("reasons", m.backend.reasons)?;

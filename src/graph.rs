@@ -2,6 +2,7 @@
 //! wrapped for `lib/`. The topology crosses as JSON text, tensors as ids; the weights are
 //! decoded in JavaScript and handed over (the graph owns them from then on).
 
+use crate::serve::{self, Build, Replica, ReplicaSlot};
 use crate::{engine, id};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -77,6 +78,8 @@ pub struct Executed {
 pub struct NativeGraph {
     /// Shared with the executions in progress, which read it between their slices.
     inner: Rc<Graph>,
+    /// Its replica on the serving thread (`execute_off_thread`).
+    replica: ReplicaSlot,
 }
 
 self_cell::self_cell!(
@@ -196,7 +199,7 @@ impl NativeGraph {
             let weights: Vec<(String, TensorId)> = weight_names.into_iter().zip(ids).collect();
             Graph::load(e, &topology_json, &weights)
         })?;
-        Ok(NativeGraph { inner: Rc::new(inner) })
+        Ok(NativeGraph { inner: Rc::new(inner), replica: ReplicaSlot::default() })
     }
 
     /// An ONNX model (`tf.loadOnnxModel`): the `.onnx` file's bytes, and the model's folder
@@ -205,7 +208,7 @@ impl NativeGraph {
     pub fn load_onnx(bytes: Uint8Array, folder: Option<String>) -> Result<NativeGraph> {
         let folder = folder.map(std::path::PathBuf::from);
         let inner = engine(|e| tidytensor_graph::onnx::load(e, &bytes, folder.as_deref()))?;
-        Ok(NativeGraph { inner: Rc::new(inner) })
+        Ok(NativeGraph { inner: Rc::new(inner), replica: ReplicaSlot::default() })
     }
 
     /// Runs the nodes the outputs need (`name`, `name:k` or a signature key), fed the given
@@ -231,6 +234,34 @@ impl NativeGraph {
             kept_ids.push(t as f64);
         }
         Ok(Executed { outputs: out_ids(x.outputs), kept_names, kept_indices, kept_ids })
+    }
+
+    /// `executeAsync` of a graph without control flow, and `predictAsync`: the execution
+    /// `execute` runs (its checks and texts), on the serving thread. A Promise of the outputs'
+    /// ids, this thread's tensors once it resolves.
+    #[napi(ts_return_type = "Promise<number[]>")]
+    pub fn execute_off_thread<'e>(
+        &self,
+        env: &'e Env,
+        input_names: Vec<String>,
+        input_ids: Vec<f64>,
+        output_names: Vec<String>,
+    ) -> Result<Object<'e>> {
+        if input_names.len() != input_ids.len() {
+            return Err(Error::from_reason(format!("{} input names but {} input tensors", input_names.len(), input_ids.len())));
+        }
+        let graph = &self.inner;
+        let source = |e: &mut tidytensor_core::Engine| -> tidytensor_core::Result<Build> {
+            let source = graph.replica_source(e)?;
+            Ok(Box::new(move |e| source.load(e).map(Replica::Graph)))
+        };
+        // A graph's weights never change.
+        serve::predict(env, &self.replica, |_| Ok(Vec::new()), source, &input_ids, move |e, replica, xs| {
+            let Replica::Graph(g) = replica else { bail!("Not a graph model's replica") };
+            let feeds: Vec<(String, TensorId)> = input_names.into_iter().zip(xs).collect();
+            let options = ExecuteOptions { as_async: true, keep_intermediates: false };
+            Ok(g.execute_with(e, &feeds, &output_names, options)?.outputs)
+        })
     }
 
     /// Starts `executeAsync`'s native half ([`NativeExecution`]): the nodes the outputs need,
@@ -325,6 +356,7 @@ impl NativeGraph {
         let Some(inner) = Rc::get_mut(&mut self.inner) else {
             return Err(Error::from_reason("This graph model has executions in progress: abort them first"));
         };
+        self.replica.release();
         engine(|e| Ok(inner.dispose(e) as f64))
     }
 }

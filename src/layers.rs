@@ -1,6 +1,7 @@
 //! Layers and models (`tf.layers`, `tf.sequential`, `tf.model`): the layers crate's
 //! [`Layer`] and [`Model`] wrapped for `lib/layers/`. Configs cross as JSON text; tensors as ids.
 
+use crate::serve::{self, Build, Replica, ReplicaSlot};
 use crate::train::NativeOptimizer;
 use crate::{engine, id};
 use napi::bindgen_prelude::*;
@@ -262,6 +263,8 @@ impl NativeLayer {
 #[napi]
 pub struct NativeModel {
     inner: Model,
+    /// Its replica on the serving thread (`predict_async`).
+    replica: ReplicaSlot,
 }
 
 #[napi]
@@ -271,7 +274,7 @@ impl NativeModel {
     pub fn sequential(name: Option<String>, layers: Vec<&NativeLayer>) -> Result<NativeModel> {
         let layers: Vec<LayerRef> = layers.iter().map(|l| l.inner.clone()).collect();
         let inner = engine(|e| Model::sequential(e, name.as_deref(), layers))?;
-        Ok(NativeModel { inner })
+        Ok(NativeModel { inner, replica: ReplicaSlot::default() })
     }
 
     /// `tf.model({inputs, outputs})`: `layers[i]` is called on `wiring[i]`, a list of
@@ -305,7 +308,7 @@ impl NativeModel {
             .map(src)
             .collect::<Result<Vec<_>>>()?;
         let inner = engine(|e| Model::functional(e, name.as_deref(), nodes, n_inputs as usize, outputs))?;
-        Ok(NativeModel { inner })
+        Ok(NativeModel { inner, replica: ReplicaSlot::default() })
     }
 
     #[napi(getter)]
@@ -365,6 +368,23 @@ impl NativeModel {
     pub fn predict(&self, inputs: Vec<f64>, batch_size: u32) -> Result<Vec<f64>> {
         let inputs = ids(&inputs);
         engine(|e| self.inner.predict(e, &inputs, batch_size as usize)).map(out_ids)
+    }
+
+    /// `model.predictAsync(x, {batchSize})`: `predict` on the serving thread. A Promise of the
+    /// outputs' ids, this thread's tensors once it resolves.
+    #[napi(ts_return_type = "Promise<number[]>")]
+    pub fn predict_async<'e>(&self, env: &'e Env, inputs: Vec<f64>, batch_size: u32) -> Result<Object<'e>> {
+        let model = &self.inner;
+        engine(|e| model.check_inputs(e, &ids(&inputs)))?;
+        let key = |e: &tidytensor_core::Engine| model.weights().into_iter().map(|w| Ok(e.export(w)?.data_id())).collect();
+        let source = |e: &mut tidytensor_core::Engine| -> tidytensor_core::Result<Build> {
+            let source = model.replica_source(e)?;
+            Ok(Box::new(move |e| source.load(e).map(Replica::Model)))
+        };
+        serve::predict(env, &self.replica, key, source, &inputs, move |e, replica, xs| {
+            let Replica::Model(m) = replica else { tidytensor_core::bail!("Not a layers model's replica") };
+            m.predict(e, &xs, batch_size as usize)
+        })
     }
 
     /// The outputs of a forward pass (`model.apply(x, {training})`).
@@ -442,6 +462,7 @@ impl NativeModel {
     /// `[refCountAfterDispose, numDisposedVariables]`.
     #[napi]
     pub fn dispose(&mut self) -> Result<Vec<f64>> {
+        self.replica.release();
         engine(|e| self.inner.dispose(e)).map(|(r, n)| vec![r as f64, n as f64])
     }
 }

@@ -13,6 +13,8 @@ mod graph;
 mod images;
 mod layers;
 mod ops;
+mod promise;
+mod serve;
 mod tensors;
 mod train;
 

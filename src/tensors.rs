@@ -1,10 +1,9 @@
 //! Values in and out: tensors from JS typed arrays, and reading tensors back.
 
+use crate::promise::Settle;
 use crate::{engine, id, make, parse_dtype};
 use napi::bindgen_prelude::*;
-use napi::CleanupEnvHook;
 use napi_derive::napi;
-use std::sync::{Arc, Mutex};
 use tidytensor_core::{bail, shape, DType, HostData};
 
 fn dims(shape: &[i64]) -> tidytensor_core::Result<Vec<usize>> {
@@ -119,63 +118,25 @@ pub fn data_sync(env: &Env, x: f64) -> Result<Made> {
     made.map(Made)
 }
 
-type Resolve = Box<dyn FnOnce(Env) -> Result<Values>>;
-
-/// Whether the JavaScript environment that awaits a read still exists. A worker can be
-/// terminated while its reads are in flight; its threadsafe functions are then freed, and
-/// settling the Promise would touch freed memory (the process aborted). An env cleanup hook
-/// clears this under the lock, and a read settles only while holding the lock and seeing it
-/// set. The hook is registered after the Promise's threadsafe function, so it runs first.
-type EnvAlive = Arc<Mutex<bool>>;
-
-/// The cleanup hook's handle, removed once the read settles.
-struct Hook(CleanupEnvHook<EnvAlive>);
-// SAFETY: the handle is only used on the JS thread that registered it (in the resolver, which
-// napi runs on that thread); elsewhere it is merely carried.
-unsafe impl Send for Hook {}
-
-/// A Promise's deferred that is settled exactly once: dropped unsettled (say, by a panic on the
-/// reading thread) it rejects, because an unsettled deferred would hold the event loop open.
-struct Settle {
-    deferred: Option<napi::JsDeferred<Values, Resolve>>,
-    alive: EnvAlive,
-    hook: Option<Hook>,
-}
-
-impl Settle {
-    fn finish(&mut self, r: tidytensor_core::Result<HostData>) {
-        let Some(d) = self.deferred.take() else { return };
-        let alive = self.alive.lock().unwrap_or_else(|e| e.into_inner());
-        if !*alive {
-            return; // the environment is gone: nobody awaits, and napi must not be called
-        }
-        let hook = self.hook.take();
-        d.resolve(Box::new(move |env| {
-            if let Some(Hook(h)) = hook {
-                let _ = env.remove_env_cleanup_hook(h);
-            }
-            r.map(Values).map_err(|e| Error::from_reason(e.0))
-        }));
-    }
-}
-
-impl Drop for Settle {
-    fn drop(&mut self) {
-        self.finish(Err(tidytensor_core::Error::new("tidytensor: the read was abandoned")));
-    }
-}
-
 /// `tensor.data()`: a Promise of the values. The read is started now (so it survives a
 /// `dispose` right after) and completes off the JS thread on backends that need to wait.
 #[napi]
 pub fn data_async(env: &Env, x: f64) -> Result<Object<'_>> {
     engine(|e| e.info(id(x)).map(|_| ()))?;
-    let (deferred, promise) = env.create_deferred::<Values, Resolve>()?;
-    let alive: EnvAlive = Arc::new(Mutex::new(true));
-    let hook = env.add_env_cleanup_hook(alive.clone(), |a| *a.lock().unwrap_or_else(|e| e.into_inner()) = false)?;
-    let mut settle = Settle { deferred: Some(deferred), alive, hook: Some(Hook(hook)) };
-    engine(|e| e.read_async(id(x), Box::new(move |r| settle.finish(r))))?;
+    let (mut settle, promise) = Settle::<Values>::new(env, "read")?;
+    let done = move |r: tidytensor_core::Result<HostData>| {
+        settle.finish(move |_| r.map(Values).map_err(|e| Error::from_reason(e.0)))
+    };
+    engine(|e| e.read_async(id(x), Box::new(done)))?;
     Ok(promise)
+}
+
+/// A model's weight from its bytes (float32, int32 or bool values, little-endian): the copy a
+/// thread already holds when one loaded the same values, else a new tensor others will share
+/// (`Engine::weight`).
+#[napi]
+pub fn weight_tensor(bytes: &[u8], shape: Vec<i64>, dtype: String) -> Result<f64> {
+    make(|e| e.weight(bytes, parse_dtype(&dtype)?, &dims(&shape)?))
 }
 
 /// The shape JS wrote into the meta buffer (`[_, rank, ...dims]`) before a `make*` call, and

@@ -7,6 +7,7 @@
 // inputs), executeAsync's slices, custom ops, KEEP_INTERMEDIATE_TENSORS's map, and save.
 const native = require('../native');
 const { Tensor, wrapId } = require('../tensor');
+const { offThread } = require('../serving');
 const engine = require('../engine');
 const { env } = require('../env');
 const handlers = require('../io/handlers');
@@ -360,9 +361,11 @@ class GraphModel {
   // tfjs's executeAsync. Graphs with control flow, tensor arrays or lists, or dynamic ops (which
   // tfjs runs only here) run in the native control-flow executor (native.NativeGraph's
   // startControlFlow), resumed in slices of a few milliseconds with the event loop let run in
-  // between, so timers and I/O go on during a long loop; other graphs run as execute() does.
-  // tfjs warns when the execution needed neither control flow nor dynamic ops (after running,
-  // before it reports outputs it could not compute).
+  // between, so timers and I/O go on during a long loop. Other graphs run as execute() does,
+  // on tidytensor's serving thread (src/serve.rs), this thread free meanwhile; with
+  // KEEP_INTERMEDIATE_TENSORS on this thread. tfjs warns when the execution needed neither
+  // control flow nor dynamic ops (after running, before it reports outputs it could not
+  // compute); a run off this thread is why to call executeAsync, and is not warned of.
   // tidytensor's extension: `options.signal`, an AbortSignal, ends the execution between slices
   // (rejecting with the signal's reason); the GRAPH_MAX_CALL_DEPTH and GRAPH_MAX_LOOP_ITERATIONS
   // flags bound a model's nesting and loops.
@@ -386,8 +389,12 @@ class GraphModel {
         const run = this.startRun(g, names, ids, outNames, false);
         dynamic = run.dynamic;
         result = (await this.runControlFlow(run, signal)).map(wrapId);
-      } else {
+      } else if (keepIntermediates()) {
         result = this.run(g, names, ids, outNames, true);
+      } else {
+        // Off this thread, executeAsync is no longer execute() in a Promise: no warning.
+        dynamic = true;
+        result = await offThread(g.executeOffThread(names, ids, outNames), signal);
       }
     } catch (e) {
       if (/^Cannot compute the outputs/.test(e.message)) warn();
@@ -556,4 +563,5 @@ function loadGraphModelSync(modelSource) {
   return model;
 }
 
-module.exports = { GraphModel, loadGraphModel, loadGraphModelSync };
+module.exports = {
+  GraphModel, loadGraphModel, loadGraphModelSync };

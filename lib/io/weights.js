@@ -3,6 +3,8 @@
 // manifest order; strings as a uint32 length then UTF-8 bytes), quantized weights
 // (uint8/uint16 with scale and min, float16), and CompositeArrayBuffer over several shards.
 const { tensor } = require('../ops/creation');
+const native = require('../native');
+const { wrap } = require('../tensor');
 const { complex } = require('../ops/spectral');
 const { util } = require('../util');
 
@@ -180,6 +182,14 @@ function float16ToFloat32(halves) {
   return out;
 }
 
+// A float32, int32 or bool weight's tensor: through the process's weight cache, so that
+// threads (worker_threads) loading the same weights hold one copy of them
+// (tf.memory().numBytesShared counts them).
+function weightTensor(values, shape, dtype) {
+  const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+  return wrap(native.weightTensor(bytes, shape, dtype));
+}
+
 // One weight's tensor from its bytes, checked against the spec.
 function decodeWeight(spec, bytes) {
   const { name, dtype, shape } = spec;
@@ -204,16 +214,16 @@ function decodeWeight(spec, bytes) {
     }
     const raw = q.dtype === 'uint8' ? new Uint8Array(bytes, 0, size) : new Uint16Array(bytes.slice(0, size * 2));
     if (dtype === 'float32') {
-      if (q.dtype === 'float16') return tensor(float16ToFloat32(raw), shape, 'float32');
+      if (q.dtype === 'float16') return weightTensor(float16ToFloat32(raw), shape, 'float32');
       const values = new Float32Array(size);
       for (let i = 0; i < size; i++) values[i] = raw[i] * q.scale + q.min;
-      return tensor(values, shape, 'float32');
+      return weightTensor(values, shape, 'float32');
     }
     if (dtype === 'int32') {
       if (q.dtype === 'float16') throw new Error(`Unsupported quantization type ${q.dtype} for weight type int32.`);
       const values = new Int32Array(size);
       for (let i = 0; i < size; i++) values[i] = Math.round(raw[i] * q.scale + q.min);
-      return tensor(values, shape, 'int32');
+      return weightTensor(values, shape, 'int32');
     }
     throw new Error(`Unsupported dtype in weight '${name}': ${dtype}`);
   }
@@ -230,9 +240,7 @@ function decodeWeight(spec, bytes) {
     return tensor(values, shape, 'string');
   }
   const whole = bytes.byteLength === expected ? bytes : bytes.slice(0, expected);
-  if (dtype === 'float32') return tensor(new Float32Array(whole), shape, 'float32');
-  if (dtype === 'int32') return tensor(new Int32Array(whole), shape, 'int32');
-  if (dtype === 'bool') return tensor(new Uint8Array(whole), shape, 'bool');
+  if (dtype === 'float32' || dtype === 'int32' || dtype === 'bool') return weightTensor(new Uint8Array(whole), shape, dtype);
   if (dtype === 'complex64') {
     const pairs = new Float32Array(whole);
     const re = new Float32Array(size);

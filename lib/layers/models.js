@@ -6,6 +6,7 @@
 const native = require('../native');
 const { Tensor, wrapId, variableOf } = require('../tensor');
 const { tidy } = require('../engine');
+const { offThread } = require('../serving');
 const { scalar } = require('../ops/creation');
 const { serialization } = require('../internals/serialization');
 const { nextFrame } = require('../internals/top_level');
@@ -389,6 +390,30 @@ class LayersModel extends Layer {
     } finally {
       for (const t of made) t.dispose();
     }
+  }
+
+  // tidytensor's extension: predict() on tidytensor's serving thread (src/serve.rs), this thread
+  // free meanwhile; a Promise of the outputs. `{signal}`, an AbortSignal, rejects it. A model
+  // holding JavaScript layers (custom layers) can only predict on this thread, and does.
+  async predictAsync(x, args = {}) {
+    checkTensors(x, 'predictAsync()\'s x');
+    const batchSize = args.batchSize == null ? 32 : args.batchSize;
+    checkBatchSize(batchSize);
+    args.signal?.throwIfAborted();
+    const made = [];
+    let pending;
+    try {
+      const xs = rank2OrHigher(toList(x), made);
+      if (this.jsGraph) {
+        const outs = C.predictJS(this, xs, batchSize);
+        return outs.length === 1 ? outs[0] : outs;
+      }
+      pending = this.model.predictAsync(xs.map((t) => t.id), batchSize);
+    } finally {
+      for (const t of made) t.dispose(); // held natively until the prediction ends
+    }
+    const outs = await offThread(pending, args.signal);
+    return outs.length === 1 ? outs[0] : outs;
   }
 
   predictOnBatch(x) {

@@ -6,6 +6,8 @@
 use std::sync::{Arc, OnceLock};
 use tidytensor_core::{bail, Engine, Result};
 use tidytensor_cpu::CpuBackend;
+pub mod serve;
+
 pub use tidytensor_cpu::{adopt_calling_thread, copy_bytes, fma_peak_gflops, qgemm_gops, recycle};
 pub use tidytensor_wgpu::{GpuInfo, WgpuBackend};
 

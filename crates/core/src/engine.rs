@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 mod grad;
+mod sharing;
 pub use grad::{BackwardStep, GradArgs, GradFn, Gradient, TapeNode};
+pub use sharing::Shared;
 
 pub type TensorId = u64;
 pub type ScopeId = u64;
@@ -54,6 +56,9 @@ pub struct Memory {
     pub num_tensors: usize,
     pub num_data_buffers: usize,
     pub num_bytes: usize,
+    /// Of `num_bytes`, the bytes of weights held once for the whole process and shared with
+    /// the other threads that loaded the same values (see [`Engine::weight`]).
+    pub num_bytes_shared: usize,
     pub backend: BackendMemory,
 }
 
@@ -108,12 +113,14 @@ pub struct Engine {
     /// Live tensors per data buffer; its length is `numDataBuffers`.
     buffer_refs: FxHashMap<DataId, usize>,
     num_bytes: usize,
+    /// Buffers of the process's weight cache this engine holds, and their tensors' bytes.
+    shared_buffers: FxHashSet<DataId>,
+    num_bytes_shared: usize,
     scopes: Vec<Scope>,
     /// Emptied `tracked` lists of ended scopes, reused: scopes open and close per kernel.
     spare_tracked: Vec<Vec<TensorId>>,
     variables: FxHashMap<String, TensorId>,
     ids: TensorIds,
-    next_data: DataId,
     next_scope: ScopeId,
     next_variable: u64,
     /// Kernels running now, nested (a kernel may run others to do its work).
@@ -242,8 +249,7 @@ impl Engine {
     /// Registers kernel output as a new tensor on the active backend.
     pub(crate) fn output(&mut self, storage: Box<dyn Storage>, shape: Vec<usize>, dtype: DType) -> Result<TensorId> {
         let backend = self.backend()?;
-        self.next_data += 1;
-        let data = Arc::new(Buffer { id: self.next_data, backend, storage });
+        let data = Arc::new(Buffer { id: new_data_id(), backend, storage });
         Ok(self.track(data, shape, dtype, None))
     }
 
@@ -254,7 +260,11 @@ impl Engine {
 
     fn track(&mut self, data: Arc<Buffer>, shape: Vec<usize>, dtype: DType, variable: Option<Variable>) -> TensorId {
         let id = self.ids.next();
-        self.num_bytes += tensor_bytes(&data, &shape, dtype);
+        let bytes = tensor_bytes(&data, &shape, dtype);
+        self.num_bytes += bytes;
+        if self.shared_buffers.contains(&data.id) {
+            self.num_bytes_shared += bytes;
+        }
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
         // Variables are never tracked by scopes; a running kernel's tensors belong to it until
         // it returns them.
@@ -294,7 +304,11 @@ impl Engine {
     /// Disposes a tensor; disposing twice (or an unknown id) does nothing.
     pub fn dispose(&mut self, id: TensorId) {
         let Some(t) = self.tensors.remove(&id) else { return };
-        self.num_bytes -= tensor_bytes(&t.data, &t.shape, t.dtype);
+        let bytes = tensor_bytes(&t.data, &t.shape, t.dtype);
+        self.num_bytes -= bytes;
+        if self.shared_buffers.contains(&t.data.id) {
+            self.num_bytes_shared -= bytes;
+        }
         self.release(t.data.id);
         if let Some(v) = t.variable {
             self.variables.remove(&v.name);
@@ -306,6 +320,7 @@ impl Engine {
             *n -= 1;
             if *n == 0 {
                 self.buffer_refs.remove(&data);
+                self.shared_buffers.remove(&data);
             }
         }
     }
@@ -322,6 +337,7 @@ impl Engine {
             num_tensors: self.tensors.len(),
             num_data_buffers: self.buffer_refs.len(),
             num_bytes: self.num_bytes,
+            num_bytes_shared: self.num_bytes_shared,
             backend: self.backend().map(|b| b.memory()).unwrap_or_default(),
         }
     }
@@ -714,6 +730,9 @@ impl Engine {
             );
         }
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
+        let bytes = tensor_bytes(&data, &shape, dtype);
+        let (now, before) = (self.shared_buffers.contains(&data.id), self.shared_buffers.contains(&self.info(var)?.data.id));
+        self.num_bytes_shared = self.num_bytes_shared + if now { bytes } else { 0 } - if before { bytes } else { 0 };
         let old = std::mem::replace(&mut self.tensors.get_mut(&var).expect("checked above").data, data);
         self.release(old.id);
         Ok(())
@@ -751,6 +770,13 @@ impl Engine {
             )
         }
     }
+}
+
+/// Data ids are unique in the process, like tensor ids: an engine adopts buffers that other
+/// threads' engines made ([`Shared`]), and its per-buffer counts must never take two for one.
+fn new_data_id() -> DataId {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Tensor ids are unique in the process, not only on one thread: a handle that reaches

@@ -24,7 +24,8 @@ pub use pool::recycle;
 pub use qgemm::{qgemm, qgemm_gops};
 
 use std::any::Any;
-use std::cell::Cell;
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::Arc;
 
 use tidytensor_core::{
     bail, Activation, ArgOp, Backend, BackendMemory, BatchNormParams, BinaryOp, ConvGeom, CumOp, DType, HostData,
@@ -41,14 +42,15 @@ pub(crate) const PAR_THRESHOLD: usize = 1 << 16;
 pub(crate) const PAR_CHUNK: usize = 1 << 14;
 
 thread_local! {
-    static THREAD_LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
+    static THREAD_LIVE_BYTES: Arc<AtomicIsize> = Arc::new(AtomicIsize::new(0));
 }
 
-/// Bytes of [`CpuStorage`] created on this thread minus bytes dropped on this thread: what
-/// `numBytesInBackend` reports, per thread like the engine's own counts (each worker has its
-/// own engine, and cpu storage is made and dropped on its engine's thread).
+/// Bytes of [`CpuStorage`] made on this thread and not yet dropped (on whichever thread drops
+/// them): what `numBytesInBackend` reports, per thread like the engine's own counts (each
+/// worker has its own engine). A buffer made on the serving thread and handed to a JavaScript
+/// thread stays the serving thread's.
 pub fn thread_live_bytes() -> isize {
-    THREAD_LIVE_BYTES.try_with(|c| c.get()).unwrap_or(0)
+    THREAD_LIVE_BYTES.try_with(|c| c.load(Ordering::Relaxed)).unwrap_or(0)
 }
 
 /// Makes the calling thread one of the threads of the global rayon pool, once, before anything
@@ -59,15 +61,20 @@ pub fn thread_live_bytes() -> isize {
 /// 200,000, 104 -> 63 µs). Call it only from a thread that lives as long as the process
 /// (Node's main thread): the pool would lose a worker with it. Returns whether it did.
 pub fn adopt_calling_thread() -> bool {
-    // rayon's own default: RAYON_NUM_THREADS, else one thread per CPU.
-    let threads = std::env::var("RAYON_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = pool_threads();
     // With one thread the pool would be the caller alone, and jobs queued by other threads
     // would wait until the caller next runs a parallel kernel.
     threads >= 2 && rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok()
+}
+
+/// How many threads a kernel pool has: rayon's own default, RAYON_NUM_THREADS, else one
+/// thread per CPU.
+pub fn pool_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Copies `src` into `dst` (equal lengths; `dst` may be uninitialised), on several threads
@@ -89,11 +96,6 @@ pub fn copy_bytes(dst: &mut [std::mem::MaybeUninit<u8>], src: &[u8]) {
     }
 }
 
-fn count_bytes(delta: isize) {
-    // During thread teardown the thread-local may already be gone, and with it the count.
-    let _ = THREAD_LIVE_BYTES.try_with(|c| c.set(c.get() + delta));
-}
-
 /// Applies `$body` to the vector inside a [`HostData`], whatever its element type, and wraps
 /// the resulting vector in the same variant.
 macro_rules! map_data {
@@ -111,13 +113,18 @@ pub(crate) use map_data;
 pub struct CpuStorage {
     data: HostData,
     bytes: usize,
+    /// The count of the thread that made it (none during that thread's teardown).
+    made_on: Option<Arc<AtomicIsize>>,
 }
 
 impl CpuStorage {
     pub fn new(data: HostData) -> CpuStorage {
         let bytes = data.byte_len();
-        count_bytes(bytes as isize);
-        CpuStorage { data, bytes }
+        let made_on = THREAD_LIVE_BYTES.try_with(Arc::clone).ok();
+        if let Some(count) = &made_on {
+            count.fetch_add(bytes as isize, Ordering::Relaxed);
+        }
+        CpuStorage { data, bytes, made_on }
     }
 
     pub fn data(&self) -> &HostData {
@@ -131,7 +138,9 @@ impl CpuStorage {
 
 impl Drop for CpuStorage {
     fn drop(&mut self) {
-        count_bytes(-(self.bytes as isize));
+        if let Some(count) = &self.made_on {
+            count.fetch_sub(self.bytes as isize, Ordering::Relaxed);
+        }
         match std::mem::replace(&mut self.data, HostData::Bool(Vec::new())) {
             HostData::F32(v) => pool::give(v),
             HostData::I32(v) => pool::give(v),

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use tidytensor_core::{bail, DType, Engine, Error, Result, TensorId};
+use tidytensor_core::{bail, DType, Engine, Error, Result, Shared, TensorId};
 
 /// One node of the GraphDef.
 #[derive(Clone, Debug)]
@@ -177,6 +177,24 @@ pub struct Graph {
     pub(crate) fn_outputs: Vec<(usize, usize)>,
     /// The model's signature (empty for a function, the initializer, or a model without one).
     pub(crate) signature: Signature,
+    /// The topology it was loaded from (a model's, not a function's): what another thread
+    /// builds its replica from ([`Graph::replica_source`]).
+    source: Option<std::sync::Arc<str>>,
+}
+
+/// What another thread's engine needs to run a loaded graph model: its topology, and its
+/// weights shared (not copied). [`GraphSource::load`] builds the replica there.
+pub struct GraphSource {
+    topology: std::sync::Arc<str>,
+    weights: Vec<(String, Shared)>,
+}
+
+impl GraphSource {
+    /// The model again, in `e`, over the same weight buffers.
+    pub fn load(self, e: &mut Engine) -> Result<Graph> {
+        let weights: Vec<(String, TensorId)> = self.weights.into_iter().map(|(n, w)| (n, e.adopt(w))).collect();
+        Graph::load(e, &self.topology, &weights)
+    }
 }
 
 /// (node name, output index) of an input or output name: `name`, `name:k` (tfjs's
@@ -206,10 +224,11 @@ impl Graph {
             Ok(g)
         });
         match loaded {
-            Ok(g) => {
+            Ok(mut g) => {
                 for &(_, id) in &g.owned {
                     e.keep(id);
                 }
+                g.source = Some(topology.into());
                 Ok(g)
             }
             Err(err) => {
@@ -323,6 +342,7 @@ impl Graph {
             fn_inputs: Vec::new(),
             fn_outputs: Vec::new(),
             signature: Signature::default(),
+            source: None,
         })
     }
 
@@ -438,6 +458,21 @@ impl Graph {
             Some(init) if control_flow => init.execute_async(e, &[], outputs),
             Some(init) => init.execute(e, &[], outputs),
         }
+    }
+
+    /// The model as another thread builds it again ([`GraphSource`]); refused for a model
+    /// with lookup tables, whose contents a replica would not have.
+    pub fn replica_source(&self, e: &Engine) -> Result<GraphSource> {
+        if self.disposed {
+            bail!("This graph model has been disposed");
+        }
+        let Some(topology) = self.source.clone() else { bail!("A function of a graph model has no replica") };
+        let tables = self.ops().iter().any(|op| op.contains("HashTable"));
+        if self.initializer.is_some() || tables {
+            bail!("A graph model with lookup tables runs on its own thread only");
+        }
+        let weights = self.owned.iter().map(|(n, id)| Ok((n.clone(), e.export(*id)?))).collect::<Result<_>>()?;
+        Ok(GraphSource { topology, weights })
     }
 
     /// Whether the model has an initializer graph.

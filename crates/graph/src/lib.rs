@@ -37,5 +37,5 @@ mod ops;
 pub use attr::{custom_op_attrs, parse_dtype, parse_shape, AttrReader, AttrValue, Attrs, Decoded};
 pub use exec::{ExecuteOptions, Executed};
 pub use flow::{Execution, Limits, DEFAULT_MAX_CALL_DEPTH};
-pub use graph::{Graph, Node, TensorSpec};
+pub use graph::{Graph, GraphSource, Node, TensorSpec};
 pub use ops::supported_ops;

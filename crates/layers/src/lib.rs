@@ -34,6 +34,6 @@ pub mod synthetic;
 pub use config::Cfg;
 pub use layer::{Layer, LayerRef, Shape};
 pub use layers::layer;
-pub use model::{Model, Rows, Src};
+pub use model::{Model, ModelSource, Rows, Src};
 pub use serde_json::json;
 mod ops;

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 use tidytensor_core::train::{Optimizer, Rule, EPSILON};
-use tidytensor_core::{bail, DType, Engine, HostData, ReduceOp, Result, TensorId};
+use tidytensor_core::{bail, DType, Engine, Error, HostData, ReduceOp, Result, Shared, TensorId};
 
 /// Where a node's input comes from: a model input, or output `.1` of node `.0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -889,6 +889,90 @@ fn rows(e: &Engine, xs: &[TensorId]) -> Result<usize> {
         n = Some(r);
     }
     Ok(n.unwrap_or(0))
+}
+
+/// What another thread's engine needs to run a model's predictions: each layer's class and
+/// config, the graph of calls, and the weights shared (not copied). [`ModelSource::load`]
+/// builds the replica there.
+pub struct ModelSource {
+    name: String,
+    sequential: bool,
+    /// A Sequential model's input layer (its first layer may have no input shape of its own).
+    input: Option<Value>,
+    layers: Vec<(&'static str, Value)>,
+    /// Per call: the layer (an index of `layers`) and its inputs.
+    nodes: Vec<(usize, Vec<Src>)>,
+    n_inputs: usize,
+    outputs: Vec<Src>,
+    /// In [`Model::weights`] order.
+    weights: Vec<Shared>,
+}
+
+impl Model {
+    /// The model as another thread builds it again ([`ModelSource`]).
+    pub fn replica_source(&self, e: &Engine) -> Result<ModelSource> {
+        if self.disposed {
+            bail!("This model has been disposed");
+        }
+        let index = |l: &LayerRef| self.layers.iter().position(|x| Rc::ptr_eq(x, l));
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|n| Ok((index(&n.layer).ok_or_else(|| Error::new("A model's call of a layer it has not"))?, n.inputs.clone())))
+            .collect::<Result<_>>()?;
+        let input = self.sequential.then(|| {
+            json!({
+                "name": self.input_names[0],
+                "batchInputShape": crate::layer::shape_json(&self.input_shapes[0]),
+                "dtype": self.input_dtypes[0].name(),
+            })
+        });
+        Ok(ModelSource {
+            name: self.name.clone(),
+            sequential: self.sequential,
+            input,
+            layers: self.layers.iter().map(|l| (l.borrow().class_name(), l.borrow().config())).collect(),
+            nodes,
+            n_inputs: self.input_shapes.len(),
+            outputs: self.outputs.clone(),
+            weights: self.weights().into_iter().map(|w| e.export(w)).collect::<Result<_>>()?,
+        })
+    }
+}
+
+impl ModelSource {
+    /// The model again, in `e`, its weights over the same buffers.
+    pub fn load(self, e: &mut Engine) -> Result<Model> {
+        let layers = self
+            .layers
+            .iter()
+            .map(|(class, config)| {
+                let l = crate::layer(class, config)?;
+                l.borrow_mut().fast_init = true;
+                Ok(l)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let model = if self.sequential {
+            let mut all = Vec::with_capacity(layers.len() + 1);
+            all.extend(self.input.as_ref().map(|c| crate::layer("InputLayer", c)).transpose()?);
+            all.extend(layers);
+            Model::sequential(e, Some(&self.name), all)?
+        } else {
+            let nodes = self.nodes.into_iter().map(|(l, ins)| (layers[l].clone(), ins)).collect();
+            Model::functional(e, Some(&self.name), nodes, self.n_inputs, self.outputs)?
+        };
+        let vars = model.weights();
+        if vars.len() != self.weights.len() {
+            bail!("The replica of model {} has {} weights, not {}", self.name, vars.len(), self.weights.len());
+        }
+        for (var, w) in vars.into_iter().zip(self.weights) {
+            let value = e.adopt(w);
+            let r = e.assign(var, value);
+            e.dispose(value);
+            r?;
+        }
+        Ok(model)
+    }
 }
 
 /// Rows of each of `xs`: a slice for a range, a gather for shuffled indices.
