@@ -16,7 +16,10 @@ const EXTRA_ALLOWED = {
     // report of live tensors by origin; tfjs has no counterpart.
     'tidyAsync', 'leaks', 'memoryReport',
     // ONNX models as graph models (lib/graph/onnx.js); no tfjs variant reads ONNX.
-    'loadOnnxModel'],
+    'loadOnnxModel',
+    // Serving (lib/serving.js): the request batcher and the serving thread's memory; tfjs
+    // predicts on the JavaScript thread only.
+    'serving'],
   // tf.io.fileSystem: tfjs-node's file handler (model files on disk).
   io: ['fileSystem'],
 };

@@ -248,7 +248,11 @@ impl NativeGraph {
         output_names: Vec<String>,
     ) -> Result<Object<'e>> {
         if input_names.len() != input_ids.len() {
-            return Err(Error::from_reason(format!("{} input names but {} input tensors", input_names.len(), input_ids.len())));
+            return Err(Error::from_reason(format!(
+                "{} input names but {} input tensors",
+                input_names.len(),
+                input_ids.len()
+            )));
         }
         let graph = &self.inner;
         let source = |e: &mut tidytensor_core::Engine| -> tidytensor_core::Result<Build> {
@@ -256,12 +260,19 @@ impl NativeGraph {
             Ok(Box::new(move |e| source.load(e).map(Replica::Graph)))
         };
         // A graph's weights never change.
-        serve::predict(env, &self.replica, |_| Ok(Vec::new()), source, &input_ids, move |e, replica, xs| {
-            let Replica::Graph(g) = replica else { bail!("Not a graph model's replica") };
-            let feeds: Vec<(String, TensorId)> = input_names.into_iter().zip(xs).collect();
-            let options = ExecuteOptions { as_async: true, keep_intermediates: false };
-            Ok(g.execute_with(e, &feeds, &output_names, options)?.outputs)
-        })
+        serve::predict(
+            env,
+            &self.replica,
+            |_| Ok(Vec::new()),
+            source,
+            &input_ids,
+            move |e, replica, xs| {
+                let Replica::Graph(g) = replica else { bail!("Not a graph model's replica") };
+                let feeds: Vec<(String, TensorId)> = input_names.into_iter().zip(xs).collect();
+                let options = ExecuteOptions { as_async: true, keep_intermediates: false };
+                Ok(g.execute_with(e, &feeds, &output_names, options)?.outputs)
+            },
+        )
     }
 
     /// Starts `executeAsync`'s native half ([`NativeExecution`]): the nodes the outputs need,

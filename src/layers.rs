@@ -376,7 +376,8 @@ impl NativeModel {
     pub fn predict_async<'e>(&self, env: &'e Env, inputs: Vec<f64>, batch_size: u32) -> Result<Object<'e>> {
         let model = &self.inner;
         engine(|e| model.check_inputs(e, &ids(&inputs)))?;
-        let key = |e: &tidytensor_core::Engine| model.weights().into_iter().map(|w| Ok(e.export(w)?.data_id())).collect();
+        let key =
+            |e: &tidytensor_core::Engine| model.weights().into_iter().map(|w| Ok(e.export(w)?.data_id())).collect();
         let source = |e: &mut tidytensor_core::Engine| -> tidytensor_core::Result<Build> {
             let source = model.replica_source(e)?;
             Ok(Box::new(move |e| source.load(e).map(Replica::Model)))

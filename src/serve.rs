@@ -8,8 +8,8 @@ use crate::promise::Settle;
 use crate::{engine, id};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use std::collections::{HashMap, HashSet};
 use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use tidytensor_backends::serve::submit;
 use tidytensor_core::{DataId, Engine, Shared, TensorId};
@@ -78,16 +78,14 @@ impl ReplicaSlot {
     /// Removes the replica (after the jobs queued before), disposing its weights there.
     pub(crate) fn release(&self) {
         let Some(r) = self.id.take() else { return };
-        let _ = submit(Box::new(move |e| {
-            match REPLICAS.with(|m| m.borrow_mut().remove(&r)) {
-                Some(Replica::Graph(mut g)) => {
-                    g.dispose(e);
-                }
-                Some(Replica::Model(mut m)) => {
-                    let _ = m.dispose(e);
-                }
-                _ => {}
+        let _ = submit(Box::new(move |e| match REPLICAS.with(|m| m.borrow_mut().remove(&r)) {
+            Some(Replica::Graph(mut g)) => {
+                g.dispose(e);
             }
+            Some(Replica::Model(mut m)) => {
+                let _ = m.dispose(e);
+            }
+            _ => {}
         }));
     }
 }

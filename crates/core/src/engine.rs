@@ -731,7 +731,8 @@ impl Engine {
         }
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
         let bytes = tensor_bytes(&data, &shape, dtype);
-        let (now, before) = (self.shared_buffers.contains(&data.id), self.shared_buffers.contains(&self.info(var)?.data.id));
+        let (now, before) =
+            (self.shared_buffers.contains(&data.id), self.shared_buffers.contains(&self.info(var)?.data.id));
         self.num_bytes_shared = self.num_bytes_shared + if now { bytes } else { 0 } - if before { bytes } else { 0 };
         let old = std::mem::replace(&mut self.tensors.get_mut(&var).expect("checked above").data, data);
         self.release(old.id);

@@ -918,7 +918,12 @@ impl Model {
         let nodes = self
             .nodes
             .iter()
-            .map(|n| Ok((index(&n.layer).ok_or_else(|| Error::new("A model's call of a layer it has not"))?, n.inputs.clone())))
+            .map(|n| {
+                Ok((
+                    index(&n.layer).ok_or_else(|| Error::new("A model's call of a layer it has not"))?,
+                    n.inputs.clone(),
+                ))
+            })
             .collect::<Result<_>>()?;
         let input = self.sequential.then(|| {
             json!({
