@@ -1987,6 +1987,8 @@ export interface Batcher {
 export declare const serving: {
   /** Gathers concurrent one-example requests into batches run with model.predictAsync. */
   batcher(model: LayersModel | GraphModel, options?: BatcherOptions): Batcher;
+  /** tf.node.decodeImage off the JavaScript thread: a Promise of the int32 tensor. */
+  decodeImage(content: Uint8Array, channels?: number, dtype?: 'int32', expandAnimations?: boolean): Promise<Tensor3D | Tensor4D>;
   /** What tidytensor's serving thread holds, once the work queued before has run. */
   memory(): Promise<{ numTensors: number; numBytes: number; replicas: number }>;
 };

@@ -7,7 +7,7 @@
 // ReferenceError, which the tests compare).
 /* global ImageData */
 const native = require('./native');
-const { Tensor, wrap } = require('./tensor');
+const { Tensor, wrap, wrapId } = require('./tensor');
 const { convertToTensor } = require('./convert');
 const { env } = require('./env');
 const { tensor3d } = require('./ops/creation');
@@ -70,9 +70,14 @@ function maxPixels() {
   return Number.isNaN(v) ? 0 : v;
 }
 
-function decode(contents, op, channels, ratio = 1, dctMethod = '', recover = false, firstFrame = false) {
-  return wrap(native.decodeImage(contentBytes(contents), op, intAttr(channels, 'channels'), intAttr(ratio, 'ratio'),
-    String(dctMethod), !!recover, firstFrame, maxPixels()));
+// The native decoder's arguments: the file's bytes, the op and its attributes, the pixel limit.
+function decodeArgs(contents, op, channels, ratio = 1, dctMethod = '', recover = false, firstFrame = false) {
+  return [contentBytes(contents), op, intAttr(channels, 'channels'), intAttr(ratio, 'ratio'),
+    String(dctMethod), !!recover, firstFrame, maxPixels()];
+}
+
+function decode(...args) {
+  return wrap(native.decodeImage(...decodeArgs(...args)));
 }
 
 function decodeJpeg(contents, channels = 0, ratio = 1, fancyUpscaling = true, tryRecoverTruncated = false,
@@ -93,15 +98,27 @@ function decodeGif(contents) {
   return decode(contents, 'DecodeGif', 0);
 }
 
-function decodeImage(content, channels = 0, dtype = 'int32', expandAnimations = true) {
+// decodeImage's op and attributes for a file (tfjs-node picks the op by its first bytes).
+function imageOp(content, channels, dtype, expandAnimations) {
   if (dtype !== 'int32') throw new Error('decodeImage could only return Tensor of type `int32` for now.');
   switch (getImageType(content)) {
-    case ImageType.JPEG: return decodeJpeg(content, channels);
-    case ImageType.PNG: return decodePng(content, channels);
+    case ImageType.JPEG: return ['DecodeJpeg', channels];
+    case ImageType.PNG: return ['DecodePng', channels];
     // tfjs-node decodes every frame and keeps the first; the native call keeps it directly.
-    case ImageType.GIF: return decode(content, 'DecodeGif', 0, 1, '', false, !expandAnimations);
-    default: return decodeBmp(content, channels);
+    case ImageType.GIF: return ['DecodeGif', 0, 1, '', false, !expandAnimations];
+    default: return ['DecodeBmp', channels];
   }
+}
+
+function decodeImage(content, channels = 0, dtype = 'int32', expandAnimations = true) {
+  return decode(content, ...imageOp(content, channels, dtype, expandAnimations));
+}
+
+// tf.serving.decodeImage (tidytensor's extension): tf.node.decodeImage off the JavaScript
+// thread, on one of libuv's threads; a Promise of the tensor.
+async function decodeImageAsync(content, channels = 0, dtype = 'int32', expandAnimations = true) {
+  const args = decodeArgs(content, ...imageOp(content, channels, dtype, expandAnimations));
+  return wrapId(await native.decodeImageAsync(...args));
 }
 
 // tfjs-node's encoders take the tensor's values as bytes (`new Uint8Array(await image.data())`:
@@ -308,4 +325,4 @@ function draw(image, canvas, options) {
 
 const browser = { draw, fromPixels, fromPixelsAsync, toPixels };
 
-module.exports = { node, browser };
+module.exports = { node, browser, decodeImageAsync };

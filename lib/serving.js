@@ -1,7 +1,8 @@
 'use strict';
 // Serving (tidytensor's extension, README "Serving"): predictions on tidytensor's serving
-// thread (src/serve.rs) reach JavaScript here, and tf.serving.batcher gathers concurrent
-// requests for one example each into batches.
+// thread (src/serve.rs) reach JavaScript here, tf.serving.batcher gathers concurrent requests
+// for one example each into batches, and tf.serving.decodeImage decodes an upload off the
+// JavaScript thread (lib/images.js).
 const native = require('./native');
 const { Tensor, wrapId } = require('./tensor');
 const { stack, unstack, clone } = require('./ops/layout');
@@ -196,6 +197,7 @@ class Batcher {
 
 const serving = {
   batcher: (model, options) => new Batcher(model, options),
+  decodeImage: require('./images').decodeImageAsync,
   memory,
 };
 

@@ -199,6 +199,7 @@ impl NativeGraph {
             let weights: Vec<(String, TensorId)> = weight_names.into_iter().zip(ids).collect();
             Graph::load(e, &topology_json, &weights)
         })?;
+        crate::trim_heap();
         Ok(NativeGraph { inner: Rc::new(inner), replica: ReplicaSlot::default() })
     }
 

@@ -76,7 +76,70 @@ pub fn decode_image(
     first_frame_only: bool,
     max_pixels: f64,
 ) -> Result<f64> {
-    make(|e| {
+    let args = DecodeArgs { op, channels, ratio, dct_method, try_recover_truncated, first_frame_only, max_pixels };
+    make(|e| decode(e, contents, &args))
+}
+
+/// `decode_image`'s arguments.
+struct DecodeArgs {
+    op: String,
+    channels: i32,
+    ratio: i32,
+    dct_method: String,
+    try_recover_truncated: bool,
+    first_frame_only: bool,
+    max_pixels: f64,
+}
+
+/// `decode_image` off the JavaScript thread (`tf.serving.decodeImage`): the file is decoded on
+/// one of libuv's threads, and the Promise resolves with the tensor's id, this thread's.
+#[napi(ts_return_type = "Promise<number>")]
+pub fn decode_image_async(
+    contents: Uint8Array,
+    op: String,
+    channels: i32,
+    ratio: i32,
+    dct_method: String,
+    try_recover_truncated: bool,
+    first_frame_only: bool,
+    max_pixels: f64,
+) -> Result<AsyncTask<DecodeTask>> {
+    let backend = crate::engine(|e| Ok(e.backend_name().unwrap_or("cpu")))?;
+    let args = DecodeArgs { op, channels, ratio, dct_method, try_recover_truncated, first_frame_only, max_pixels };
+    Ok(AsyncTask::new(DecodeTask { contents: contents.to_vec(), backend, args }))
+}
+
+pub struct DecodeTask {
+    contents: Vec<u8>,
+    backend: &'static str,
+    args: DecodeArgs,
+}
+
+impl Task for DecodeTask {
+    type Output = tidytensor_core::Shared;
+    type JsValue = f64;
+
+    /// On a libuv thread, in its own engine; the tensor is handed over without a copy.
+    fn compute(&mut self) -> Result<Self::Output> {
+        crate::engine(|e| {
+            tidytensor_backends::set_backend(e, self.backend)?;
+            let id = decode(e, &self.contents, &self.args)?;
+            let shared = e.export(id);
+            e.dispose(id);
+            shared
+        })
+    }
+
+    fn resolve(&mut self, _: Env, output: Self::Output) -> Result<f64> {
+        crate::engine(|e| Ok(e.adopt(output) as f64))
+    }
+}
+
+fn decode(e: &mut Engine, contents: &[u8], args: &DecodeArgs) -> Res<tidytensor_core::TensorId> {
+    let DecodeArgs { op, channels, ratio, dct_method, try_recover_truncated, first_frame_only, max_pixels } = args;
+    let (channels, ratio, try_recover_truncated, first_frame_only, max_pixels) =
+        (*channels, *ratio, *try_recover_truncated, *first_frame_only, *max_pixels);
+    {
         let limit = PixelLimit(if max_pixels.is_nan() { 0.0 } else { max_pixels });
         let op = match op.as_str() {
             "DecodeJpeg" => Op::Jpeg,
@@ -125,7 +188,7 @@ pub fn decode_image(
         };
         let values = pixels.data.iter().map(|&v| i32::from(v)).collect();
         e.tensor(HostData::I32(values), &pixels.shape)
-    })
+    }
 }
 
 /// [h, w, c], or [1, h, w, c] when DecodeGif decodes a single image of another format.

@@ -84,6 +84,17 @@ fn tune_allocator() {
     }
 }
 
+/// Gives the heap's free pages back to the OS (after a model load, whose transient copies
+/// `tune_allocator` would otherwise keep: in each worker_thread's arena, for the life of the
+/// process).
+pub(crate) fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the OS.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Lets Node's main thread work in the cpu backend's thread pool
 /// (`tidytensor_cpu::adopt_calling_thread`). Only the main thread lives as long as the process;
 /// on Linux it is the thread whose id is the process id. Elsewhere the pool keeps its own

@@ -4,7 +4,7 @@ use crate::promise::Settle;
 use crate::{engine, id, make, parse_dtype};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use tidytensor_core::{bail, shape, DType, HostData};
+use tidytensor_core::{bail, shape, DType, Encoding, HostData};
 
 fn dims(shape: &[i64]) -> tidytensor_core::Result<Vec<usize>> {
     shape::from_user(shape)
@@ -131,12 +131,29 @@ pub fn data_async(env: &Env, x: f64) -> Result<Object<'_>> {
     Ok(promise)
 }
 
-/// A model's weight from its bytes (float32, int32 or bool values, little-endian): the copy a
-/// thread already holds when one loaded the same values, else a new tensor others will share
+/// A model's weight from its bytes as the weight manifest stores them (`encoding`: "values",
+/// or the quantization "uint8", "uint16" with `scale` and `min`, or "float16"): the copy a
+/// thread already holds when one loaded the same bytes, else a new tensor others will share
 /// (`Engine::weight`).
 #[napi]
-pub fn weight_tensor(bytes: &[u8], shape: Vec<i64>, dtype: String) -> Result<f64> {
-    make(|e| e.weight(bytes, parse_dtype(&dtype)?, &dims(&shape)?))
+pub fn weight_tensor(
+    bytes: &[u8],
+    shape: Vec<i64>,
+    dtype: String,
+    encoding: String,
+    scale: f64,
+    min: f64,
+) -> Result<f64> {
+    make(|e| {
+        let encoding = match encoding.as_str() {
+            "values" => Encoding::Values,
+            "uint8" => Encoding::Uint8 { scale, min },
+            "uint16" => Encoding::Uint16 { scale, min },
+            "float16" => Encoding::Float16,
+            other => bail!("Unknown weight encoding {other}"),
+        };
+        e.weight(bytes, encoding, parse_dtype(&dtype)?, &dims(&shape)?)
+    })
 }
 
 /// The shape JS wrote into the meta buffer (`[_, rank, ...dims]`) before a `make*` call, and

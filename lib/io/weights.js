@@ -167,27 +167,14 @@ function weightByteLength(spec, slice) {
   return size * DTYPE_VALUE_SIZE_MAP[spec.dtype];
 }
 
-// float16 bits -> float32 values (exact: every float16 is a float32).
-function float16ToFloat32(halves) {
-  const out = new Float32Array(halves.length);
-  for (let i = 0; i < halves.length; i++) {
-    const h = halves[i];
-    const sign = h & 0x8000 ? -1 : 1;
-    const exp = (h >> 10) & 0x1f;
-    const frac = h & 0x3ff;
-    if (exp === 0) out[i] = sign * frac * 2 ** -24;
-    else if (exp === 31) out[i] = frac ? NaN : sign * Infinity;
-    else out[i] = sign * (1 + frac / 1024) * 2 ** (exp - 15);
-  }
-  return out;
-}
-
-// A float32, int32 or bool weight's tensor: through the process's weight cache, so that
-// threads (worker_threads) loading the same weights hold one copy of them
+// A float32, int32 or bool weight's tensor from the first `length` bytes of `bytes`
+// (`quantization`: the manifest's, if any), decoded natively through the process's weight
+// cache: threads (worker_threads) loading the same weights hold one copy of them
 // (tf.memory().numBytesShared counts them).
-function weightTensor(values, shape, dtype) {
-  const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-  return wrap(native.weightTensor(bytes, shape, dtype));
+function weightTensor(bytes, length, shape, dtype, quantization) {
+  const q = quantization || {};
+  const view = new Uint8Array(bytes, 0, length);
+  return wrap(native.weightTensor(view, shape, dtype, q.dtype || 'values', q.scale || 0, q.min || 0));
 }
 
 // One weight's tensor from its bytes, checked against the spec.
@@ -212,20 +199,8 @@ function decodeWeight(spec, bytes) {
       throw new Error(`Weight ${name} has unknown quantization dtype ${q.dtype}. ` +
         "Supported quantization dtypes are: 'uint8', 'uint16', and 'float16'.");
     }
-    const raw = q.dtype === 'uint8' ? new Uint8Array(bytes, 0, size) : new Uint16Array(bytes.slice(0, size * 2));
-    if (dtype === 'float32') {
-      if (q.dtype === 'float16') return weightTensor(float16ToFloat32(raw), shape, 'float32');
-      const values = new Float32Array(size);
-      for (let i = 0; i < size; i++) values[i] = raw[i] * q.scale + q.min;
-      return weightTensor(values, shape, 'float32');
-    }
-    if (dtype === 'int32') {
-      if (q.dtype === 'float16') throw new Error(`Unsupported quantization type ${q.dtype} for weight type int32.`);
-      const values = new Int32Array(size);
-      for (let i = 0; i < size; i++) values[i] = Math.round(raw[i] * q.scale + q.min);
-      return weightTensor(values, shape, 'int32');
-    }
-    throw new Error(`Unsupported dtype in weight '${name}': ${dtype}`);
+    if (dtype !== 'float32' && dtype !== 'int32') throw new Error(`Unsupported dtype in weight '${name}': ${dtype}`);
+    return weightTensor(bytes, expected, shape, dtype, q);
   }
   if (dtype === 'string') {
     const values = [];
@@ -239,8 +214,8 @@ function decodeWeight(spec, bytes) {
     }
     return tensor(values, shape, 'string');
   }
+  if (dtype === 'float32' || dtype === 'int32' || dtype === 'bool') return weightTensor(bytes, expected, shape, dtype);
   const whole = bytes.byteLength === expected ? bytes : bytes.slice(0, expected);
-  if (dtype === 'float32' || dtype === 'int32' || dtype === 'bool') return weightTensor(new Uint8Array(whole), shape, dtype);
   if (dtype === 'complex64') {
     const pairs = new Float32Array(whole);
     const re = new Float32Array(size);

@@ -34,12 +34,28 @@ pub fn submit(job: Job) -> Result<()> {
     }
 }
 
+/// Lowers the calling thread's scheduling priority (nice 10): the serving threads use every
+/// core, and a JavaScript thread that wakes (a request, a timer) should get a core at once,
+/// not after their time slice. Measured with bench/serve.js at 8 concurrent requests on 2
+/// cores, two runs each: the event loop's lag p99 was 4.1-4.2 ms (batched) and 2.5 ms
+/// (unbatched) with it, 4.6-4.7 and 3.1-4.2 ms without, at the same throughput.
+fn yield_to_javascript() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on the calling thread (Linux: `who` 0 is the calling task) only
+    // changes its nice value.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
 fn serve(jobs: Receiver<Job>) {
+    yield_to_javascript();
     // Without its own pool (should building it fail) the thread's kernels use the global one.
     let _pool = rayon::ThreadPoolBuilder::new()
         .num_threads(tidytensor_cpu::pool_threads())
         .use_current_thread()
         .thread_name(|i| format!("tidytensor-serve-{i}"))
+        .start_handler(|_| yield_to_javascript())
         .build();
     // The default backend as on a JavaScript thread; each job activates the one it needs.
     let _ = with_engine(crate::init);

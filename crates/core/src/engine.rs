@@ -12,7 +12,7 @@ use std::sync::Arc;
 mod grad;
 mod sharing;
 pub use grad::{BackwardStep, GradArgs, GradFn, Gradient, TapeNode};
-pub use sharing::Shared;
+pub use sharing::{Encoding, Shared};
 
 pub type TensorId = u64;
 pub type ScopeId = u64;

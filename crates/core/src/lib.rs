@@ -21,8 +21,8 @@ pub use backend::{
 };
 pub use dtype::{js_to_int32, numeric_only, DType, HostData};
 pub use engine::{
-    with_engine, BackwardStep, Engine, GradArgs, GradFn, Gradient, Input, KernelOutputs, KernelRecord, Memory, ScopeId,
-    Shared, TapeNode, TensorId, TensorInfo,
+    with_engine, BackwardStep, Encoding, Engine, GradArgs, GradFn, Gradient, Input, KernelOutputs, KernelRecord,
+    Memory, ScopeId, Shared, TapeNode, TensorId, TensorInfo,
 };
 pub use error::{Error, Result};
 pub use kernels::{BinaryOp, BinaryRule, DtypeRule, Grad, UnaryOp};

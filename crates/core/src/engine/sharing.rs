@@ -6,7 +6,7 @@
 
 use super::{new_data_id, Engine, TensorId};
 use crate::backend::{Buffer, View};
-use crate::{bail, shape, DType, HostData, Result};
+use crate::{bail, DType, HostData, Result};
 use rustc_hash::FxHashMap;
 use std::hash::Hasher;
 use std::sync::{Arc, Mutex, Weak};
@@ -41,27 +41,41 @@ impl Engine {
         self.track(value.data, value.shape, value.dtype, None)
     }
 
-    /// A weight tensor of `bytes` (float32, int32 or bool values, in memory order): the buffer
-    /// of a weight with the same values, dtype and backend that a thread already holds, when
-    /// there is one, else a new one that later loads of the same values will share. Its bytes
-    /// count in `num_bytes` as any tensor's, and in `num_bytes_shared` too.
-    pub fn weight(&mut self, bytes: &[u8], dtype: DType, shape: &[usize]) -> Result<TensorId> {
-        if !matches!(dtype, DType::Float32 | DType::Int32 | DType::Bool) {
-            bail!("A shared weight is float32, int32 or bool, not {}", dtype.name());
+    /// A weight tensor of `bytes` (a model file's, as `encoding` says): the buffer of a weight
+    /// with the same bytes, encoding, dtype and backend that a thread already holds, when there
+    /// is one (nothing is decoded or allocated then), else a new one that later loads of the
+    /// same bytes will share. Its bytes count in `num_bytes` as any tensor's, and in
+    /// `num_bytes_shared` too.
+    pub fn weight(&mut self, bytes: &[u8], encoding: Encoding, dtype: DType, shape: &[usize]) -> Result<TensorId> {
+        let width = encoding.width(dtype)?;
+        if !bytes.len().is_multiple_of(width) {
+            bail!("{} bytes are no whole number of {} values", bytes.len(), encoding.name(dtype));
         }
-        if bytes.len() % dtype.size_of() != 0 {
-            bail!("{} bytes are no whole number of {} values", bytes.len(), dtype.name());
-        }
-        super::check_values(bytes.len() / dtype.size_of(), shape)?;
+        super::check_values(bytes.len() / width, shape)?;
         self.check_size(shape, dtype)?;
         let backend = self.backend()?;
-        let key = WeightKey { backend: backend.name(), dtype, len: bytes.len(), hash: content_hash(bytes) };
+        let key = WeightKey {
+            backend: backend.name(),
+            dtype,
+            encoding: encoding.bits(),
+            len: bytes.len(),
+            hash: content_hash(bytes),
+        };
         let mut cache = WEIGHTS.lock().unwrap_or_else(|e| e.into_inner());
-        let found = cache.get(&key).and_then(Weak::upgrade).filter(|data| same_values(data, shape, dtype, bytes));
+        let found = cache
+            .get(&key)
+            .and_then(Weak::upgrade)
+            .filter(|data| same_values(data, shape, dtype, decoded(bytes, encoding, dtype)));
         let data = match found {
             Some(data) => data,
             None => {
-                let storage = backend.upload(host_data(bytes, dtype))?;
+                let values = decoded(bytes, encoding, dtype);
+                let host = match dtype {
+                    DType::Int32 => HostData::I32(values.map(|b| b as i32).collect()),
+                    DType::Bool => HostData::Bool(values.map(|b| b as u8).collect()),
+                    _ => HostData::F32(values.map(f32::from_bits).collect()),
+                };
+                let storage = backend.upload(host)?;
                 let data = Arc::new(Buffer { id: new_data_id(), backend, storage });
                 cache.retain(|_, w| w.strong_count() > 0);
                 cache.insert(key, Arc::downgrade(&data));
@@ -74,6 +88,72 @@ impl Engine {
     }
 }
 
+/// How a model file stores a weight's values (tfjs's weight manifest: plain little-endian
+/// values, or quantized: `value = q * scale + min`, rounded for int32; or float16).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Encoding {
+    Values,
+    Uint8 { scale: f64, min: f64 },
+    Uint16 { scale: f64, min: f64 },
+    Float16,
+}
+
+impl Encoding {
+    /// Bytes per value, or why this encoding cannot give `dtype`.
+    fn width(self, dtype: DType) -> Result<usize> {
+        Ok(match (self, dtype) {
+            (Encoding::Values, DType::Float32 | DType::Int32 | DType::Bool) => dtype.size_of(),
+            (Encoding::Uint8 { .. }, DType::Float32 | DType::Int32) => 1,
+            (Encoding::Uint16 { .. }, DType::Float32 | DType::Int32) => 2,
+            (Encoding::Float16, DType::Float32) => 2,
+            _ => bail!("A weight of {} cannot be {}", self.name(dtype), dtype.name()),
+        })
+    }
+
+    fn name(self, dtype: DType) -> String {
+        match self {
+            Encoding::Values => dtype.name().to_string(),
+            Encoding::Uint8 { .. } => "uint8-quantized".into(),
+            Encoding::Uint16 { .. } => "uint16-quantized".into(),
+            Encoding::Float16 => "float16".into(),
+        }
+    }
+
+    fn bits(self) -> (u8, u64, u64) {
+        match self {
+            Encoding::Values => (0, 0, 0),
+            Encoding::Uint8 { scale, min } => (1, scale.to_bits(), min.to_bits()),
+            Encoding::Uint16 { scale, min } => (2, scale.to_bits(), min.to_bits()),
+            Encoding::Float16 => (3, 0, 0),
+        }
+    }
+}
+
+/// The values of `bytes` (checked to hold whole values of `encoding`) as `dtype`'s bits: a
+/// float32's, an int32's, or a bool's 0/1. Quantized values are computed in double precision
+/// and then rounded, as tfjs's decoder does.
+fn decoded(bytes: &[u8], encoding: Encoding, dtype: DType) -> impl Iterator<Item = u32> + '_ {
+    let int = dtype == DType::Int32;
+    let dequantize = move |q: f64, scale: f64, min: f64| {
+        let v = q * scale + min;
+        // JavaScript's Math.round: halves toward +Infinity.
+        if int {
+            (v + 0.5).floor() as i32 as u32
+        } else {
+            (v as f32).to_bits()
+        }
+    };
+    let word = |w: &[u8], n: usize| w.iter().take(n).rev().fold(0u32, |acc, &b| acc << 8 | b as u32);
+    let width = encoding.width(dtype).unwrap_or(1);
+    bytes.chunks_exact(width).map(move |w| match encoding {
+        Encoding::Values if dtype == DType::Bool => (w[0] != 0) as u32,
+        Encoding::Values => word(w, 4),
+        Encoding::Uint8 { scale, min } => dequantize(w[0] as f64, scale, min),
+        Encoding::Uint16 { scale, min } => dequantize(word(w, 2) as f64, scale, min),
+        Encoding::Float16 => half::f16::from_bits(word(w, 2) as u16).to_f32().to_bits(),
+    })
+}
+
 /// The weights threads hold, by content: [`Engine::weight`] looks here before it allocates.
 static WEIGHTS: Mutex<FxHashMap<WeightKey, Weak<Buffer>>> =
     Mutex::new(FxHashMap::with_hasher(rustc_hash::FxBuildHasher));
@@ -82,6 +162,7 @@ static WEIGHTS: Mutex<FxHashMap<WeightKey, Weak<Buffer>>> =
 struct WeightKey {
     backend: &'static str,
     dtype: DType,
+    encoding: (u8, u64, u64),
     len: usize,
     /// Two independent 64-bit hashes of the bytes.
     hash: (u64, u64),
@@ -97,27 +178,15 @@ fn content_hash(bytes: &[u8]) -> (u64, u64) {
     (crate::fingerprint::fingerprint64(bytes), fx.finish())
 }
 
-/// Whether a cached buffer holds exactly `bytes`: compared value by value where its backend
-/// keeps values in host memory; elsewhere (GPU memory) the two hashes of the key decide.
-fn same_values(data: &Buffer, shape: &[usize], dtype: DType, bytes: &[u8]) -> bool {
+/// Whether a cached buffer holds exactly `values` (bits, as [`decoded`] gives them): compared
+/// value by value where its backend keeps values in host memory; elsewhere (GPU memory) the
+/// two hashes of the key decide.
+fn same_values(data: &Buffer, shape: &[usize], dtype: DType, mut values: impl Iterator<Item = u32>) -> bool {
     let view = View { storage: &*data.storage, shape, dtype };
-    if shape::size(shape) * dtype.size_of() != bytes.len() {
-        return false;
-    }
-    let word = |w: &[u8]| u32::from_le_bytes(w.try_into().unwrap_or([0; 4]));
     match data.backend.host_values(view) {
-        Some(HostData::F32(v)) => v.iter().zip(bytes.chunks_exact(4)).all(|(x, w)| x.to_bits() == word(w)),
-        Some(HostData::I32(v)) => v.iter().zip(bytes.chunks_exact(4)).all(|(&x, w)| x as u32 == word(w)),
-        Some(HostData::Bool(v)) => v[..] == *bytes,
+        Some(HostData::F32(v)) => v.iter().all(|x| values.next() == Some(x.to_bits())),
+        Some(HostData::I32(v)) => v.iter().all(|&x| values.next() == Some(x as u32)),
+        Some(HostData::Bool(v)) => v.iter().all(|&x| values.next() == Some(x as u32)),
         None => true,
-    }
-}
-
-fn host_data(bytes: &[u8], dtype: DType) -> HostData {
-    let words = || bytes.chunks_exact(4).map(|w| w.try_into().unwrap_or([0; 4]));
-    match dtype {
-        DType::Int32 => HostData::I32(words().map(i32::from_le_bytes).collect()),
-        DType::Bool => HostData::Bool(bytes.iter().map(|&b| (b != 0) as u8).collect()),
-        _ => HostData::F32(words().map(f32::from_le_bytes).collect()),
     }
 }
