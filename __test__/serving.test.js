@@ -185,6 +185,32 @@ describe('predictions off the JavaScript thread', () => {
   });
 });
 
+describe('tf.serving.decodeImage', () => {
+  it('decodes off the thread what tf.node.decodeImage decodes; bad files reject', async () => {
+    const before = counts();
+    const pixels = tt.tidy(() => tt.randomUniform([20, 30, 3], 0, 255, 'int32'));
+    for (const [file, channelsList] of [[await tt.node.encodePng(pixels), [0, 1, 3, 4]], [await tt.node.encodeJpeg(pixels), [0, 1, 3]]]) {
+      for (const channels of channelsList) {
+        const [a, b] = [tt.node.decodeImage(file, channels), await tt.serving.decodeImage(file, channels)];
+        assert.equal(b.dtype, 'int32');
+        assert.deepEqual(b.shape, a.shape);
+        sameValues(a, b);
+        tt.dispose([a, b]);
+      }
+    }
+    const jpeg = await tt.node.encodeJpeg(pixels);
+    assert.throws(() => tt.node.decodeImage(jpeg, 4), /JPEG does not support 4 channels/);
+    await assert.rejects(tt.serving.decodeImage(jpeg, 4), /JPEG does not support 4 channels/);
+    for (const bad of [new Uint8Array([1, 2, 3]), new Uint8Array(0), new Uint8Array([0xff, 0xd8, 0xff, 0, 0])]) {
+      const sync = (() => { try { tt.node.decodeImage(bad); } catch (e) { return e.message; } })();
+      assert.ok(sync, 'tf.node.decodeImage refuses it');
+      await assert.rejects(tt.serving.decodeImage(bad), (e) => e.message === sync);
+    }
+    pixels.dispose();
+    assert.deepEqual(counts(), before);
+  });
+});
+
 describe('worker_threads', () => {
   const WORKER = `
     const { parentPort, workerData } = require('node:worker_threads');
