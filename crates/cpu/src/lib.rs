@@ -487,7 +487,7 @@ impl Backend for CpuBackend {
 }
 
 /// Total physical memory in bytes, where the OS tells (`MemTotal` in /proc/meminfo on Linux).
-fn physical_memory() -> Option<usize> {
+pub(crate) fn physical_memory() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kib: usize =
         info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
