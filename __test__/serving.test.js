@@ -301,6 +301,24 @@ describe('tf.serving.batcher', () => {
     await servingIsEmpty();
   });
 
+  it('each caller\'s outputs join its own tidyAsync scope', async () => {
+    const before = counts();
+    const m = smallModel();
+    const batcher = tt.serving.batcher(m, { maxBatchSize: 8, maxDelayMs: 10 });
+    const xs = Array.from({ length: 6 }, () => tt.randomNormal([6]));
+    const expected = xs.map((x) => tt.tidy(() => m.predict(x.expandDims(0)).sum().dataSync()[0]));
+    // Each scope keeps only what it returns; the rest of its outputs go with it.
+    const sums = await Promise.all(xs.map((x, i) => tt.tidyAsync(async () => {
+      const y = await batcher.predict(x);
+      await new Promise((resolve) => setTimeout(resolve, 5 * i)); // the others' scopes end meanwhile
+      return y.sum();
+    })));
+    sums.forEach((t, i) => assert.ok(Math.abs(t.dataSync()[0] - expected[i]) < 1e-5));
+    tt.dispose([...sums, ...xs]);
+    m.dispose();
+    assert.deepEqual(counts(), before);
+  });
+
   it('gathers concurrent requests into batches of at most maxBatchSize', async () => {
     const m = smallModel();
     const sizes = [];

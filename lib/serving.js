@@ -3,6 +3,7 @@
 // thread (src/serve.rs) reach JavaScript here, tf.serving.batcher gathers concurrent requests
 // for one example each into batches, and tf.serving.decodeImage decodes an upload off the
 // JavaScript thread (lib/images.js).
+const { AsyncResource } = require('node:async_hooks');
 const native = require('./native');
 const { Tensor, wrapId } = require('./tensor');
 const { stack, unstack, clone } = require('./ops/layout');
@@ -45,12 +46,12 @@ const outputsOf = (out) => {
 
 const shapeText = (s) => `[${s.join(',')}]`;
 
-// One request's outputs from row `row` of each batched output, shaped as the model's output.
-function rowOf(outs, rows, row) {
-  if (outs.kind === 'tensor') return rows[0][row];
-  if (outs.kind === 'array') return rows.map((r) => r[row]);
+// One request's outputs: `own` of row `row` of each batched output, shaped as the model's output.
+function rowOf(outs, rows, row, own) {
+  if (outs.kind === 'tensor') return own(rows[0][row]);
+  if (outs.kind === 'array') return rows.map((r) => own(r[row]));
   const map = {};
-  outs.names.forEach((n, i) => { map[n] = rows[i][row]; });
+  outs.names.forEach((n, i) => { map[n] = own(rows[i][row]); });
   return map;
 }
 
@@ -110,6 +111,8 @@ class Batcher {
     return new Promise((resolve, reject) => {
       // Held (a clone shares the values) until stacked: the caller may dispose x meanwhile.
       const request = { inputs: list.map((t) => eng.keep(clone(t))), resolve, reject, signal, done: false };
+      // The caller's async context: its outputs are made there (see runBatch).
+      request.context = new AsyncResource('tidytensor.batcher');
       if (signal != null) {
         request.onAbort = () => this.cancel(request);
         signal.addEventListener('abort', request.onAbort, { once: true });
@@ -181,7 +184,15 @@ class Batcher {
           }
           return unstack(t);
         });
-        batch.forEach((r, row) => this.settle(r, null, rowOf(outs, rows, row)));
+        try {
+          // Each caller's own handles (clones share the values), made in its async context,
+          // so that a tf.tidyAsync around batcher.predict tracks them, as around predictAsync.
+          batch.forEach((r, row) => {
+            if (!r.done) this.settle(r, null, r.context.runInAsyncScope(() => rowOf(outs, rows, row, clone)));
+          });
+        } finally {
+          eng.dispose(rows.flat());
+        }
       } finally {
         eng.dispose(outs.list);
       }

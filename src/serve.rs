@@ -49,6 +49,7 @@ impl ReplicaSlot {
         &self,
         e: &mut Engine,
         key: Vec<DataId>,
+        backend: &'static str,
         source: impl FnOnce(&mut Engine) -> tidytensor_core::Result<Build>,
     ) -> tidytensor_core::Result<u64> {
         if *self.key.borrow() != key {
@@ -62,7 +63,9 @@ impl ReplicaSlot {
         let r = NEXT.fetch_add(1, Ordering::Relaxed);
         submit(Box::new(move |e| {
             let before = e.live_tensors();
-            let replica = build(e).unwrap_or_else(|err| {
+            // On the caller's backend, where the weights are.
+            let built = tidytensor_backends::set_backend(e, backend).and_then(|()| build(e));
+            let replica = built.unwrap_or_else(|err| {
                 // What a failed build made goes (its variables are in no scope).
                 let kept: HashSet<TensorId> = before.into_iter().collect();
                 e.live_tensors().into_iter().filter(|t| !kept.contains(t)).for_each(|t| e.dispose(t));
@@ -112,7 +115,7 @@ pub(crate) fn predict<'e>(
         let feeds = inputs.iter().map(|&x| e.export(id(x))).collect::<tidytensor_core::Result<Vec<Shared>>>()?;
         let backend = e.backend_name().unwrap_or("cpu");
         let key = key(e)?;
-        Ok((slot.get(e, key, source)?, backend, feeds))
+        Ok((slot.get(e, key, backend, source)?, backend, feeds))
     })?;
     let (mut settle, promise) = Settle::<Vec<f64>>::new(env, "prediction")?;
     // On failure to queue, `settle` rejects the Promise as it drops.

@@ -563,5 +563,4 @@ function loadGraphModelSync(modelSource) {
   return model;
 }
 
-module.exports = {
-  GraphModel, loadGraphModel, loadGraphModelSync };
+module.exports = { GraphModel, loadGraphModel, loadGraphModelSync };

@@ -172,9 +172,11 @@ function weightByteLength(spec, slice) {
 // cache: threads (worker_threads) loading the same weights hold one copy of them
 // (tf.memory().numBytesShared counts them).
 function weightTensor(bytes, length, shape, dtype, quantization) {
-  const q = quantization || {};
   const view = new Uint8Array(bytes, 0, length);
-  return wrap(native.weightTensor(view, shape, dtype, q.dtype || 'values', q.scale || 0, q.min || 0));
+  if (quantization == null) return wrap(native.weightTensor(view, shape, dtype, 'values', 0, 0));
+  // As tfjs computes `q * scale + min`: the numbers they convert to (NaN stays NaN).
+  const { dtype: encoding, scale, min } = quantization;
+  return wrap(native.weightTensor(view, shape, dtype, encoding, Number(scale ?? 0), Number(min ?? 0)));
 }
 
 // One weight's tensor from its bytes, checked against the spec.

@@ -77,7 +77,10 @@ impl Engine {
                 };
                 let storage = backend.upload(host)?;
                 let data = Arc::new(Buffer { id: new_data_id(), backend, storage });
-                cache.retain(|_, w| w.strong_count() > 0);
+                // Entries whose buffers have gone are dropped each time the map doubles.
+                if cache.len() >= 64 && cache.len().is_power_of_two() {
+                    cache.retain(|_, w| w.strong_count() > 0);
+                }
                 cache.insert(key, Arc::downgrade(&data));
                 data
             }
