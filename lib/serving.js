@@ -96,7 +96,7 @@ class Batcher {
     if (list.length === 0 || !list.every((t) => t instanceof Tensor)) {
       return Promise.reject(new Error('tf.serving.batcher: predict(x) takes a tf.Tensor (one example) or a list of them'));
     }
-    const first = this.queue[0] || this.inFlightShape;
+    const first = this.queue[0] || this.inFlight;
     if (first != null) {
       const mismatch = list.length !== first.inputs.length ||
         list.some((t, i) => t.dtype !== first.inputs[i].dtype || shapeText(t.shape) !== shapeText(first.inputs[i].shape));
@@ -167,7 +167,7 @@ class Batcher {
     if (this.running || this.queue.length === 0) return;
     this.running = true;
     const batch = this.queue.splice(0, this.maxBatchSize);
-    this.inFlightShape = batch[0];
+    this.inFlight = batch[0];
     let pending;
     try {
       const stacked = batch[0].inputs.map((_, i) => stack(batch.map((r) => r.inputs[i])));
@@ -200,7 +200,7 @@ class Batcher {
       for (const r of batch) this.settle(r, e);
     } finally {
       this.running = false;
-      this.inFlightShape = null;
+      this.inFlight = null;
       this.schedule();
     }
   }
