@@ -361,3 +361,47 @@ describe('tf.serving.batcher', () => {
     await servingIsEmpty();
   });
 });
+
+describe('examples/serve.js', () => {
+  // The example server, answering HTTP while it classifies; with --workers 2 the workers share
+  // the weights.
+  for (const args of [[], ['--workers', '2']]) {
+    it(`classifies an uploaded PNG and reports its stats (${args.join(' ') || 'no workers'})`, async () => {
+      const { spawn } = require('node:child_process');
+      const server = spawn(process.execPath, [path.join(ROOT, 'examples', 'serve.js'), '--port', '0', ...args],
+        { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        const url = await new Promise((resolve, reject) => {
+          let err = '';
+          server.stderr.on('data', (d) => { err += d; });
+          server.stdout.on('data', (d) => {
+            const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(String(d));
+            if (m) resolve(`http://127.0.0.1:${m[1]}`);
+          });
+          server.on('exit', (code) => reject(new Error(`the server exited (${code}): ${err}`)));
+        });
+        const pixels = tt.tidy(() => tt.randomUniform([40, 60, 3], 0, 255, 'int32'));
+        const png = await tt.node.encodePng(pixels);
+        pixels.dispose();
+        const answers = await Promise.all([1, 2, 3].map(() => fetch(`${url}/classify`, { method: 'POST', body: png }).then((r) => r.json())));
+        for (const { predictions } of answers) {
+          assert.deepEqual(predictions.map((p) => p.className).sort(), ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']);
+          assert.ok(Math.abs(predictions.reduce((a, p) => a + p.probability, 0) - 1) < 1e-4);
+          // The same image (in batches of other sizes: equal to float32 rounding).
+          const first = Object.fromEntries(answers[0].predictions.map((p) => [p.className, p.probability]));
+          for (const p of predictions) assert.ok(Math.abs(p.probability - first[p.className]) < 1e-5);
+        }
+        const bad = await fetch(`${url}/classify`, { method: 'POST', body: 'not an image' });
+        assert.equal(bad.status, 400);
+        const stats = await (await fetch(`${url}/stats`)).json();
+        assert.equal(stats.served, 3);
+        const memory = [stats.memory].flat();
+        assert.equal(memory.length, args.length ? 2 : 1);
+        for (const m of memory) assert.equal(m.numBytesShared, memory[0].numBytesShared);
+      } finally {
+        server.kill();
+      }
+    });
+  }
+});
+
