@@ -70,10 +70,13 @@ function maxPixels() {
   return Number.isNaN(v) ? 0 : v;
 }
 
-// The native decoder's arguments: the file's bytes, the op and its attributes, the pixel limit.
+// The native decoder's arguments: the file's bytes, and the op with its attributes and the
+// pixel limit.
 function decodeArgs(contents, op, channels, ratio = 1, dctMethod = '', recover = false, firstFrame = false) {
-  return [contentBytes(contents), op, intAttr(channels, 'channels'), intAttr(ratio, 'ratio'),
-    String(dctMethod), !!recover, firstFrame, maxPixels()];
+  return [contentBytes(contents), {
+    op, channels: intAttr(channels, 'channels'), ratio: intAttr(ratio, 'ratio'), dctMethod: String(dctMethod),
+    tryRecoverTruncated: !!recover, firstFrameOnly: firstFrame, maxPixels: maxPixels(),
+  }];
 }
 
 function decode(...args) {

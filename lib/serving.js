@@ -212,4 +212,4 @@ const serving = {
   memory,
 };
 
-module.exports = { serving, offThread, Batcher };
+module.exports = { serving, offThread };

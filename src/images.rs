@@ -61,51 +61,32 @@ struct Pixels {
     data: Vec<u8>,
 }
 
-/// Decodes an image file into a new int32 tensor, as TensorFlow's op `op` ("DecodeJpeg",
-/// "DecodePng", "DecodeGif" or "DecodeBmp") does. `ratio`, `dct_method` and
-/// `try_recover_truncated` are DecodeJpeg's attributes; `first_frame_only` gives a GIF's first
-/// frame as a 3-D tensor (tfjs-node's `decodeImage` with `expandAnimations` false).
+/// Decodes an image file into a new int32 tensor, as TensorFlow's op `args.op` does.
 #[napi]
-pub fn decode_image(
-    contents: &[u8],
-    op: String,
-    channels: i32,
-    ratio: i32,
-    dct_method: String,
-    try_recover_truncated: bool,
-    first_frame_only: bool,
-    max_pixels: f64,
-) -> Result<f64> {
-    let args = DecodeArgs { op, channels, ratio, dct_method, try_recover_truncated, first_frame_only, max_pixels };
+pub fn decode_image(contents: &[u8], args: DecodeArgs) -> Result<f64> {
     make(|e| decode(e, contents, &args))
 }
 
-/// `decode_image`'s arguments.
-struct DecodeArgs {
-    op: String,
-    channels: i32,
-    ratio: i32,
-    dct_method: String,
-    try_recover_truncated: bool,
-    first_frame_only: bool,
-    max_pixels: f64,
+/// A decode's op and attributes: `op` ("DecodeJpeg", "DecodePng", "DecodeGif" or "DecodeBmp");
+/// `ratio`, `dct_method` and `try_recover_truncated` are DecodeJpeg's attributes;
+/// `first_frame_only` gives a GIF's first frame as a 3-D tensor (tfjs-node's `decodeImage` with
+/// `expandAnimations` false); `max_pixels` is the IMAGE_MAX_PIXELS flag.
+#[napi(object)]
+pub struct DecodeArgs {
+    pub op: String,
+    pub channels: i32,
+    pub ratio: i32,
+    pub dct_method: String,
+    pub try_recover_truncated: bool,
+    pub first_frame_only: bool,
+    pub max_pixels: f64,
 }
 
 /// `decode_image` off the JavaScript thread (`tf.serving.decodeImage`): the file is decoded on
 /// one of libuv's threads, and the Promise resolves with the tensor's id, this thread's.
 #[napi(ts_return_type = "Promise<number>")]
-pub fn decode_image_async(
-    contents: Uint8Array,
-    op: String,
-    channels: i32,
-    ratio: i32,
-    dct_method: String,
-    try_recover_truncated: bool,
-    first_frame_only: bool,
-    max_pixels: f64,
-) -> Result<AsyncTask<DecodeTask>> {
+pub fn decode_image_async(contents: Uint8Array, args: DecodeArgs) -> Result<AsyncTask<DecodeTask>> {
     let backend = crate::engine(|e| Ok(e.backend_name().unwrap_or("cpu")))?;
-    let args = DecodeArgs { op, channels, ratio, dct_method, try_recover_truncated, first_frame_only, max_pixels };
     Ok(AsyncTask::new(DecodeTask { contents: contents.to_vec(), backend, args }))
 }
 

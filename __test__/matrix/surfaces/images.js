@@ -99,6 +99,22 @@ function decodeCase(label, fn, bytes, args) {
   };
 }
 
+// tf.serving.decodeImage (tidytensor's, off the thread) against tidytensor's own synchronous
+// tf.node.decodeImage, which stands for tfjs (it has neither): the same tensor or error text.
+function servingCase(label, bytes, args) {
+  return {
+    name: `serving.decodeImage(${label}${args.map((a) => `, ${a}`).join('')})`,
+    fn: 'serving.decodeImage',
+    compare: 'value',
+    build(tf, foreign) {
+      const data = new Uint8Array(bytes());
+      if (tf.serving) return () => tf.serving.decodeImage(data, ...args);
+      const node = nodeOf(tf, foreign);
+      return () => node.decodeImage(data, ...args);
+    },
+  };
+}
+
 const MUTATIONS = [
   ['valid', (b) => b],
   ['empty', () => Buffer.alloc(0)],
@@ -144,6 +160,7 @@ function cases() {
         const name = `${kind}${sizeLabel}, ${label}`;
         out.push(decodeCase(name, 'decodeImage', bytes, []));
         out.push(decodeCase(name, fns[kind], bytes, []));
+        out.push(servingCase(name, bytes, []));
       }
       for (const channels of [0, 1, 3, 4, 2, -1, 2 ** 32 + 3, 1.5]) {
         out.push(decodeCase(`${kind}${sizeLabel}`, 'decodeImage', () => (dw == null ? make() : make(dw, dh)), [channels]));

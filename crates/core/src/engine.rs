@@ -262,7 +262,7 @@ impl Engine {
         let id = self.ids.next();
         let bytes = tensor_bytes(&data, &shape, dtype);
         self.num_bytes += bytes;
-        if self.shared_buffers.contains(&data.id) {
+        if self.holds_shared(data.id) {
             self.num_bytes_shared += bytes;
         }
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
@@ -306,7 +306,7 @@ impl Engine {
         let Some(t) = self.tensors.remove(&id) else { return };
         let bytes = tensor_bytes(&t.data, &t.shape, t.dtype);
         self.num_bytes -= bytes;
-        if self.shared_buffers.contains(&t.data.id) {
+        if self.holds_shared(t.data.id) {
             self.num_bytes_shared -= bytes;
         }
         self.release(t.data.id);
@@ -320,9 +320,17 @@ impl Engine {
             *n -= 1;
             if *n == 0 {
                 self.buffer_refs.remove(&data);
-                self.shared_buffers.remove(&data);
+                if !self.shared_buffers.is_empty() {
+                    self.shared_buffers.remove(&data);
+                }
             }
         }
+    }
+
+    /// Whether a buffer is one of the process's shared weights (per tensor made and disposed:
+    /// no hashing while a thread holds none).
+    fn holds_shared(&self, data: DataId) -> bool {
+        !self.shared_buffers.is_empty() && self.shared_buffers.contains(&data)
     }
 
     /// Marks a tensor so that no scope ever disposes it.
@@ -731,8 +739,7 @@ impl Engine {
         }
         *self.buffer_refs.entry(data.id).or_insert(0) += 1;
         let bytes = tensor_bytes(&data, &shape, dtype);
-        let (now, before) =
-            (self.shared_buffers.contains(&data.id), self.shared_buffers.contains(&self.info(var)?.data.id));
+        let (now, before) = (self.holds_shared(data.id), self.holds_shared(self.info(var)?.data.id));
         self.num_bytes_shared = self.num_bytes_shared + if now { bytes } else { 0 } - if before { bytes } else { 0 };
         let old = std::mem::replace(&mut self.tensors.get_mut(&var).expect("checked above").data, data);
         self.release(old.id);
